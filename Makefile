@@ -1,0 +1,52 @@
+# RecorderKit. `make demo` and `make test` are the two commands for a fresh machine: both
+# install what is missing first (`make deps`), then build.
+
+SWIFT        ?= swift
+FUZZ_SECONDS ?= 300
+FUZZ_DIR     := .build/fuzz
+# Debian packages the build, the tests and the interop checks need.
+DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev \
+                ffmpeg opus-tools python3-websockets
+# The same for Homebrew, for a machine without apt.
+BREW_PACKAGES := pkg-config opus lame libogg sqlite openssl@3 ffmpeg opus-tools
+
+.PHONY: deps build test demo fuzz bench tsan format lint clean
+
+## deps: install exactly the missing Debian packages (quiet when all are there)
+deps:
+	@./scripts/install-deps.sh $(DEB_PACKAGES) -- $(BREW_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+## test: build and run every test (under 15 minutes on 2 cores)
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## demo: build and run the main job against the emulated device
+demo: deps
+	$(SWIFT) build --product recorder
+	$$($(SWIFT) build --show-bin-path)/recorder demo
+
+## fuzz: libFuzzer over every parser of outside bytes, FUZZ_SECONDS each
+fuzz: deps
+	@./scripts/fuzz.sh $(FUZZ_SECONDS)
+
+## bench: benchmarks print figures; they never fail on a number
+bench: deps
+	$(SWIFT) build -c release --product recorder-bench
+	$$($(SWIFT) build -c release --show-bin-path)/recorder-bench
+
+## tsan: the whole test suite under ThreadSanitizer
+tsan: deps
+	$(SWIFT) test --sanitize=thread
+
+format:
+	swift-format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
+
+lint:
+	swift-format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
+
+clean:
+	rm -rf .build

@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// RecorderKit: get recordings off Tinnotech-based BLE voice recorders (Plaud Note / NotePin).
+// Layers and their allowed imports are in shared/DESIGN.md; the edges below are exactly those.
+
+import PackageDescription
+
+let package = Package(
+  name: "RecorderKit",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "RecorderProtocol", targets: ["RecorderProtocol"]),
+    .library(name: "RecorderKit", targets: ["RecorderKit"]),
+    .library(name: "RecorderEmulator", targets: ["RecorderEmulator"]),
+    .library(name: "PlaudDeviceBasicSDK", targets: ["PlaudDeviceBasicSDK"]),
+    .executable(name: "recorder", targets: ["recorder"]),
+    .executable(name: "recorder-bench", targets: ["RecorderBench"]),
+  ],
+  targets: [
+    // C libraries from the system, found with pkg-config (installed by `make deps`).
+    .systemLibrary(
+      name: "COpus", pkgConfig: "opus",
+      providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
+    .systemLibrary(
+      name: "CLame", pkgConfig: "lame",
+      providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
+    .systemLibrary(
+      name: "COgg", pkgConfig: "ogg",
+      providers: [.apt(["libogg-dev"]), .brew(["libogg"])]),
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    .systemLibrary(
+      name: "CCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+
+    // The layers of shared/DESIGN.md.
+    .target(name: "RecorderProtocol"),
+    .target(name: "RecorderAudio", dependencies: ["COpus", "CLame", "COgg"]),
+    .target(name: "RecorderStore", dependencies: ["CSQLite"]),
+    .target(name: "RecorderLink", dependencies: ["RecorderProtocol", "CCrypto"]),
+    .target(
+      name: "RecorderKit",
+      dependencies: ["RecorderProtocol", "RecorderLink", "RecorderAudio", "RecorderStore", "CCrypto"]),
+    .target(
+      name: "RecorderEmulator",
+      dependencies: ["RecorderProtocol", "RecorderLink", "RecorderAudio", "CCrypto"]),
+    .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),
+    .executableTarget(name: "recorder", dependencies: ["RecorderKit", "RecorderEmulator"]),
+    .executableTarget(
+      name: "RecorderBench",
+      dependencies: ["RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator"]),
+
+    .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol"]),
+    .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
+    .testTarget(name: "RecorderLinkTests", dependencies: ["RecorderLink", "RecorderProtocol"]),
+    .testTarget(
+      name: "RecorderEmulatorTests",
+      dependencies: ["RecorderEmulator", "RecorderProtocol", "RecorderLink", "RecorderAudio"]),
+    .testTarget(
+      name: "RecorderKitTests",
+      dependencies: ["RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink"]),
+    .testTarget(name: "CLITests", dependencies: ["recorder"]),
+  ]
+)

@@ -1,0 +1,1 @@
+#include <lame.h>

@@ -1,0 +1,564 @@
+// Payloads of the session and device opcodes (PROTOCOL.md §3.1).
+
+/// HANDSHAKE P→D [device][sdk]: `hostType u8` · `bleVersion u8` · `appVerify u8` (portVersion
+/// ≥ 3) · token (16 or 32 chars); the second stage adds `devToken[8]` and `nameLen u8` + name.
+/// Trailing zero bytes are trimmed on the wire.
+public struct HandshakeRequest: Sendable, Equatable, FieldDescribable {
+  /// `02` in every capture; meaning unknown [device].
+  public var hostType: UInt8
+  public var bleVersion: UInt8
+  /// Present from portVersion 3; 1 on the second stage [sdk].
+  public var appVerify: UInt8
+  public var token: DeviceToken
+  /// The second stage's device token and phone name (newer firmware) [sdk].
+  public var secondStage: SecondStage?
+
+  /// Second-stage additions.
+  public struct SecondStage: Sendable, Equatable {
+    public var deviceToken: [UInt8]
+    public var name: [UInt8]
+    public init(deviceToken: [UInt8], name: [UInt8]) {
+      self.deviceToken = deviceToken
+      self.name = name
+    }
+  }
+
+  /// `hostType` the vendor app sends [device].
+  public static let phoneHostType: UInt8 = 0x02
+
+  public init(
+    hostType: UInt8 = phoneHostType, bleVersion: UInt8 = 0, appVerify: UInt8 = 0,
+    token: DeviceToken, secondStage: SecondStage? = nil
+  ) {
+    self.hostType = hostType
+    self.bleVersion = bleVersion
+    self.appVerify = appVerify
+    self.token = token
+    self.secondStage = secondStage
+  }
+
+  init(from reader: inout ByteReader, portVersion: UInt16) throws(FrameError) {
+    hostType = try reader.u8("hostType")
+    bleVersion = try reader.u8("bleVersion")
+    appVerify = portVersion >= 3 ? try reader.u8("appVerify") : 0
+    let raw = try reader.bytes(DeviceToken.wireLength(portVersion: portVersion), "token")
+    guard let token = DeviceToken(bytes: raw) else {
+      throw .invalidField(field: "token", reason: "not printable ASCII")
+    }
+    self.token = token
+    guard !reader.isAtEnd else { return }
+    // Second stage: zero bytes trimmed from the end come back as zeros.
+    let rest = reader.rest()
+    let deviceToken = Array(rest.prefix(8)) + Array(repeating: 0, count: max(0, 8 - rest.count))
+    let nameLength = rest.count > 8 ? Int(rest[8]) : 0
+    let nameBytes = Array(rest.dropFirst(9))
+    // Bytes past the name are ignored, as for any frame [project].
+    let name =
+      Array(nameBytes.prefix(nameLength))
+      + Array(repeating: 0, count: max(0, nameLength - nameBytes.count))
+    // An all-zero second stage trims to nothing on the wire: it is the same as none.
+    guard deviceToken.contains(where: { $0 != 0 }) || !name.isEmpty else { return }
+    secondStage = SecondStage(deviceToken: deviceToken, name: name)
+  }
+
+  func write(to writer: inout ByteWriter, portVersion: UInt16) {
+    writer.u8(hostType)
+    writer.u8(bleVersion)
+    if portVersion >= 3 { writer.u8(appVerify) }
+    writer.bytes(token.wireBytes(portVersion: portVersion))
+    guard let secondStage else { return }
+    var tail = ByteWriter()
+    tail.fixed(secondStage.deviceToken, width: 8)
+    tail.u8(UInt8(min(secondStage.name.count, 255)))
+    tail.bytes(secondStage.name.prefix(255))
+    var trimmed = tail.bytes[...]
+    while trimmed.last == 0 { trimmed = trimmed.dropLast() }
+    writer.bytes(trimmed)
+  }
+
+  public var fields: [Field] {
+    var fields = [
+      Field("hostType", hostType), Field("bleVersion", bleVersion),
+      Field("appVerify", appVerify), Field("tokenLength", token.bytes.count),
+    ]
+    if let secondStage { fields.append(Field("nameLength", secondStage.name.count)) }
+    return fields
+  }
+}
+
+/// HANDSHAKE status codes [sdk].
+public enum HandshakeStatus: UInt8, Sendable, CaseIterable {
+  case ok = 0
+  case tokenMismatch = 1
+  case recording = 2
+  case refusedOnDevice = 3
+  case serialCheckFailed = 4
+  case notInConnectMode = 255
+}
+
+/// HANDSHAKE D→P [device][sdk]: `status u8` · `portVersion u16` · `tzHours i8` · then, as far
+/// as the payload goes, `tzMinutes` `audioChannels` `supportWifi` `noNsAgc` `oggAudio` (u8
+/// each); a 13-byte or longer payload ends with the firmware version (4 bytes).
+///
+/// Encoding writes the optional tail up to its first nil; the firmware version is written only
+/// after all five optional bytes (absent ones as 0), as the V0095 layout has it [project].
+public struct HandshakeResponse: Sendable, Equatable, FieldDescribable {
+  public var status: UInt8
+  public var portVersion: UInt16
+  public var tzHours: Int8
+  public var tzMinutes: UInt8?
+  public var audioChannels: UInt8?
+  public var supportWifi: UInt8?
+  public var noNsAgc: UInt8?
+  public var oggAudio: UInt8?
+  public var firmware: FirmwareVersion?
+
+  /// Payload length at which the firmware version is present (V0095) [device].
+  public static let fullLength = 13
+
+  public init(
+    status: UInt8, portVersion: UInt16, tzHours: Int8, tzMinutes: UInt8? = nil,
+    audioChannels: UInt8? = nil, supportWifi: UInt8? = nil, noNsAgc: UInt8? = nil,
+    oggAudio: UInt8? = nil, firmware: FirmwareVersion? = nil
+  ) {
+    self.status = status
+    self.portVersion = portVersion
+    self.tzHours = tzHours
+    self.tzMinutes = tzMinutes
+    self.audioChannels = audioChannels
+    self.supportWifi = supportWifi
+    self.noNsAgc = noNsAgc
+    self.oggAudio = oggAudio
+    self.firmware = firmware
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    try reader.require(4, for: "handshake reply")
+    let total = reader.remaining
+    status = try reader.u8("status")
+    portVersion = try reader.u16("portVersion")
+    tzHours = try reader.i8("tzHours")
+    tzMinutes = reader.optionalU8()
+    audioChannels = reader.optionalU8()
+    supportWifi = reader.optionalU8()
+    noNsAgc = reader.optionalU8()
+    oggAudio = reader.optionalU8()
+    if total >= Self.fullLength {
+      var tail = ByteReader(reader.rest().suffix(4))
+      firmware = try FirmwareVersion(from: &tail, field: "firmware")
+    }
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u8(status)
+    writer.u16(portVersion)
+    writer.i8(tzHours)
+    let tail = [tzMinutes, audioChannels, supportWifi, noNsAgc, oggAudio]
+    guard let firmware else {
+      writer.optionalTail(tail)
+      return
+    }
+    for value in tail { writer.u8(value ?? 0) }
+    firmware.write(to: &writer)
+  }
+
+  public var fields: [Field] {
+    var fields = [
+      Field("status", status), Field("portVersion", portVersion), Field("tzHours", tzHours),
+    ]
+    fields.optional("tzMinutes", tzMinutes)
+    fields.optional("audioChannels", audioChannels)
+    fields.optional("supportWifi", supportWifi)
+    fields.optional("noNsAgc", noNsAgc)
+    fields.optional("oggAudio", oggAudio)
+    if let firmware { fields.append(Field("firmware", .text(firmware.description))) }
+    return fields
+  }
+}
+
+/// GET_SERIAL D→P [sdk]: `serial[56]` NUL-padded · [`versionType` + `versionCode u24`].
+public struct SerialResponse: Sendable, Equatable, FieldDescribable {
+  public var serial: String
+  public var firmware: FirmwareVersion?
+
+  /// Width of the serial field [sdk].
+  public static let serialWidth = 56
+
+  public init(serial: String, firmware: FirmwareVersion? = nil) {
+    self.serial = serial
+    self.firmware = firmware
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    let raw = try reader.bytes(Self.serialWidth, "serial")
+    serial = try decodeText(raw.prefix { $0 != 0 }, field: "serial")
+    if reader.remaining >= 4 { firmware = try FirmwareVersion(from: &reader, field: "firmware") }
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.fixed(serial.utf8, width: Self.serialWidth)
+    firmware?.write(to: &writer)
+  }
+
+  public var fields: [Field] {
+    var fields = [Field("serial", .text(serial))]
+    if let firmware { fields.append(Field("firmware", .text(firmware.description))) }
+    return fields
+  }
+}
+
+/// GET_STATE D→P [device][sdk]: `state u32` · `privacy u8` · [`keyState`] · [`usb`] ·
+/// [`scene u8` `sessionId u32`] · [`findMy`] · [`soundPlusKey`] · [`httpToken`]; ≥ 5 bytes.
+public struct DeviceState: Sendable, Equatable, FieldDescribable {
+  public var state: UInt32
+  public var privacy: UInt8
+  public var keyState: UInt8?
+  public var usb: UInt8?
+  /// The current recording scene and session, present together.
+  public var scene: UInt8?
+  public var sessionId: UInt32?
+  public var findMy: UInt8?
+  public var soundPlusKey: UInt8?
+  public var httpToken: UInt8?
+
+  public init(
+    state: UInt32, privacy: UInt8, keyState: UInt8? = nil, usb: UInt8? = nil,
+    scene: UInt8? = nil, sessionId: UInt32? = nil, findMy: UInt8? = nil,
+    soundPlusKey: UInt8? = nil, httpToken: UInt8? = nil
+  ) {
+    self.state = state
+    self.privacy = privacy
+    self.keyState = keyState
+    self.usb = usb
+    self.scene = scene
+    self.sessionId = sessionId
+    self.findMy = findMy
+    self.soundPlusKey = soundPlusKey
+    self.httpToken = httpToken
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    state = try reader.u32("state")
+    privacy = try reader.u8("privacy")
+    keyState = reader.optionalU8()
+    usb = reader.optionalU8()
+    guard keyState != nil, usb != nil, reader.remaining >= 5 else { return }
+    scene = try reader.u8("scene")
+    sessionId = try reader.u32("sessionId")
+    findMy = reader.optionalU8()
+    soundPlusKey = reader.optionalU8()
+    httpToken = reader.optionalU8()
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u32(state)
+    writer.u8(privacy)
+    writer.optionalTail([keyState, usb])
+    guard keyState != nil, usb != nil, let scene, let sessionId else { return }
+    writer.u8(scene)
+    writer.u32(sessionId)
+    writer.optionalTail([findMy, soundPlusKey, httpToken])
+  }
+
+  public var fields: [Field] {
+    var fields = [Field("state", state), Field("privacy", privacy)]
+    fields.optional("keyState", keyState)
+    fields.optional("usb", usb)
+    fields.optional("scene", scene)
+    fields.optional("sessionId", sessionId)
+    fields.optional("findMy", findMy)
+    fields.optional("soundPlusKey", soundPlusKey)
+    fields.optional("httpToken", httpToken)
+    return fields
+  }
+}
+
+/// TIME_SYNC P→D [device][sdk]: `unixSeconds u32` · `tzHours i8` · `tzMinutes u8`.
+public struct TimeSyncRequest: Sendable, Equatable, FieldDescribable {
+  public var unixSeconds: UInt32
+  public var tzHours: Int8
+  public var tzMinutes: UInt8
+
+  public init(unixSeconds: UInt32, tzHours: Int8, tzMinutes: UInt8) {
+    self.unixSeconds = unixSeconds
+    self.tzHours = tzHours
+    self.tzMinutes = tzMinutes
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    unixSeconds = try reader.u32("unixSeconds")
+    tzHours = try reader.i8("tzHours")
+    tzMinutes = try reader.u8("tzMinutes")
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u32(unixSeconds)
+    writer.i8(tzHours)
+    writer.u8(tzMinutes)
+  }
+
+  public var fields: [Field] {
+    [Field("unixSeconds", unixSeconds), Field("tzHours", tzHours), Field("tzMinutes", tzMinutes)]
+  }
+}
+
+/// TIME_SYNC D→P [device][sdk]: `unixSeconds u32` · `tzHours i8` · [`hasStatistics u8`].
+public struct TimeSyncResponse: Sendable, Equatable, FieldDescribable {
+  public var unixSeconds: UInt32
+  public var tzHours: Int8
+  public var hasStatistics: UInt8?
+
+  public init(unixSeconds: UInt32, tzHours: Int8, hasStatistics: UInt8? = nil) {
+    self.unixSeconds = unixSeconds
+    self.tzHours = tzHours
+    self.hasStatistics = hasStatistics
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    unixSeconds = try reader.u32("unixSeconds")
+    tzHours = try reader.i8("tzHours")
+    hasStatistics = reader.optionalU8()
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u32(unixSeconds)
+    writer.i8(tzHours)
+    writer.optionalTail([hasStatistics])
+  }
+
+  public var fields: [Field] {
+    var fields = [Field("unixSeconds", unixSeconds), Field("tzHours", tzHours)]
+    fields.optional("hasStatistics", hasStatistics)
+    return fields
+  }
+}
+
+/// STORAGE D→P [device][sdk]: `freeBytes u64` · `totalBytes u64` · [`remaining u64`], the
+/// last being milliseconds of recording left (inferred).
+public struct StorageInfo: Sendable, Equatable, FieldDescribable {
+  public var freeBytes: UInt64
+  public var totalBytes: UInt64
+  public var remaining: UInt64?
+
+  public init(freeBytes: UInt64, totalBytes: UInt64, remaining: UInt64? = nil) {
+    self.freeBytes = freeBytes
+    self.totalBytes = totalBytes
+    self.remaining = remaining
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    freeBytes = try reader.u64("freeBytes")
+    totalBytes = try reader.u64("totalBytes")
+    remaining = reader.optionalU64()
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u64(freeBytes)
+    writer.u64(totalBytes)
+    if let remaining { writer.u64(remaining) }
+  }
+
+  public var fields: [Field] {
+    var fields = [Field("freeBytes", freeBytes), Field("totalBytes", totalBytes)]
+    fields.optional("remaining", remaining)
+    return fields
+  }
+}
+
+/// SETTINGS P→D [device][sdk]: `action u8` (1 read, 2 write) · `setting u16` · `value u32`
+/// (write only).
+public enum SettingsRequest: Sendable, Equatable, FieldDescribable {
+  case read(setting: UInt16)
+  case write(setting: UInt16, value: UInt32)
+
+  /// Action byte values [sdk].
+  public static let readAction: UInt8 = 1
+  public static let writeAction: UInt8 = 2
+
+  public var setting: UInt16 {
+    switch self {
+    case .read(let setting), .write(let setting, _): setting
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    let action = try reader.u8("action")
+    let setting = try reader.u16("setting")
+    switch action {
+    case Self.readAction: self = .read(setting: setting)
+    case Self.writeAction: self = .write(setting: setting, value: try reader.u32("value"))
+    default: throw .invalidField(field: "action", reason: "\(action) is neither 1 (read) nor 2 (write)")
+    }
+  }
+
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case .read(let setting):
+      writer.u8(Self.readAction)
+      writer.u16(setting)
+    case .write(let setting, let value):
+      writer.u8(Self.writeAction)
+      writer.u16(setting)
+      writer.u32(value)
+    }
+  }
+
+  public var fields: [Field] {
+    switch self {
+    case .read(let setting): [Field("action", Self.readAction), Field("setting", setting)]
+    case .write(let setting, let value):
+      [Field("action", Self.writeAction), Field("setting", setting), Field("value", value)]
+    }
+  }
+}
+
+/// SETTINGS D→P [device][sdk]: `setting u16` · `value u32`.
+public struct SettingValue: Sendable, Equatable, FieldDescribable {
+  public var setting: UInt16
+  public var value: UInt32
+
+  public init(setting: UInt16, value: UInt32) {
+    self.setting = setting
+    self.value = value
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    setting = try reader.u16("setting")
+    value = try reader.u32("value")
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u16(setting)
+    writer.u32(value)
+  }
+
+  public var fields: [Field] { [Field("setting", setting), Field("value", value)] }
+}
+
+/// BATTERY D→P: `charging u8` · `level u8` [sdk]; V0095 sends only `level` [device].
+public struct BatteryStatus: Sendable, Equatable, FieldDescribable {
+  /// Percent, 0–100.
+  public var level: UInt8
+  /// nil in the one-byte form.
+  public var charging: UInt8?
+
+  public init(level: UInt8, charging: UInt8? = nil) {
+    self.level = level
+    self.charging = charging
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    if reader.remaining >= 2 {
+      charging = try reader.u8("charging")
+      level = try reader.u8("level")
+    } else {
+      level = try reader.u8("level")
+    }
+  }
+
+  func write(to writer: inout ByteWriter) {
+    if let charging { writer.u8(charging) }
+    writer.u8(level)
+  }
+
+  public var fields: [Field] {
+    var fields: [Field] = []
+    fields.optional("charging", charging)
+    fields.append(Field("level", level))
+    return fields
+  }
+}
+
+/// WIFI_OPEN P→D [sdk]: `forOta u8` · [`password[8]` ASCII].
+public struct WiFiOpenRequest: Sendable, Equatable, FieldDescribable {
+  public var forOta: UInt8
+  /// Eight ASCII characters, or nil to let the device choose.
+  public var password: [UInt8]?
+
+  /// Width of the password field [sdk].
+  public static let passwordWidth = 8
+
+  public init(forOta: UInt8, password: [UInt8]? = nil) {
+    self.forOta = forOta
+    self.password = password
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    forOta = try reader.u8("forOta")
+    if !reader.isAtEnd { password = try reader.bytes(Self.passwordWidth, "password") }
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u8(forOta)
+    if let password { writer.fixed(password, width: Self.passwordWidth) }
+  }
+
+  public var fields: [Field] {
+    var fields = [Field("forOta", forOta)]
+    if password != nil { fields.append(Field("password", .text("<redacted>"))) }
+    return fields
+  }
+}
+
+/// WIFI_OPEN D→P, and the reply to WIFI_CLOSE [sdk]: `status u8` · [`password[8]`].
+public struct WiFiOpenResponse: Sendable, Equatable, FieldDescribable {
+  public var status: UInt8
+  public var password: [UInt8]?
+
+  public init(status: UInt8, password: [UInt8]? = nil) {
+    self.status = status
+    self.password = password
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    status = try reader.u8("status")
+    if !reader.isAtEnd { password = try reader.bytes(WiFiOpenRequest.passwordWidth, "password") }
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.u8(status)
+    if let password { writer.fixed(password, width: WiFiOpenRequest.passwordWidth) }
+  }
+
+  public var fields: [Field] {
+    var fields = [Field("status", status)]
+    if password != nil { fields.append(Field("password", .text("<redacted>"))) }
+    return fields
+  }
+}
+
+/// A device name: SET_NAME P→D (`name[32]` zero-padded) and GET_NAME D→P (name up to the
+/// first `00`) [device][sdk]. `fieldWidth` keeps the padding so frames re-encode byte-exact.
+public struct DeviceName: Sendable, Equatable, FieldDescribable {
+  public var name: String
+  /// Bytes the name field occupies on the wire (≥ the name's UTF-8 length).
+  public var fieldWidth: Int
+
+  /// SET_NAME's field width [sdk].
+  public static let setNameWidth = 32
+
+  public init(_ name: String, fieldWidth: Int? = nil) {
+    self.name = name
+    self.fieldWidth = max(fieldWidth ?? 0, name.utf8.count)
+  }
+
+  init(from reader: inout ByteReader) throws(FrameError) {
+    let raw = reader.rest()
+    name = try decodeText(raw.prefix { $0 != 0 }, field: "name")
+    fieldWidth = raw.count
+  }
+
+  func write(to writer: inout ByteWriter) {
+    writer.fixed(name.utf8, width: fieldWidth)
+  }
+
+  public var fields: [Field] { [Field("name", .text(name))] }
+}
+
+func decodeText<C: Collection>(_ bytes: C, field: String) throws(FrameError) -> String
+where C.Element == UInt8 {
+  guard let text = String(validating: bytes, as: UTF8.self) else {
+    throw .invalidField(field: field, reason: "not UTF-8")
+  }
+  return text
+}

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+import RecorderKit
+import RecorderProtocol
+
+/// Writes a line to stderr (progress and errors never go to stdout).
+func printError(_ text: String) {
+  var line = text + "\n"
+  // write(2) on descriptor 2: no shared FILE* state, so nothing to guard across threads.
+  line.withUTF8 { buffer in
+    var sent = 0
+    while sent < buffer.count {
+      let result = write(2, buffer.baseAddress! + sent, buffer.count - sent)
+      guard result > 0 else { return }
+      sent += result
+    }
+  }
+}
+
+/// True when stderr is a terminal: progress bars are drawn only then.
+var stderrIsTerminal: Bool { isatty(2) != 0 }
+
+enum RecorderVersion {
+  static var text: String { "recorder \(RecorderKitInfo.version)" }
+}
+
+/// Renders fields as `name: value` lines, nested records indented.
+func renderText(_ fields: [Field], indent: String = "") -> String {
+  var lines: [String] = []
+  for field in fields {
+    switch field.value {
+    case .int(let value): lines.append("\(indent)\(field.name): \(value)")
+    case .uint(let value) where field.name == "opcode" || field.name == "crc":
+      lines.append("\(indent)\(field.name): 0x\(String(value, radix: 16)) (\(value))")
+    case .uint(let value): lines.append("\(indent)\(field.name): \(value)")
+    case .text(let value): lines.append("\(indent)\(field.name): \(value)")
+    case .bytes(let value): lines.append("\(indent)\(field.name): \(value.hexString)")
+    case .records(let records):
+      lines.append("\(indent)\(field.name): \(records.count)")
+      for (i, record) in records.enumerated() {
+        lines.append("\(indent)  [\(i)]")
+        lines.append(renderText(record, indent: indent + "    "))
+      }
+    }
+  }
+  return lines.joined(separator: "\n")
+}
+
+/// Renders fields as one compact JSON object.
+func renderJSON(_ fields: [Field]) -> String {
+  JSONValue.object(fields.map { ($0.name, $0.jsonValue) }).serialized
+}

@@ -1,0 +1,14 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Every subcommand, in the order `recorder --help` lists them.
+let commands: [any RecorderCommand.Type] = [
+  DecodeCommand.self,
+  DemoCommand.self,
+]
+
+let code = await runCommandLine(commands, arguments: Array(CommandLine.arguments.dropFirst()))
+exit(code.rawValue)
