@@ -1,0 +1,145 @@
+/// The recorder's manufacturer-specific advertising payload (PROTOCOL.md §1) [sdk], checked on
+/// the Note [device]: `02 <projectCode u16>` · `04 <versionType> <versionCode u24>` ·
+/// `<n> <serial>` (n < 10: decimal digits packed two per byte as hex nibbles, else ASCII) ·
+/// `<portVersion u16>` · a 4-byte field (unknown) · `01 <bindInfo u8>`.
+///
+/// Select devices by this payload, not by company id: the Note uses 0x0059, the NotePin
+/// reportedly 0x005D [project].
+public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
+  public var projectCode: UInt16
+  public var firmware: FirmwareVersion
+  /// The serial number as text (digits for packed serials).
+  public var serial: String
+  public var portVersion: UInt16
+  /// Meaning unknown; kept so payloads re-encode byte-exact.
+  public var reserved: [UInt8]
+  public var bindInfo: UInt8
+
+  /// Company ids seen with this payload.
+  public static let noteCompanyID: UInt16 = 0x0059
+  public static let notePinCompanyID: UInt16 = 0x005D
+
+  public init(
+    projectCode: UInt16, firmware: FirmwareVersion, serial: String, portVersion: UInt16,
+    reserved: [UInt8] = [0, 0, 0, 0], bindInfo: UInt8 = 0
+  ) {
+    self.projectCode = projectCode
+    self.firmware = firmware
+    self.serial = serial
+    self.portVersion = portVersion
+    self.reserved = Array(reserved.prefix(4)) + Array(repeating: 0, count: max(0, 4 - reserved.count))
+    self.bindInfo = bindInfo
+  }
+
+  /// Decodes the payload that follows the 2-byte company id.
+  public init<C: Collection>(decoding bytes: C) throws(FrameError) where C.Element == UInt8 {
+    var reader = ByteReader(bytes)
+    try Self.expectLength(2, &reader, "projectCode")
+    projectCode = try reader.u16("projectCode")
+    try Self.expectLength(4, &reader, "firmware")
+    firmware = try FirmwareVersion(from: &reader, field: "firmware")
+    let serialLength = Int(try reader.u8("serialLength"))
+    guard reader.remaining >= serialLength else {
+      throw .lengthPastEnd(field: "serialLength", declared: serialLength, available: reader.remaining)
+    }
+    let raw = try reader.bytes(serialLength, "serial")
+    serial = serialLength < 10 ? Self.unpackDigits(raw) : try decodeText(raw, field: "serial")
+    portVersion = try reader.u16("portVersion")
+    reserved = try reader.bytes(4, "reserved")
+    try Self.expectLength(1, &reader, "bindInfo")
+    bindInfo = try reader.u8("bindInfo")
+  }
+
+  /// The payload after the company id.
+  public var encoded: [UInt8] {
+    var writer = ByteWriter()
+    writer.u8(2)
+    writer.u16(projectCode)
+    writer.u8(4)
+    firmware.write(to: &writer)
+    let serialBytes = Self.packDigits(serial) ?? Array(serial.utf8)
+    writer.u8(UInt8(min(serialBytes.count, 255)))
+    writer.bytes(serialBytes.prefix(255))
+    writer.u16(portVersion)
+    writer.bytes(reserved)
+    writer.u8(1)
+    writer.u8(bindInfo)
+    return writer.bytes
+  }
+
+  /// Manufacturer data as on air: company id (u16 LE), then ``encoded``.
+  public func manufacturerData(companyID: UInt16) -> [UInt8] {
+    [UInt8(companyID & 0xFF), UInt8(companyID >> 8)] + encoded
+  }
+
+  /// Decodes manufacturer data (company id first), whatever the company id.
+  public init<C: Collection>(manufacturerData: C) throws(FrameError) where C.Element == UInt8 {
+    guard manufacturerData.count >= 2 else {
+      throw .truncated(field: "companyID", needed: 2, available: manufacturerData.count)
+    }
+    try self.init(decoding: manufacturerData.dropFirst(2))
+  }
+
+  public var fields: [Field] {
+    [
+      Field("projectCode", projectCode), Field("firmware", .text(firmware.description)),
+      Field("serial", .text(serial)), Field("portVersion", portVersion),
+      Field("bindInfo", bindInfo),
+    ]
+  }
+
+  private static func expectLength(_ length: UInt8, _ reader: inout ByteReader, _ field: String)
+    throws(FrameError)
+  {
+    let found = try reader.u8(field + "Length")
+    guard found == length else {
+      throw .invalidField(field: field + "Length", reason: "expected \(length), found \(found)")
+    }
+  }
+
+  /// Digits packed as hex nibbles (`88 81 23` = "888123"); nil for text that is not an even
+  /// count of at most 18 decimal digits (those go as ASCII).
+  static func packDigits(_ text: String) -> [UInt8]? {
+    let digits = Array(text.utf8)
+    guard !digits.isEmpty, digits.count % 2 == 0, digits.count < 20,
+      digits.allSatisfy({ (0x30...0x39).contains($0) })
+    else { return nil }
+    return stride(from: 0, to: digits.count, by: 2).map {
+      (digits[$0] - 0x30) << 4 | (digits[$0 + 1] - 0x30)
+    }
+  }
+
+  static func unpackDigits(_ bytes: [UInt8]) -> String {
+    bytes.map { byte in
+      let digits = String(byte, radix: 16)
+      return digits.count == 1 ? "0" + digits : digits
+    }.joined()
+  }
+}
+
+/// The product families by project code (PROTOCOL.md §1) [sdk].
+public enum RecorderModel: UInt16, Sendable, CaseIterable, CustomStringConvertible {
+  case note = 888
+  case notePin = 880
+  case notePro = 881
+  case notePinS = 882
+
+  public var description: String {
+    switch self {
+    case .note: "Plaud Note"
+    case .notePin: "Plaud NotePin"
+    case .notePro: "Plaud Note Pro"
+    case .notePinS: "Plaud NotePin S"
+    }
+  }
+
+  /// The cloud API's device type for this model (PROTOCOL.md §8) [sdk].
+  public var cloudType: String {
+    switch self {
+    case .note: "note"
+    case .notePin: "notepin"
+    case .notePro: "notepro"
+    case .notePinS: "notepins"
+    }
+  }
+}
