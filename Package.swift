@@ -35,7 +35,9 @@ let package = Package(
 
     // The layers of shared/DESIGN.md.
     .target(name: "RecorderProtocol"),
-    .target(name: "RecorderAudio", dependencies: ["COpus", "CLame", "COgg"]),
+    // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
+    .target(name: "COpusShim", dependencies: ["COpus"]),
+    .target(name: "RecorderAudio", dependencies: ["COpus", "COpusShim", "CLame", "COgg"]),
     .target(name: "RecorderStore", dependencies: ["CSQLite"]),
     .target(name: "RecorderLink", dependencies: ["RecorderProtocol", "CCrypto"]),
     .target(
@@ -45,7 +47,8 @@ let package = Package(
       name: "RecorderEmulator",
       dependencies: ["RecorderProtocol", "RecorderLink", "RecorderAudio", "CCrypto"]),
     .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),
-    .executableTarget(name: "recorder", dependencies: ["RecorderKit", "RecorderEmulator"]),
+    .executableTarget(
+      name: "recorder", dependencies: ["RecorderKit", "RecorderEmulator", "RecorderAudio"]),
     .executableTarget(
       name: "RecorderBench",
       dependencies: ["RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator"]),
