@@ -1,8 +1,3 @@
-import RecorderAudio
-import RecorderLink
-import RecorderProtocol
-import RecorderStore
-
 /// RecorderKit, the SDK: sessions with a device, sync, export.
 public enum RecorderKitInfo {
   /// The SDK version string reported by the command-line tool.
