@@ -360,7 +360,7 @@ public actor DeviceSession {
       if active?.id == id { active = nil }
     }
     let watchdog = Task { [clock = configuration.clock] in
-      var seen = -1
+      var seen = 0
       while !Task.isCancelled {
         do { try await clock.sleep(for: timeout) } catch { return }
         guard let deliveries = await self.deliveries(of: id), deliveries != seen else {

@@ -1,0 +1,67 @@
+/// What the journal knows about one recording of one device: the only source of truth for
+/// "this recording is safe" (DESIGN.md invariant 1).
+public struct RecordingRecord: Sendable, Equatable {
+  /// Where the recording is in its life. Stages only move forward, except that a transfer
+  /// restarted from scratch goes back to ``Stage/transferring``.
+  public enum Stage: String, Sendable, CaseIterable, Comparable {
+    /// Listed on the device; nothing local yet.
+    case seen
+    /// Bytes are arriving into the partial file; ``RecordingRecord/durableBytes`` are safe.
+    case transferring
+    /// Every byte is on disk, fsync'd, verified or not, and renamed to its final raw name.
+    case stored
+    /// The export the user asked for is on disk under its final name.
+    case exported
+    /// The device copy was deleted (after ``stored`` or ``exported``, never before).
+    case deletedFromDevice
+
+    var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+    public static func < (lhs: Stage, rhs: Stage) -> Bool { lhs.order < rhs.order }
+  }
+
+  /// Whether the local copy was checked against the device's CRC (PROTOCOL.md §10).
+  public enum Verification: String, Sendable {
+    case pending
+    /// The device's tail CRC matched our CRC of the bytes.
+    case verified
+    /// The bytes were read twice identically but the CRC disagreed: kept, never deleted
+    /// from the device (the CRC's coverage on real firmware is unconfirmed).
+    case unverified
+  }
+
+  public var serial: String
+  public var sessionId: UInt32
+  /// Size the device reported in LIST.
+  public var size: Int64
+  public var channels: Int
+  public var scene: Int?
+  public var stage: Stage
+  /// Bytes of the partial file that were fsync'd: a resume starts here.
+  public var durableBytes: Int64
+  public var verification: Verification
+  /// The device's tail CRC for the whole file, when known.
+  public var deviceCRC: UInt16?
+  /// SHA-256 (hex) of the stored raw bytes.
+  public var sha256: String?
+  /// Final raw file, relative to the sync root.
+  public var rawPath: String?
+  public var exportPath: String?
+  public var exportFormat: String?
+  /// The transport that carried the last bytes ("ble", "wifi").
+  public var transport: String?
+
+  public init(serial: String, sessionId: UInt32, size: Int64, channels: Int, scene: Int? = nil) {
+    self.serial = serial
+    self.sessionId = sessionId
+    self.size = size
+    self.channels = channels
+    self.scene = scene
+    stage = .seen
+    durableBytes = 0
+    verification = .pending
+  }
+
+  /// True when the local copy is complete and durable: the device copy may go once this
+  /// is committed and the copy is verified.
+  public var isSafeLocally: Bool { stage >= .stored }
+}

@@ -1,0 +1,129 @@
+import CSQLite
+import Foundation
+
+/// Why the journal could not do what was asked. Carries SQLite's words, never values.
+public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+  case open(path: String, message: String)
+  case sqlite(code: Int32, message: String)
+  case migration(name: String, message: String)
+  /// A transaction body asked for something inconsistent (programmer-visible, testable).
+  case invalidState(String)
+
+  public var description: String {
+    switch self {
+    case .open(let path, let message): "cannot open journal at \(path): \(message)"
+    case .sqlite(let code, let message): "journal: SQLite error \(code): \(message)"
+    case .migration(let name, let message): "journal migration \(name) failed: \(message)"
+    case .invalidState(let message): "journal: \(message)"
+    }
+  }
+}
+
+/// A value bound to or read from a statement.
+public enum SQLValue: Sendable, Equatable {
+  case null
+  case integer(Int64)
+  case text(String)
+  case blob([UInt8])
+
+  var integer: Int64? {
+    if case .integer(let value) = self { return value }
+    return nil
+  }
+  var text: String? {
+    if case .text(let value) = self { return value }
+    return nil
+  }
+}
+
+/// One row: column name → value.
+public struct SQLRow: Sendable {
+  var values: [String: SQLValue]
+  public subscript(_ column: String) -> SQLValue { values[column] ?? .null }
+}
+
+/// One SQLite connection, used only under the ``Journal``'s lock. Not Sendable on its own.
+final class SQLiteConnection {
+  private let handle: OpaquePointer
+
+  init(path: String) throws(JournalError) {
+    var db: OpaquePointer?
+    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+    let status = sqlite3_open_v2(path, &db, flags, nil)
+    guard status == SQLITE_OK, let db else {
+      let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close(db)
+      throw .open(path: path, message: message)
+    }
+    handle = db
+    sqlite3_busy_timeout(db, 5_000)
+  }
+
+  deinit { sqlite3_close_v2(handle) }
+
+  /// Runs statements with no results (schema, pragmas).
+  func execute(_ sql: String) throws(JournalError) {
+    var error: UnsafeMutablePointer<CChar>?
+    let status = sqlite3_exec(handle, sql, nil, nil, &error)
+    guard status == SQLITE_OK else {
+      let message = error.map { String(cString: $0) } ?? "unknown"
+      sqlite3_free(error)
+      throw .sqlite(code: status, message: message)
+    }
+  }
+
+  /// Runs one statement with bound values and returns its rows.
+  @discardableResult
+  func query(_ sql: String, _ arguments: [SQLValue] = []) throws(JournalError) -> [SQLRow] {
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+      throw lastError()
+    }
+    defer { sqlite3_finalize(statement) }
+    for (index, value) in arguments.enumerated() {
+      let position = Int32(index + 1)
+      let status: Int32
+      switch value {
+      case .null: status = sqlite3_bind_null(statement, position)
+      case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
+      case .text(let text): status = sqlite3_bind_text(statement, position, text, -1, Self.transient)
+      case .blob(let bytes):
+        status = bytes.withUnsafeBytes {
+          sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient)
+        }
+      }
+      guard status == SQLITE_OK else { throw lastError() }
+    }
+    var rows: [SQLRow] = []
+    while true {
+      let step = sqlite3_step(statement)
+      if step == SQLITE_DONE { break }
+      guard step == SQLITE_ROW else { throw lastError() }
+      var values: [String: SQLValue] = [:]
+      for column in 0..<sqlite3_column_count(statement) {
+        let name = String(cString: sqlite3_column_name(statement, column))
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: values[name] = .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_TEXT: values[name] = .text(String(cString: sqlite3_column_text(statement, column)))
+        case SQLITE_BLOB:
+          let count = Int(sqlite3_column_bytes(statement, column))
+          let pointer = sqlite3_column_blob(statement, column)
+          values[name] = .blob(
+            pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
+        default: values[name] = .null
+        }
+      }
+      rows.append(SQLRow(values: values))
+    }
+    return rows
+  }
+
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
+  private func lastError() -> JournalError {
+    .sqlite(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+  }
+
+  /// SQLITE_TRANSIENT: SQLite copies bound text and blobs before the call returns.
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
