@@ -3,12 +3,26 @@
 public struct AnyClock: Sendable {
   private let sleepBody: @Sendable (Duration) async throws -> Void
   private let elapsedBody: @Sendable () -> Duration
+  private let holdBody: @Sendable () -> (@Sendable () -> Void)
 
   /// Wraps `clock`; ``elapsed`` counts from this moment.
   public init<C: Clock>(_ clock: C) where C.Duration == Duration {
     let origin = clock.now
     sleepBody = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
     elapsedBody = { origin.duration(to: clock.now) }
+    holdBody = { {} }
+  }
+
+  /// Wraps a ``ManualClock``: ``holdTime()`` then keeps its auto-advance from skipping ahead
+  /// while this side does CPU or disk work that takes no time in the simulation.
+  public init(_ clock: ManualClock) {
+    let origin = clock.now
+    sleepBody = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+    elapsedBody = { origin.duration(to: clock.now) }
+    holdBody = {
+      let token = clock.beginWork()
+      return { token.end() }
+    }
   }
 
   /// The real, continuous clock.
@@ -32,7 +46,12 @@ public struct AnyClock: Sendable {
   ) {
     sleepBody = sleep
     elapsedBody = elapsed
+    holdBody = { {} }
   }
+
+  /// Marks the start of work that a simulation should treat as instantaneous (exporting,
+  /// hashing, fsync); call the returned function when it is done. A no-op on real clocks.
+  public func holdTime() -> @Sendable () -> Void { holdBody() }
 
   /// Suspends for `duration` of this clock's time; throws `CancellationError` if cancelled.
   public func sleep(for duration: Duration) async throws {
