@@ -2,7 +2,7 @@
 /// (portVersion < 9) or 32 [sdk]. A secret: it never appears in a description, a log or
 /// an error.
 public struct DeviceToken: Hashable, Sendable, CustomStringConvertible,
-  CustomDebugStringConvertible
+  CustomDebugStringConvertible, CustomReflectable
 {
   /// The token's ASCII bytes as given (before padding).
   public let bytes: [UInt8]
@@ -40,6 +40,9 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible,
   public var debugDescription: String { description }
 
   init(validated bytes: [UInt8]) { self.bytes = bytes }
+
+  /// No children: `dump`, debuggers and reflection-based loggers see only the redacted text.
+  public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
   static func isPrintable(_ byte: UInt8) -> Bool { (0x20...0x7E).contains(byte) }
 }

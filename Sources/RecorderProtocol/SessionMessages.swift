@@ -387,7 +387,8 @@ public enum SettingsRequest: Sendable, Equatable, FieldDescribable {
     switch action {
     case Self.readAction: self = .read(setting: setting)
     case Self.writeAction: self = .write(setting: setting, value: try reader.u32("value"))
-    default: throw .invalidField(field: "action", reason: "\(action) is neither 1 (read) nor 2 (write)")
+    default:
+      throw .invalidField(field: "action", reason: "\(action) is neither 1 (read) nor 2 (write)")
     }
   }
 
@@ -552,13 +553,25 @@ public struct DeviceName: Sendable, Equatable, FieldDescribable {
     writer.fixed(name.utf8, width: fieldWidth)
   }
 
-  public var fields: [Field] { [Field("name", .text(name))] }
+  /// `deviceName`, not §3's `name`: ``Frame/describe(direction:portVersion:)`` already uses
+  /// `name` for the message name, and a repeated key is lost in `recorder decode --json`.
+  public var fields: [Field] { [Field("deviceName", .text(name))] }
 }
 
+/// Strict UTF-8 (no overlongs, surrogates or values past U+10FFFF), or `invalidField`.
+///
+/// Decoded with the standard library's `UTF8` codec rather than `String(validating:as:)`,
+/// which needs macOS 15 / iOS 18 while the package supports macOS 13 / iOS 16.
 func decodeText<C: Collection>(_ bytes: C, field: String) throws(FrameError) -> String
 where C.Element == UInt8 {
-  guard let text = String(validating: bytes, as: UTF8.self) else {
-    throw .invalidField(field: field, reason: "not UTF-8")
+  var iterator = bytes.makeIterator()
+  var codec = UTF8()
+  var scalars = String.UnicodeScalarView()
+  while true {
+    switch codec.decode(&iterator) {
+    case .scalarValue(let scalar): scalars.append(scalar)
+    case .emptyInput: return String(scalars)
+    case .error: throw .invalidField(field: field, reason: "not UTF-8")
+    }
   }
-  return text
 }

@@ -1,11 +1,11 @@
+import RecorderKit
+import RecorderProtocol
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import RecorderKit
-import RecorderProtocol
 
 /// Writes a line to stderr (progress and errors never go to stdout).
 func printError(_ text: String) {
@@ -37,7 +37,7 @@ func renderText(_ fields: [Field], indent: String = "") -> String {
     case .uint(let value) where field.name == "opcode" || field.name == "crc":
       lines.append("\(indent)\(field.name): 0x\(String(value, radix: 16)) (\(value))")
     case .uint(let value): lines.append("\(indent)\(field.name): \(value)")
-    case .text(let value): lines.append("\(indent)\(field.name): \(value)")
+    case .text(let value): lines.append("\(indent)\(field.name): \(escapingControls(value))")
     case .bytes(let value): lines.append("\(indent)\(field.name): \(value.hexString)")
     case .records(let records):
       lines.append("\(indent)\(field.name): \(records.count)")
@@ -48,6 +48,26 @@ func renderText(_ fields: [Field], indent: String = "") -> String {
     }
   }
   return lines.joined(separator: "\n")
+}
+
+/// Text from a device (names, serials) with control characters written as `\n`, `\u{1}`, …,
+/// so a value can never start a line of its own and forge a field.
+func escapingControls(_ text: String) -> String {
+  var out = ""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\r": out += "\\r"
+    case "\t": out += "\\t"
+    case _
+    where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+      || scalar == "\u{2028}" || scalar == "\u{2029}":
+      out += "\\u{\(String(scalar.value, radix: 16))}"
+    default: out.unicodeScalars.append(scalar)
+    }
+  }
+  return out
 }
 
 /// Renders fields as one compact JSON object.

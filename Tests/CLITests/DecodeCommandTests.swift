@@ -1,6 +1,13 @@
 import Foundation
 import Testing
 
+extension Array where Element == UInt8 {
+  /// Space-separated hex, as a capture tool prints it.
+  var hexLine: String {
+    map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined(separator: " ")
+  }
+}
+
 /// `recorder decode` end to end, as someone staring at a Bluetooth capture runs it.
 @Suite("recorder decode")
 struct DecodeCommandTests {
@@ -101,6 +108,31 @@ struct DecodeCommandTests {
     #expect((object["final"] as? NSNumber)?.intValue == 1)
     #expect((object["code"] as? NSNumber)?.intValue == 0)
     #expect((object["sessionId"] as? NSNumber)?.int64Value == 0x1234_5678)
+  }
+
+  @Test("vector 14 (GET_NAME): the message name and the device's name are both shown")
+  func deviceName() throws {
+    let hex = "01 6c 00 50 4c 41 55 44 5f 4e 4f 54 45 00 00 00 00"
+    let json = try RecorderTool.run(["decode", "--json", hex])
+    #expect(json.status == 0, "\(json.stderr)")
+    #expect(json.stdout.components(separatedBy: "\"name\":").count == 2, "\(json.stdout)")
+    let object = try Self.json(json.stdout)
+    #expect(object["name"] as? String == "GET_NAME")
+    #expect(object["deviceName"] as? String == "PLAUD_NOTE")
+    let text = Self.lines(try RecorderTool.run(["decode", hex]).stdout)
+    #expect(text.contains("name: GET_NAME"))
+    #expect(text.contains("deviceName: PLAUD_NOTE"))
+  }
+
+  @Test("text from the device cannot break the one-field-per-line output")
+  func controlCharactersEscaped() throws {
+    // GET_NAME "A\nkind: forged"
+    let hex = "01 6c 00 41 0a" + Array("kind: forged".utf8).hexLine
+    let result = try RecorderTool.run(["decode", hex])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = Self.lines(result.stdout)
+    #expect(lines.filter { $0.hasPrefix("kind:") } == ["kind: control"], "\(lines)")
+    #expect(lines.contains("deviceName: A\\nkind: forged"), "\(lines)")
   }
 
   @Test(

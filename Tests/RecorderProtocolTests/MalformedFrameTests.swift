@@ -123,6 +123,18 @@ let deviceCases: [MalformedCase] = [
     "GET_NAME not UTF-8", "01 6c 00 ff fe 41 00", .invalidField(field: "name", reason: "not UTF-8")
   ),
   MalformedCase(
+    "GET_NAME with an overlong NUL (c0 80)", "01 6c 00 41 c0 80",
+    .invalidField(field: "name", reason: "not UTF-8")),
+  MalformedCase(
+    "GET_NAME with a UTF-16 surrogate (ed a0 80)", "01 6c 00 ed a0 80 41",
+    .invalidField(field: "name", reason: "not UTF-8")),
+  MalformedCase(
+    "GET_NAME past U+10FFFF (f4 90 80 80)", "01 6c 00 f4 90 80 80",
+    .invalidField(field: "name", reason: "not UTF-8")),
+  MalformedCase(
+    "GET_NAME cut inside a character (e6 97)", "01 6c 00 41 e6 97 00",
+    .invalidField(field: "name", reason: "not UTF-8")),
+  MalformedCase(
     "REC_START event without status", "01 14 00 01 00 00 00 02 00 00 00",
     .truncated(field: "status", needed: 1, available: 0)),
   MalformedCase(

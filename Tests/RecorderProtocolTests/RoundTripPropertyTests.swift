@@ -18,7 +18,7 @@ struct RoundTripPropertyTests {
       count += 1
       guard count <= 5 else { return }
       Issue.record(
-        "\(what) round trip failed (RECORDER_TEST_SEED=\(seed), portVersion \(portVersion)): \(value) → \(detail)"
+        "\(what) check failed (RECORDER_TEST_SEED=\(seed), portVersion \(portVersion)): \(value) → \(detail)"
       )
     }
   }
@@ -66,6 +66,7 @@ struct RoundTripPropertyTests {
         return
       }
       let decoded = try PhoneMessage(control, portVersion: portVersion)
+      checkDescription(.control(control), .phoneToDevice, portVersion: portVersion, &failures)
       if decoded != message {
         failures.record("P→D", portVersion: portVersion, message, "\(decoded)")
       } else if decoded.encoded(portVersion: portVersion) != wire {
@@ -85,6 +86,7 @@ struct RoundTripPropertyTests {
         return
       }
       let decoded = try DeviceMessage(control, portVersion: portVersion)
+      checkDescription(.control(control), .deviceToPhone, portVersion: portVersion, &failures)
       if decoded != message {
         failures.record("D→P", portVersion: portVersion, message, "\(decoded)")
       } else if decoded.encoded(portVersion: portVersion) != wire {
@@ -93,6 +95,22 @@ struct RoundTripPropertyTests {
     } catch {
       failures.record(
         "D→P", portVersion: portVersion, message, "threw \(error), wire \(wire.hexString)")
+    }
+  }
+
+  /// `recorder decode` prints these fields as `name: value` lines and as one JSON object:
+  /// a name used twice would make both ambiguous (JSON keeps only one of them).
+  func checkDescription(
+    _ frame: Frame, _ direction: Direction, portVersion: UInt16, _ failures: inout Failures
+  ) {
+    do {
+      let fields = try frame.describe(direction: direction, portVersion: portVersion)
+      let names = fields.map(\.name)
+      if Set(names).count != names.count || names.first != "kind" {
+        failures.record("describe", portVersion: portVersion, frame, "field names \(names)")
+      }
+    } catch {
+      failures.record("describe", portVersion: portVersion, frame, "threw \(error)")
     }
   }
 

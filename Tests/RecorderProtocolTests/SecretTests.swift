@@ -28,6 +28,7 @@ struct SecretTests {
     #expect(!Self.leaks(token.debugDescription))
     #expect(token.description.contains("redacted"))
     for text in Self.renderings(token) { #expect(!Self.leaks(text), "\(text)") }
+    #expect(Mirror(reflecting: token).children.isEmpty, "reflection would show the bytes")
     #expect(token.revealed == Self.secret)
   }
 
