@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RecorderProtocol
@@ -390,6 +391,18 @@ struct MalformedFrameTests {
     #expect(ota == .ota(OTADataFrame(offset: 256, data: [0x55])))
     let log = try Frame(decoding: [0x05, 3, 0, 0, 0, 0, 1, 0x55, 0x66])
     #expect(log == .log(LogFrame(logType: 3, offset: 0, data: [0x55])))
+  }
+
+  @Test("decoding reads slices and Data from their own start index")
+  func slices() throws {
+    let capture: [UInt8] = [0xEE, 0xEE, 0xEE, 0x01, 0x09, 0x00, 0x64, 0xEE]
+    let battery = Frame.control(ControlFrame(opcode: .battery, payload: [0x64]))
+    #expect(try Frame(decoding: capture[3..<7]) == battery)
+    #expect(try Frame(decoding: Data(capture)[3..<7]) == battery)
+    #expect(throws: FrameError.truncated(field: "opcode", needed: 2, available: 1)) {
+      _ = try Frame(decoding: capture[3..<5])
+    }
+    #expect(throws: FrameError.empty) { _ = try Frame(decoding: capture[3..<3]) }
   }
 
   @Test("bulk frames below portVersion 7 have no session id")

@@ -75,7 +75,12 @@ struct SmokeFuzzTests {
         fail("frame \(bytes.hexString) at portVersion \(portVersion) re-encodes differently")
       }
       for direction in Direction.allCases {
-        _ = try? frame.describe(direction: direction, portVersion: portVersion)
+        guard let fields = try? frame.describe(direction: direction, portVersion: portVersion)
+        else { continue }
+        // Only control payloads vary their field names; the other kinds have fixed lists.
+        if case .control = frame, Set(fields.map(\.name)).count != fields.count {
+          fail("\(bytes.hexString) from \(direction.rawValue) repeats a field name")
+        }
       }
       guard case .control(let control) = frame else { continue }
       if let message = try? PhoneMessage(control, portVersion: portVersion) {
