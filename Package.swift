@@ -54,6 +54,7 @@ let package = Package(
       dependencies: ["RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator"]),
 
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol"]),
+    .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
     .testTarget(name: "RecorderLinkTests", dependencies: ["RecorderLink", "RecorderProtocol"]),
     .testTarget(

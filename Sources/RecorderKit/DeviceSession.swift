@@ -255,18 +255,21 @@ public actor DeviceSession {
     guard status == 0 else { throw .rejected(operation: "DELETE", status: status) }
   }
 
-  /// Streams `[start, end)` of a recording (SYNC_START; `end` 0 = to the end): calls
-  /// `onData` for every data frame in arrival order and returns when the device sent its tail.
-  /// Ordering, gaps and duplicates are the caller's to judge (the sync engine re-issues).
+  /// Streams `[start, end)` of a recording (SYNC_START; `end` 0 = to the end): hands every
+  /// data frame to `onData` in arrival order and returns the device's tail (with its CRC).
+  /// Ordering, gaps and duplicates are the caller's to judge: when `onData` answers
+  /// ``StreamDecision/stop`` the stream is stopped with SYNC_STOP and nil is returned, so the
+  /// caller can re-issue from its last good byte. Frames of an earlier request that arrive
+  /// before this request's head are ignored.
   ///
-  /// - Parameter silenceTimeout: longest wait between two frames before giving up (5 s [sdk]).
-  /// - Returns: the tail (with the device's CRC), or nil when the device ended without one.
+  /// - Parameter silenceTimeout: longest wait between two frames (5 s [sdk]).
   public func streamRange(
     sessionId: UInt32, start: UInt32, end: UInt32 = 0, silenceTimeout: Duration = .seconds(5),
-    onData: @Sendable (BulkFrame) async -> Void
+    onData: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     var tail: SyncTail?
     var headStatus: UInt8?
+    var stopped = false
     try await exchange(
       .syncStart(SyncStartRequest(sessionId: sessionId, start: start, end: end)),
       operation: "SYNC_START", timeout: silenceTimeout,
@@ -283,18 +286,34 @@ public actor DeviceSession {
       case .message(.syncHead(let head)):
         headStatus = head.status
         return head.status != 0
-      case .bulk(let frame) where !frame.isTerminal:
-        await onData(frame)
+      case .bulk(let frame) where !frame.isTerminal && headStatus != nil:
+        if await onData(frame) == .stop {
+          stopped = true
+          return true
+        }
         return false
       case .bulk: return false
       case .message(.syncTail(let reply)):
+        guard headStatus != nil else { return false }
         tail = reply
         return true
       default: return false
       }
     }
     if let headStatus, headStatus != 0 { throw .rejected(operation: "SYNC_START", status: headStatus) }
+    if stopped {
+      try await stopStream()
+      return nil
+    }
     return tail
+  }
+
+  /// SYNC_STOP: the device stops streaming and answers `001E` [sdk].
+  public func stopStream() async throws(DeviceError) {
+    _ = try await request(.syncStop, operation: "SYNC_STOP") { message -> Bool? in
+      if case .syncStopped = message { return true }
+      return nil
+    }
   }
 
   /// Ends the session: SET_ACTIVE 00 (the app's last command [device]), then disconnect.

@@ -197,6 +197,7 @@ struct DeviceSessionTests {
     let received = Locked<[UInt32]>([])
     let tail = try await session.streamRange(sessionId: sessionId, start: 0) { frame in
       received.withLock { $0.append(frame.offset) }
+      return .continue
     }
     #expect(received.withLock { $0 } == (0..<10).map { UInt32($0 * 80) })
     var expected = CRC16()
@@ -213,7 +214,7 @@ struct DeviceSessionTests {
     }
     let session = try await Self.connect(central)
     await #expect(throws: DeviceError.rejected(operation: "SYNC_START", status: 1)) {
-      _ = try await session.streamRange(sessionId: 7, start: 0) { _ in }
+      _ = try await session.streamRange(sessionId: 7, start: 0) { _ in .continue }
     }
     await session.close()
   }

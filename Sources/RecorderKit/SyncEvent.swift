@@ -1,0 +1,58 @@
+/// Progress of a sync, as it happens.
+public enum SyncEvent: Sendable, Equatable {
+  /// The device's list: recordings to consider and their bytes.
+  case listed(files: Int, bytes: Int64)
+  /// A file's transfer progress (0–1), speed in bytes per second of the sync's clock, and
+  /// the estimated time left for this file.
+  case fileProgress(sessionId: UInt32, fraction: Double, bytes: Int64, bytesPerSecond: Double, eta: Duration?)
+  /// Every byte is durable and renamed to its final raw name.
+  case fileStored(sessionId: UInt32, verified: Bool)
+  /// The export is in place.
+  case fileExported(sessionId: UInt32, path: String)
+  /// The device copy was deleted.
+  case fileDeleted(sessionId: UInt32)
+  /// The file was left alone this time, with the reason.
+  case fileSkipped(sessionId: UInt32, reason: String)
+  /// Files fully handled so far, of the total.
+  case overall(done: Int, total: Int)
+}
+
+/// What a sync run did.
+public struct SyncReport: Sendable, Equatable {
+  /// Per-file outcome.
+  public struct File: Sendable, Equatable {
+    public var sessionId: UInt32
+    public var size: Int64
+    public var durationMs: Int
+    public var verified: Bool
+    public var exportPath: String?
+    public var deletedFromDevice: Bool
+    public var transport: String?
+  }
+  public var files: [File] = []
+  /// File bytes moved over the link in this run (including re-sends).
+  public var bytesReceived: Int64 = 0
+  /// Re-issued requests (gap, corruption, CRC re-read).
+  public var reissues = 0
+  /// Files left on the device because they were still being recorded.
+  public var skippedInProgress: [UInt32] = []
+}
+
+/// Why a sync stopped early.
+public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+  case device(DeviceError)
+  case storage(StorageError)
+  case journal(String)
+  case export(sessionId: UInt32, reason: String)
+  case cancelled
+
+  public var description: String {
+    switch self {
+    case .device(let error): "device: \(error)"
+    case .storage(let error): "storage: \(error)"
+    case .journal(let text): "journal: \(text)"
+    case .export(let sessionId, let reason): "export of \(sessionId) failed: \(reason)"
+    case .cancelled: "sync cancelled"
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import RecorderKit
+import RecorderLink
+import RecorderProtocol
+
+/// `--device tcp://HOST:PORT --token T [--serial S] [--timeout SECONDS]`: how the commands
+/// that talk to a device find and authenticate it.
+struct DeviceOptions {
+  var url: String
+  var token: DeviceToken
+  var serial: String?
+  var timeout: Duration
+
+  static let help = """
+      --device URL          The device: tcp://HOST:PORT of `recorder emulate` (or anything
+                            speaking docs/tcp-link.md).
+      --token T             The device token (printable ASCII; never printed).
+      --serial S            Connect to this serial only (default: the first recorder heard).
+      --timeout SECONDS     How long to look for the device (default 10).
+    """
+
+  init(arguments: inout Arguments) throws {
+    url = try arguments.required("device")
+    let tokenText = try arguments.required("token")
+    guard let token = DeviceToken(tokenText) else {
+      throw UsageError("--token must be printable ASCII")
+    }
+    self.token = token
+    serial = try arguments.option("serial")
+    timeout = .seconds(try arguments.option("timeout", as: Double.self) ?? 10)
+  }
+
+  /// Opens the link, finds the device, authenticates. The caller closes the session.
+  func connect() async throws -> (DeviceSession, TCPCentral) {
+    let central: TCPCentral
+    do {
+      central = try TCPCentral(url: url)
+      try await central.open()
+    } catch {
+      throw CommandFailure(.unavailable, "cannot reach \(url): \(error)")
+    }
+    let scanner = DeviceScanner(central: central)
+    let device: DiscoveredDevice
+    do {
+      if let serial {
+        device = try await scanner.find(serial: serial, timeout: timeout, clock: .continuous)
+      } else {
+        device = try await firstDevice(scanner)
+      }
+    } catch {
+      central.close()
+      throw CommandFailure(.unavailable, "\(error)")
+    }
+    do {
+      let session = try await DeviceSession.connect(
+        to: device, using: central, configuration: DeviceSession.Configuration(token: token))
+      return (session, central)
+    } catch {
+      central.close()
+      let code: ExitCode = error == .tokenRejected ? .failure : .unavailable
+      throw CommandFailure(code, "\(error)")
+    }
+  }
+
+  private func firstDevice(_ scanner: DeviceScanner) async throws -> DiscoveredDevice {
+    let timeout = self.timeout
+    let found: DiscoveredDevice? = await withTaskGroup(of: DiscoveredDevice?.self) { group in
+      group.addTask {
+        for await device in scanner.discover() { return device }
+        return nil
+      }
+      group.addTask {
+        try? await Task.sleep(for: timeout)
+        return nil
+      }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first
+    }
+    guard let found else { throw CommandFailure(.unavailable, "no recorder heard within \(timeout)") }
+    return found
+  }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import RecorderEmulator
+import RecorderLink
+import RecorderProtocol
+
+/// `recorder emulate`: an emulated recorder served over TCP (docs/tcp-link.md), for the SDK
+/// in another process, the iOS Simulator, and process-level tests.
+struct EmulateCommand: RecorderCommand {
+  static let name = "emulate"
+  static let abstract = "Run an emulated recorder reachable over TCP."
+  static let help = """
+    OVERVIEW: Run an emulated Plaud Note (firmware V0095, portVersion 10 by default) with N
+    generated recordings, reachable over TCP. The first line on stdout is its address,
+    tcp://127.0.0.1:PORT. Runs until interrupted.
+
+    USAGE: recorder emulate [--port N] [--recordings N] [--token T] [options]
+
+    OPTIONS:
+      --port N                TCP port (default 0: any free port).
+      --host ADDRESS          Address to listen on (default 127.0.0.1).
+      --recordings N          Recordings to generate (default 3).
+      --minutes LIST          Exact lengths instead, comma-separated minutes (e.g. 60,0.5).
+      --token T               The device token the HANDSHAKE must carry
+                              (default the PROTOCOL.md example token).
+      --seed S                Seeds addresses and generated audio (default 1).
+      --time-scale X          Run the device's clock X times faster than real time.
+      --manifest PATH         Keep a JSON file with each recording's sessionId, size and
+                              SHA-256 and a timestamped log of every DELETE served.
+      --flash DIR             Flash directory (default: a new temporary directory).
+      --serial S              Serial number (default 8881234567890123).
+      --port-version N        portVersion 1-19 (default 10).
+      --channels 1|2          Audio channels (default 1).
+      --mtu N                 Largest ATT MTU the device accepts (default 247).
+      --interval-ms N         Connection interval (default 15).
+      --packets-per-event N   Packets per connection event (default 5).
+      --phy 1m|2m|coded2|coded8
+      --drop-at-byte N        Drop the link after N notified bytes (once).
+      --drop-at-seconds S     Drop the link at S seconds of device time (once).
+      --corrupt-frame K       Flip a byte in the K-th data frame (once).
+      --duplicate-frame K     Send the K-th data frame twice (once).
+      --drop-frame K          Never send the K-th data frame (once).
+      --flash-full            Report a full flash.
+      --slow-ms N             Extra processing time per request.
+      -h, --help              Show this help.
+    """
+
+  var host: String
+  var port: UInt16
+  var recordings: Int
+  var minutes: [Double]?
+  var token: DeviceToken
+  var seed: UInt64
+  var timeScale: Double
+  var manifest: String?
+  var flash: String?
+  var configuration: DeviceConfiguration
+  var faults: FaultPlan
+
+  init(arguments: inout Arguments) throws {
+    host = try arguments.option("host") ?? "127.0.0.1"
+    port = try arguments.option("port", as: UInt16.self) ?? 0
+    recordings = try arguments.option("recordings", as: Int.self) ?? 3
+    guard (0...10_000).contains(recordings) else { throw UsageError("--recordings must be 0-10000") }
+    if let list = try arguments.option("minutes") {
+      let values = list.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+      guard !values.isEmpty, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 300 }) else {
+        throw UsageError("--minutes takes positive numbers up to 300, comma-separated")
+      }
+      minutes = values.compactMap { $0 }
+    }
+    let tokenText = try arguments.option("token") ?? "0123456789abcdef0123456789abcdef"
+    guard let token = DeviceToken(tokenText) else { throw UsageError("--token must be printable ASCII") }
+    self.token = token
+    seed = try arguments.option("seed", as: UInt64.self) ?? 1
+    timeScale = try arguments.option("time-scale", as: Double.self) ?? 1
+    guard timeScale > 0, timeScale <= 10_000 else { throw UsageError("--time-scale must be in (0, 10000]") }
+    manifest = try arguments.option("manifest")
+    flash = try arguments.option("flash")
+
+    var link = LinkParameters()
+    if let mtu = try arguments.option("mtu", as: Int.self) {
+      guard (23...517).contains(mtu) else { throw UsageError("--mtu must be 23-517") }
+      link.deviceMaximumMTU = mtu
+    }
+    if let interval = try arguments.option("interval-ms", as: Double.self) {
+      guard interval >= 7.5, interval <= 4000 else { throw UsageError("--interval-ms must be 7.5-4000") }
+      link.connectionInterval = .microseconds(Int64(interval * 1000))
+    }
+    if let packets = try arguments.option("packets-per-event", as: Int.self) {
+      guard (1...64).contains(packets) else { throw UsageError("--packets-per-event must be 1-64") }
+      link.packetsPerConnectionEvent = packets
+    }
+    if let phy = try arguments.choice("phy", ["1m", "2m", "coded2", "coded8"]) {
+      link.phy = ["1m": .le1M, "2m": .le2M, "coded2": .leCodedS2, "coded8": .leCodedS8][phy] ?? .le2M
+    }
+    let portVersion = try arguments.option("port-version", as: UInt16.self) ?? 10
+    guard (1..<20).contains(portVersion) else {
+      throw UsageError("--port-version must be 1-19 (20 and up needs Mode B security)")
+    }
+    let channels = try arguments.option("channels", as: UInt8.self) ?? 1
+    guard channels == 1 || channels == 2 else { throw UsageError("--channels must be 1 or 2") }
+    configuration = DeviceConfiguration(
+      portVersion: portVersion, serial: try arguments.option("serial") ?? "8881234567890123",
+      token: token, audioChannels: channels, seed: seed, link: link)
+
+    faults = FaultPlan(
+      dropLinkAfterNotifiedBytes: try arguments.option("drop-at-byte", as: Int.self),
+      dropLinkAt: try arguments.option("drop-at-seconds", as: Double.self).map { .seconds($0) },
+      corruptDataFrame: try arguments.option("corrupt-frame", as: Int.self),
+      duplicateDataFrame: try arguments.option("duplicate-frame", as: Int.self),
+      dropDataFrame: try arguments.option("drop-frame", as: Int.self),
+      flashFull: arguments.flag("flash-full"),
+      processingDelay: .milliseconds(try arguments.option("slow-ms", as: Int.self) ?? 0))
+    try arguments.finish()
+  }
+
+  func run() async throws {
+    let directory = flash ?? NSTemporaryDirectory() + "recorder-emulate-\(getpid())"
+    let time = EmulatorTime.real(timeScale == 1 ? .continuous : .scaled(timeScale))
+    let device: EmulatedDevice
+    do {
+      device = try EmulatedDevice(configuration: configuration, flashDirectory: directory, time: time)
+      if try await device.recordings().isEmpty {
+        if let minutes {
+          for length in minutes { try await device.addRecording(duration: .seconds(length * 60)) }
+        } else {
+          try await device.populate(count: recordings, seed: seed)
+        }
+      }
+      await device.setFaults(faults)
+    } catch {
+      throw CommandFailure(.ioError, "cannot set up the emulated device: \(error)")
+    }
+    let server = TCPCentralServer(central: EmulatorCentral(devices: [device]), host: host, port: port)
+    let bound: UInt16
+    do {
+      bound = try await server.start()
+    } catch {
+      throw CommandFailure(.unavailable, "cannot listen on \(host):\(port): \(error)")
+    }
+    print("tcp://\(host):\(bound)")
+    fflush(stdout)
+    printError("emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
+    try await keepManifest(device)
+  }
+
+  /// Writes the manifest at start and after every DELETE; otherwise just keeps running.
+  private func keepManifest(_ device: EmulatedDevice) async throws {
+    var written = -1
+    var recordings: [RecordingInfo] = []
+    if manifest != nil { recordings = (try? await device.recordings(includingDigests: true)) ?? [] }
+    while true {
+      if let manifest {
+        let deletes = await device.deleteLog
+        if deletes.count != written {
+          try writeManifest(manifest, recordings: recordings, deletes: deletes)
+          written = deletes.count
+        }
+      }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+  }
+
+  private func writeManifest(_ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord]) throws {
+    let document = JSONValue.object([
+      ("serial", .string(configuration.serial)),
+      (
+        "recordings",
+        .array(
+          recordings.map {
+            .object([
+              ("sessionId", .int(Int64($0.sessionId))), ("size", .int(Int64($0.size))),
+              ("sha256", .string($0.sha256 ?? "")),
+            ])
+          })
+      ),
+      (
+        "deletes",
+        .array(
+          deletes.map {
+            .object([
+              ("sessionId", .int(Int64($0.sessionId))),
+              ("virtualSeconds", .double($0.virtualTime.seconds)),
+              ("unixTime", .int(Int64($0.unixTime))),
+            ])
+          })
+      ),
+    ])
+    let temporary = path + ".tmp"
+    do {
+      try Data(document.serialized.utf8).write(to: URL(fileURLWithPath: temporary))
+      _ = rename(temporary, path)
+    } catch {
+      throw CommandFailure(.ioError, "cannot write the manifest \(path): \(error)")
+    }
+  }
+}
