@@ -1,0 +1,92 @@
+/// Faults to inject, set with ``EmulatedDevice/setFaults(_:)`` before or during a session.
+///
+/// Frame and byte counts are counted from the moment the plan is set, and each one-shot
+/// fault fires once. Actions that happen at a moment rather than on a count (reboot, going
+/// out of range) are methods on ``EmulatedDevice``.
+public struct FaultPlan: Sendable, Equatable {
+  /// Drop the link (``RecorderLink/DisconnectReason/linkLoss``) instead of sending the
+  /// notification that would take the bytes notified past this count: that many bytes
+  /// arrive, not one more.
+  public var dropLinkAfterNotifiedBytes: Int?
+  /// Drop the link at this virtual time (time since the clock's origin).
+  public var dropLinkAt: Duration?
+  /// XOR one byte in the middle of the data of this data frame (0 = the first data frame
+  /// sent after the plan is set): the frame stays well-formed, the sync tail CRC exposes it.
+  public var corruptDataFrame: Int?
+  /// Send this data frame twice.
+  public var duplicateDataFrame: Int?
+  /// Never send this data frame (the stream carries on past it).
+  public var dropDataFrame: Int?
+  /// The flash is full: STORAGE reports 0 free, a recording stops, REC_START is refused.
+  public var flashFull: Bool
+  /// Extra time the device takes before answering each request.
+  public var processingDelay: Duration
+
+  public init(
+    dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
+    corruptDataFrame: Int? = nil, duplicateDataFrame: Int? = nil, dropDataFrame: Int? = nil,
+    flashFull: Bool = false, processingDelay: Duration = .zero
+  ) {
+    self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
+    self.dropLinkAt = dropLinkAt
+    self.corruptDataFrame = corruptDataFrame
+    self.duplicateDataFrame = duplicateDataFrame
+    self.dropDataFrame = dropDataFrame
+    self.flashFull = flashFull
+    self.processingDelay = processingDelay
+  }
+
+  /// No faults.
+  public static let none = FaultPlan()
+}
+
+/// What the device has done, for tests, benchmarks and the CLI's manifest.
+public struct DeviceCounters: Sendable, Equatable {
+  /// Notifications sent (all characteristics), and their bytes.
+  public var framesNotified = 0
+  public var bytesNotified = 0
+  /// Bulk data frames sent (terminal frames excluded), and their file bytes.
+  public var dataFramesSent = 0
+  public var dataBytesSent = 0
+  /// Writes that reached the device.
+  public var writesReceived = 0
+  /// Writes that did not decode as a phone frame or message.
+  public var malformedWrites = 0
+  /// Requests ignored: before HANDSHAKE, or after a rejected token.
+  public var ignoredRequests = 0
+  /// Frames the device refused to send because they exceed MTU − 3.
+  public var oversizeFramesRefused = 0
+  /// Notifications dropped because the central had not subscribed.
+  public var notificationsUnsubscribed = 0
+  public var connectionEvents = 0
+  public var connections = 0
+  public var reboots = 0
+
+  public init() {}
+}
+
+/// One DELETE the device served (the CLI's manifest writes these).
+public struct DeleteRecord: Sendable, Equatable {
+  public var sessionId: UInt32
+  /// Virtual time since the clock's origin.
+  public var virtualTime: Duration
+  /// The device's clock (unix seconds) at the time.
+  public var unixTime: UInt32
+}
+
+/// A recording on the emulated flash.
+public struct RecordingInfo: Sendable, Equatable {
+  /// Start time, unix seconds.
+  public var sessionId: UInt32
+  /// Bytes of raw device audio (what LIST reports).
+  public var size: Int
+  public var scene: UInt8
+  /// True while the device is still recording it.
+  public var isRecording: Bool
+  /// Duration as LIST implies: size / (80 × channels) × 20 ms.
+  public var durationMs: Int
+  /// Lower-case hex SHA-256 of the file; nil unless asked for.
+  public var sha256: String?
+  /// The file on the host.
+  public var path: String
+}

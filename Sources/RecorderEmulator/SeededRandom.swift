@@ -1,0 +1,21 @@
+/// SplitMix64: a tiny deterministic generator, so a device seed means the same addresses,
+/// recordings and lengths on every platform.
+struct SeededRandom: Sendable {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var value = state
+    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+    return value ^ (value >> 31)
+  }
+
+  /// Uniform in `range` (small ranges; modulo bias is irrelevant here).
+  mutating func next(in range: ClosedRange<Int>) -> Int {
+    let width = UInt64(range.upperBound - range.lowerBound + 1)
+    return range.lowerBound + Int(next() % width)
+  }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import RecorderEmulator
+import RecorderLink
+import RecorderProtocol
+
+/// One emulated device on a manual clock (auto-advancing when the system is quiet), its
+/// in-process central and a temporary flash directory.
+struct TestBench {
+  let clock: ManualClock
+  let device: EmulatedDevice
+  let central: EmulatorCentral
+  let directory: String
+  let seed: UInt64
+
+  init(
+    seed: UInt64 = 1, configuration: DeviceConfiguration? = nil, autoAdvance: Bool = true
+  ) throws {
+    self.seed = seed
+    clock = ManualClock()
+    directory = NSTemporaryDirectory() + "recorder-emulator-tests-\(UUID().uuidString)"
+    let configuration = configuration ?? DeviceConfiguration(seed: seed)
+    device = try EmulatedDevice(
+      configuration: configuration, flashDirectory: directory, time: .manual(clock))
+    central = EmulatorCentral(device: device)
+    if autoAdvance { clock.startAutoAdvance() }
+  }
+
+  func cleanUp() {
+    clock.stopAutoAdvance()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// The first advertisement heard.
+  func firstAdvertisement() async -> Advertisement? {
+    for await advertisement in central.scan(services: [RecorderGATT.service]) {
+      return advertisement
+    }
+    return nil
+  }
+
+  /// Scans, connects, asks for `mtu`, subscribes: the §4 steps before HANDSHAKE.
+  func connectPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
+    guard let advertisement = await firstAdvertisement() else { throw TestFailure("no advert") }
+    let link = try await central.connect(advertisement.peripheral, timeout: .seconds(10))
+    _ = try await link.requestMTU(mtu)
+    try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
+    return Phone(link: link, portVersion: device.configuration.portVersion)
+  }
+
+  /// Connected and authenticated with the right token.
+  func authenticatedPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
+    let phone = try await connectPhone(mtu: mtu)
+    let reply = try await phone.request(
+      .handshake(HandshakeRequest(token: device.configuration.token)))
+    guard case .handshake(let response) = reply, response.status == 0 else {
+      throw TestFailure("handshake failed: \(reply)")
+    }
+    return phone
+  }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The phone side of the protocol, as raw frames: encodes `PhoneMessage`, decodes what the
+/// device notifies. Used from one test task only.
+final class Phone {
+  let link: any PeripheralLink
+  let portVersion: UInt16
+  private var iterator: BackpressureStream<LinkEvent>.Iterator
+  /// Set when the link's events ended.
+  private(set) var disconnectReason: DisconnectReason?
+  /// Battery notifications seen while waiting for vendor frames.
+  private(set) var batteryNotifications: [[UInt8]] = []
+
+  init(link: any PeripheralLink, portVersion: UInt16) {
+    self.link = link
+    self.portVersion = portVersion
+    iterator = link.events.makeAsyncIterator()
+  }
+
+  func send(_ message: PhoneMessage) async throws {
+    try await sendRaw(message.encoded(portVersion: portVersion))
+  }
+
+  func sendRaw(_ bytes: [UInt8]) async throws {
+    try await link.write(bytes, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+  }
+
+  /// The next raw link event.
+  func nextEvent() async -> LinkEvent? {
+    let event = await iterator.next()
+    if case .disconnected(let reason) = event { disconnectReason = reason }
+    return event
+  }
+
+  /// The next vendor notification's bytes; nil when the link ended.
+  func nextValue() async -> [UInt8]? {
+    while let event = await nextEvent() {
+      switch event {
+      case .notification(let characteristic, let value):
+        if characteristic == RecorderGATT.notifyCharacteristic { return value }
+        batteryNotifications.append(value)
+      case .disconnected: return nil
+      case .readyToSendWriteWithoutResponse, .bondStateChanged: continue
+      }
+    }
+    return nil
+  }
+
+  /// The next vendor frame, decoded.
+  func nextFrame() async throws -> Frame {
+    guard let value = await nextValue() else {
+      throw TestFailure("link ended: \(String(describing: disconnectReason))")
+    }
+    return try Frame(decoding: value, portVersion: portVersion)
+  }
+
+  /// The next control message from the device.
+  func nextMessage() async throws -> DeviceMessage {
+    while true {
+      let frame = try await nextFrame()
+      if case .control(let control) = frame {
+        return try DeviceMessage(control, portVersion: portVersion)
+      }
+    }
+  }
+
+  func request(_ message: PhoneMessage) async throws -> DeviceMessage {
+    try await send(message)
+    return try await nextMessage()
+  }
+
+  /// Events left after a local disconnect (the device must have said nothing).
+  func disconnectAndDrain() async -> [LinkEvent] {
+    await link.disconnect()
+    var rest: [LinkEvent] = []
+    while let event = await nextEvent() { rest.append(event) }
+    return rest
+  }
+}
