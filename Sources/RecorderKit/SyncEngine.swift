@@ -32,6 +32,8 @@ public actor SyncEngine {
     public var checkpointBytes: Int64 = 32 * 1024
     /// Re-issues allowed per file before giving up on it for this run.
     public var maximumReissues = 20
+    /// Where exports go (default `<root>/exports`).
+    public var exportDirectory: String?
     public init() {}
   }
 
@@ -363,7 +365,7 @@ public actor SyncEngine {
     try storage { () throws(StorageError) in try fileSystem.createDirectory(path) }
   }
 
-  private var exportDirectory: String { root + "/exports" }
+  private var exportDirectory: String { options.exportDirectory ?? root + "/exports" }
   private func deviceDirectory(_ serial: String) -> String { root + "/" + serial }
   private func partPath(_ record: RecordingRecord) -> String {
     deviceDirectory(record.serial) + "/\(record.sessionId).part"

@@ -36,6 +36,8 @@ public struct SyncReport: Sendable, Equatable {
   public var reissues = 0
   /// Files left on the device because they were still being recorded.
   public var skippedInProgress: [UInt32] = []
+
+  public init() {}
 }
 
 /// Why a sync stopped early.

@@ -1,27 +1,9 @@
 import RecorderProtocol
 
-/// `recorder demo`: until the sync engine lands, decodes a captured V0095 session
-/// (PROTOCOL.md §11) frame by frame, so a fresh clone shows the protocol layer at work.
-struct DemoCommand: RecorderCommand {
-  static let name = "demo"
-  static let abstract = "Show RecorderKit at work (for now: decode a captured session)."
-  static let help = """
-    OVERVIEW: Run the demonstration. Until the sync engine lands this decodes the captured
-    Plaud Note V0095 session of shared/PROTOCOL.md §11, frame by frame, both directions.
-
-    USAGE: recorder demo [--json]
-
-    OPTIONS:
-      --json       One JSON object per frame.
-      -h, --help   Show this help.
-    """
-
+/// `recorder demo --capture`: decodes the captured V0095 session of PROTOCOL.md §11 frame by
+/// frame, both directions.
+struct CaptureDemo {
   var json: Bool
-
-  init(arguments: inout Arguments) throws {
-    json = arguments.flag("json")
-    try arguments.finish()
-  }
 
   /// The §11 capture, in session order.
   static let capture: [(Direction, String)] = [
@@ -55,6 +37,6 @@ struct DemoCommand: RecorderCommand {
         print(renderText(fields, indent: "  "))
       }
     }
-    print("\nDone: every frame decoded. The emulator and sync arrive with the next issues.")
+    print("\nDone: every frame decoded.")
   }
 }

@@ -139,7 +139,7 @@ struct EmulateCommand: RecorderCommand {
       throw CommandFailure(.unavailable, "cannot listen on \(host):\(port): \(error)")
     }
     print("tcp://\(host):\(bound)")
-    fflush(stdout)
+    fflush(nil)
     printError("emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
     try await keepManifest(device)
   }

@@ -9,12 +9,18 @@ import RecorderProtocol
 
 /// Writes a line to stderr (progress and errors never go to stdout).
 func printError(_ text: String) {
-  var line = text + "\n"
-  // write(2) on descriptor 2: no shared FILE* state, so nothing to guard across threads.
+  printErrorInline(text + "\n")
+}
+
+/// Writes to stderr without a newline (progress bars redrawn in place). Uses write(2) on
+/// descriptor 2: no shared FILE* state, so nothing to guard across threads.
+func printErrorInline(_ text: String) {
+  var line = text
   line.withUTF8 { buffer in
     var sent = 0
     while sent < buffer.count {
-      let result = write(2, buffer.baseAddress! + sent, buffer.count - sent)
+      guard let base = buffer.baseAddress else { return }
+      let result = write(2, base + sent, buffer.count - sent)
       guard result > 0 else { return }
       sent += result
     }

@@ -1,0 +1,87 @@
+import Foundation
+import RecorderAudio
+import RecorderKit
+import RecorderLink
+import RecorderStore
+
+/// `recorder sync`: every recording from a device into a folder, exactly once, verified,
+/// then deleted from the device (unless `--keep-on-device`).
+struct SyncCommand: RecorderCommand {
+  static let name = "sync"
+  static let abstract = "Sync a device's recordings to a folder, exactly once, verified."
+  static let help = """
+    OVERVIEW: Transfer every recording from the device to DIR, verify it, export it, and
+    only then delete it from the device. Safe to interrupt at any moment: run it again and
+    it resumes from its journal (DIR/journal.sqlite), with each recording exactly once in
+    DIR/exports. Progress goes to stderr; the summary to stdout.
+
+    USAGE: recorder sync --device URL --token T --out DIR [--format F] [options]
+
+    OPTIONS:
+    \(DeviceOptions.help)
+      --out DIR             Where the journal, raw copies and exports go.
+      --format F            mp3 (default), wav, opus, pcm, or raw (keep device bytes only).
+      --channels 1|2        Export channels (default: as recorded).
+      --keep-on-device      Do not delete device copies.
+      --attempts N          Reconnect up to N times after a link loss (default 20).
+      --json                The summary as JSON.
+      -h, --help            Show this help.
+    """
+
+  var device: DeviceOptions
+  var out: String
+  var format: ExportFormat?
+  var channels: Int?
+  var keepOnDevice: Bool
+  var attempts: Int
+  var json: Bool
+
+  init(arguments: inout Arguments) throws {
+    device = try DeviceOptions(arguments: &arguments)
+    out = try arguments.required("out")
+    let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm", "raw"]) ?? "mp3"
+    format = formatName == "raw" ? nil : ExportFormat(rawValue: formatName)
+    channels = try arguments.option("channels", as: Int.self)
+    if let channels, channels != 1, channels != 2 { throw UsageError("--channels must be 1 or 2") }
+    keepOnDevice = arguments.flag("keep-on-device")
+    attempts = try arguments.option("attempts", as: Int.self) ?? 20
+    guard attempts >= 1 else { throw UsageError("--attempts must be at least 1") }
+    json = arguments.flag("json")
+    try arguments.finish()
+  }
+
+  func run() async throws {
+    let fileSystem = PosixFileSystem()
+    do { try fileSystem.createDirectory(out) } catch {
+      throw CommandFailure(.ioError, "\(error)")
+    }
+    let journal: Journal
+    do { journal = try Journal(path: out + "/journal.sqlite") } catch {
+      throw CommandFailure(.ioError, "\(error)")
+    }
+    var options = SyncEngine.Options()
+    options.format = format
+    options.channels = channels
+    options.deleteFromDevice = !keepOnDevice
+    let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
+    let renderer = ProgressRenderer()
+    let rendering = Task { await renderer.run(engine.events) }
+
+    let deviceOptions = device
+    let serial = Locked<String?>(device.serial)
+    let runner = SyncRunner(engine: engine, maximumAttempts: attempts) {
+      var options = deviceOptions
+      options.serial = serial.withLock { $0 }
+      let (session, central) = try await options.connect()
+      let found = await session.info.serial
+      serial.withLock { $0 = found }
+      return (BLETransport(session: session), { await session.close(); central.close() })
+    }
+    let report = try await runner.run()
+    rendering.cancel()
+    print(json ? renderSummaryJSON(report) : renderSummary(report))
+    if report.files.contains(where: { !$0.verified }) {
+      throw CommandFailure(.failure, "some recordings could not be verified; they were kept on the device")
+    }
+  }
+}

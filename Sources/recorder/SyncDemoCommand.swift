@@ -1,0 +1,123 @@
+import Foundation
+import RecorderAudio
+import RecorderEmulator
+import RecorderKit
+import RecorderLink
+import RecorderProtocol
+import RecorderStore
+
+/// `recorder demo`: the main job end to end against an emulated device, in seconds.
+struct DemoCommand: RecorderCommand {
+  static let name = "demo"
+  static let abstract = "Sync an emulated recorder (one recording an hour long) to ./recordings."
+  static let help = """
+    OVERVIEW: Start an emulated Plaud Note with four recordings (one an hour long), connect,
+    authenticate, and sync them: transfer over the simulated BLE link, verify, store, export,
+    delete from the device. Progress bars on stderr when it is a terminal, plain lines
+    otherwise; exports land in ./recordings; a summary table at the end, then the device's
+    list, now empty. The link runs in virtual time, so the hour of audio that takes the radio
+    about nine minutes takes seconds here.
+
+    USAGE: recorder demo [--realtime] [--format F] [--out DIR] [--capture] [--json]
+
+    OPTIONS:
+      --realtime     Run the link at radio speed (the hour-long file takes ~9 minutes).
+      --format F     mp3 (default), wav, opus or pcm.
+      --out DIR      Where exports go (default ./recordings).
+      --capture      Instead, decode the captured V0095 session of PROTOCOL.md §11.
+      --json         With --capture: one JSON object per frame.
+      -h, --help     Show this help.
+    """
+
+  var realtime: Bool
+  var format: ExportFormat
+  var out: String
+  var capture: Bool
+  var json: Bool
+
+  init(arguments: inout Arguments) throws {
+    realtime = arguments.flag("realtime")
+    let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm"]) ?? "mp3"
+    format = ExportFormat(rawValue: formatName) ?? .mp3
+    out = try arguments.option("out") ?? "recordings"
+    capture = arguments.flag("capture")
+    json = arguments.flag("json")
+    try arguments.finish()
+  }
+
+  func run() async throws {
+    if capture {
+      try await CaptureDemo(json: json).run()
+      return
+    }
+    let started = ContinuousClock.now
+    let work = NSTemporaryDirectory() + "recorder-demo-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    let manual = ManualClock()
+    let deviceTime: EmulatorTime = realtime ? .real(.continuous) : .manual(manual)
+    let sessionClock: AnyClock = realtime ? .continuous : AnyClock(manual)
+    if !realtime { manual.startAutoAdvance() }
+    defer { manual.stopAutoAdvance() }
+
+    printError("Setting up an emulated Plaud Note (V0095) with 4 recordings: 60 min, 5 min, 2 min, 30 s …")
+    let device: EmulatedDevice
+    do {
+      device = try EmulatedDevice(flashDirectory: work + "/flash", time: deviceTime)
+      for minutes in [60.0, 5, 2, 0.5] { try await device.addRecording(duration: .seconds(minutes * 60)) }
+    } catch {
+      throw CommandFailure(.ioError, "cannot set up the emulated device: \(error)")
+    }
+    let central = EmulatorCentral(devices: [device])
+    let state = work + "/state"
+    let fileSystem = PosixFileSystem()
+    let journal: Journal
+    do {
+      try fileSystem.createDirectory(state)
+      try fileSystem.createDirectory(out)
+      journal = try Journal(path: state + "/journal.sqlite")
+    } catch {
+      throw CommandFailure(.ioError, "\(error)")
+    }
+    var options = SyncEngine.Options()
+    options.format = format
+    options.exportDirectory = out
+    let engine = SyncEngine(
+      journal: journal, fileSystem: fileSystem, root: state, options: options, clock: sessionClock)
+    let renderer = ProgressRenderer()
+    let rendering = Task { await renderer.run(engine.events) }
+
+    var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)
+    configuration.clock = sessionClock
+    let sessionConfiguration = configuration
+    let runner = SyncRunner(engine: engine, maximumAttempts: 3) {
+      let found = try await DeviceScanner(central: central).find(
+        serial: device.serial, timeout: .seconds(10), clock: sessionClock)
+      let session = try await DeviceSession.connect(
+        to: found, using: central, configuration: sessionConfiguration)
+      return (BLETransport(session: session), { await session.close() })
+    }
+    let syncStart = manual.elapsed
+    let report = try await runner.run()
+    let virtual = manual.elapsed - syncStart
+    rendering.cancel()
+    print(renderSummary(report))
+
+    let found = try await DeviceScanner(central: central).find(
+      serial: device.serial, timeout: .seconds(10), clock: sessionClock)
+    let session = try await DeviceSession.connect(to: found, using: central, configuration: sessionConfiguration)
+    let left = try await session.listRecordings()
+    await session.close()
+    let real = ContinuousClock.now - started
+    print("\nThe device now holds \(left.count) recording\(left.count == 1 ? "" : "s").")
+    let bytes = report.files.reduce(Int64(0)) { $0 + $1.size }
+    if realtime {
+      print("Synced \(formatBytes(bytes)) in \(Int(real.seconds)) s at radio speed.")
+    } else {
+      print(
+        "Synced \(formatBytes(bytes)) in \(String(format: "%.1f", real.seconds)) s of real time; "
+          + "the simulated radio took \(Int(virtual.seconds)) s "
+          + "(2M PHY, 15 ms interval, 5 packets per event).")
+    }
+    print("Exports are in \(out)/.")
+  }
+}
