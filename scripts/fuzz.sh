@@ -4,7 +4,7 @@
 # and leaves its input as crash-* in the working directory.
 set -euo pipefail
 seconds=${1:-300}
-out=.build/fuzz
+out=${FUZZ_OUT:-.build/fuzz}  # FUZZ_OUT: another build folder
 mkdir -p "$out"
 
 # name : module source folders : fuzz entry file
@@ -13,12 +13,48 @@ targets=(
 )
 [ -f Fuzz/targets.extra ] && while read -r line; do [ -n "$line" ] && targets+=("$line"); done < Fuzz/targets.extra
 
+# FUZZ_TARGETS="a b" limits the run to those names.
+if [ -n "${FUZZ_TARGETS:-}" ]; then
+  kept=()
+  for spec in "${targets[@]}"; do
+    for wanted in $FUZZ_TARGETS; do [ "${spec%%:*}" = "$wanted" ] && kept+=("$spec"); done
+  done
+  targets=("${kept[@]}")
+fi
+
+# The target's sources import package modules it does not compile itself (RecorderLink imports
+# RecorderProtocol and CCrypto): a Swift module under Sources/ is built first as its own
+# module (sanitized alike) and linked; a C module contributes its module map and library.
+deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc flags
+  local dirs=$1 flags=() mod files=()
+  for dir in ${dirs//,/ }; do files+=("$dir"/*.swift); done
+  local own=" "; for dir in ${dirs//,/ }; do own+="$(basename "$dir") "; done
+  for mod in $(cat "${files[@]}" | sed -n 's/^ *\(@_exported \)\{0,1\}import \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' | sort -u); do
+    [[ "$own" == *" $mod "* ]] && continue
+    if [ -f "Sources/$mod/module.modulemap" ]; then
+      flags+=(-Xcc "-fmodule-map-file=Sources/$mod/module.modulemap")
+      for lib in $(sed -n 's/^ *link "\(.*\)"/\1/p' "Sources/$mod/module.modulemap"); do flags+=("-l$lib"); done
+    elif ls "Sources/$mod"/*.swift >/dev/null 2>&1; then
+      if [ ! -f "$out/modules/$mod.swiftmodule" ]; then
+        mkdir -p "$out/modules"
+        # shellcheck disable=SC2046
+        swiftc -sanitize=fuzzer,address -parse-as-library -O -g $(deps_flags "Sources/$mod") \
+          -module-name "$mod" -emit-module -emit-module-path "$out/modules/$mod.swiftmodule" \
+          -emit-library -static -o "$out/modules/lib$mod.a" "Sources/$mod"/*.swift >&2
+      fi
+      flags+=(-I "$out/modules" -L "$out/modules" "-l$mod")
+    fi
+  done
+  echo "${flags[@]}"
+}
+
 for spec in "${targets[@]}"; do
   IFS=: read -r name dirs entry <<<"$spec"
   sources=()
   for dir in ${dirs//,/ }; do sources+=("$dir"/*.swift); done
   echo "== building $name" >&2
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
+  # shellcheck disable=SC2046
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g $(deps_flags "$dirs") \
     -module-name "Fuzz_${name//-/_}" "${sources[@]}" "$entry" -o "$out/$name"
 done
 
