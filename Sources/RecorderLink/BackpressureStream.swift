@@ -45,6 +45,8 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
       var head = 0
       var finished = false
       var consumer: CheckedContinuation<Element?, Never>?
+      /// The consumer's task was cancelled before it parked in `consumer`.
+      var consumerCancelled = false
       var roomWaiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
       var count: Int { buffer.count - head }
     }
@@ -78,7 +80,25 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
       for waiter in waiters { waiter.resume() }
     }
 
+    /// The next element; nil once finished and drained, or when the consuming task is
+    /// cancelled while it waits (like `AsyncStream`), so a cancelled consumer never hangs.
     func next() async -> Element? {
+      await withTaskCancellationHandler {
+        await waitForNext()
+      } onCancel: {
+        let consumer = state.withLock { state -> CheckedContinuation<Element?, Never>? in
+          guard let consumer = state.consumer else {
+            state.consumerCancelled = true
+            return nil
+          }
+          state.consumer = nil
+          return consumer
+        }
+        consumer?.resume(returning: nil)
+      }
+    }
+
+    private func waitForNext() async -> Element? {
       await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
         let (result, ready) = state.withLock {
           state -> (Element??, [CheckedContinuation<Void, Never>]) in
@@ -95,6 +115,10 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
             return (.some(element), ready)
           }
           if state.finished { return (.some(nil), []) }
+          if state.consumerCancelled {
+            state.consumerCancelled = false
+            return (.some(nil), [])
+          }
           state.consumer = continuation
           let ready = state.roomWaiters.map(\.continuation)
           state.roomWaiters = []

@@ -106,6 +106,13 @@ struct TCPLinkMessageTests {
 
   /// The worked example of docs/tcp-link.md, byte for byte.
   @Test func docsWorkedExamples() throws {
+    #expect(
+      TCPLinkMessage.connect(
+        request: 1, peripheral: PeripheralID("echo1"), timeoutNanoseconds: 1_000_000_000
+      ).encoded() == [
+        0x14, 0, 0, 0, 0x13, 1, 0, 0, 0, 0x00, 0xCA, 0x9A, 0x3B, 0, 0, 0, 0,
+        5, 0, 0x65, 0x63, 0x68, 0x6F, 0x31,
+      ])
     let hello = TCPLinkMessage.hello(version: 1).encoded()
     #expect(hello == [0x07, 0, 0, 0, 0x01, 0x52, 0x4B, 0x54, 0x4C, 0x01, 0x00])
     let write = TCPLinkMessage.write(
