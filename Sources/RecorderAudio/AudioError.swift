@@ -30,6 +30,8 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
   case oggFailed(stage: String)
   /// The WAV would exceed RIFF's 32-bit sizes (4 GiB); use raw PCM or split the export.
   case wavTooLarge(dataBytes: UInt64)
+  /// The export's task was cancelled; the partial output was removed.
+  case cancelled
   /// A file could not be opened, read or written (`errno` and its text).
   case io(path: String, operation: String, errno: Int32, message: String)
 
@@ -59,6 +61,8 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
       return "libogg \(stage) failed"
     case .wavTooLarge(let dataBytes):
       return "\(dataBytes) bytes of samples exceed the WAV (RIFF) 4 GiB limit; export pcm instead"
+    case .cancelled:
+      return "export cancelled"
     case .io(let path, let operation, let errno, let message):
       return "\(operation) \(path): \(message) (errno \(errno))"
     }

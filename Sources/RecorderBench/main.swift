@@ -1,2 +1,36 @@
-// Benchmarks print figures; they never fail a test run.
-print("no benchmarks yet")
+// recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
+//
+// USAGE: recorder-bench [audio|all]
+// Each section lives in its own file and registers here; `all` (the default) runs them all.
+// Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
+//   recorder-bench audio-export-child INPUT OUTPUT FORMAT CHANNELS
+//   recorder-bench audio-generate PATH SECONDS CHANNELS [SEED]
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The benchmark sections, in the order `all` runs them.
+let sections: [(name: String, run: () throws -> Void)] = [
+  ("audio", AudioBenchmarks.run)
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let word = arguments.first ?? "all"
+do {
+  if AudioBenchmarks.handleHelper(arguments) {
+    exit(0)
+  } else if word == "all" {
+    for section in sections { try section.run() }
+  } else if let section = sections.first(where: { $0.name == word }) {
+    try section.run()
+  } else {
+    print("USAGE: recorder-bench [\((sections.map(\.name) + ["all"]).joined(separator: "|"))]")
+    exit(64)
+  }
+} catch {
+  print("benchmark failed: \(error)")
+  exit(1)
+}

@@ -8,6 +8,7 @@
 let commands: [any RecorderCommand.Type] = [
   DecodeCommand.self,
   DemoCommand.self,
+  ExportCommand.self,
 ]
 
 let code = await runCommandLine(commands, arguments: Array(CommandLine.arguments.dropFirst()))

@@ -4,11 +4,12 @@
   import Darwin
 #endif
 
-/// A path in a per-process temporary folder (removed by the caller with `removeFile`).
+/// A fresh path in a per-process temporary folder (removed by the caller with `removeFile`);
+/// a random prefix keeps tests that run in parallel from sharing files.
 func temporaryPath(_ name: String) -> String {
   let folder = "/tmp/recorder-audio-tests-\(getpid())"
   mkdir(folder, 0o755)
-  return folder + "/" + name
+  return folder + "/" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-" + name
 }
 
 func removeFile(_ path: String) { unlink(path) }
