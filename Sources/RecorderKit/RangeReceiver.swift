@@ -20,7 +20,12 @@ final class RangeReceiver: @unchecked Sendable {
     var startedAt: Duration = .zero
     var startOffset: Int64 = 0
     var lastProgress: Duration = .zero
+    /// Accepted bytes not yet handed to the file: one write(2) per 64 KiB, not per frame.
+    var pending: [UInt8] = []
   }
+
+  /// Bytes gathered before a write(2).
+  static let writeBufferBytes = 64 * 1024
 
   private let file: any DurableFile
   private let frameBytes: Int
@@ -73,30 +78,43 @@ final class RangeReceiver: @unchecked Sendable {
 
   private func accept(_ data: [UInt8], at start: Int64) -> StreamDecision {
     guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else { return .stop }
-    do {
-      try file.write(data)
-    } catch {
-      state.withLock { $0.storageError = error }
-      return .stop
-    }
-    let (offset, needsCheckpoint) = state.withLock { state -> (Int64, Bool) in
+    let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
+      state.pending += data
       state.offset += Int64(data.count)
       state.bytesReceived += Int64(data.count)
       state.requestCRC.update(data)
-      return (state.offset, state.offset - state.durableOffset >= checkpointBytes)
+      return (
+        state.offset, state.pending.count >= Self.writeBufferBytes,
+        state.offset - state.durableOffset >= checkpointBytes
+      )
     }
-    if needsCheckpoint {
-      do { try flush() } catch {
-        state.withLock { $0.storageError = error }
-        return .stop
+    do {
+      if needsCheckpoint {
+        try flush()
+      } else if needsWrite {
+        try writePending()
       }
+    } catch {
+      state.withLock { $0.storageError = error }
+      return .stop
     }
     reportProgress(offset: offset)
     return .continue
   }
 
-  /// fsync what was written; the durable offset is the last whole frame written.
+  /// Hands buffered bytes to the file (no fsync).
+  private func writePending() throws(StorageError) {
+    let bytes = state.withLock { state -> [UInt8] in
+      defer { state.pending.removeAll(keepingCapacity: true) }
+      return state.pending
+    }
+    guard !bytes.isEmpty else { return }
+    try file.write(bytes)
+  }
+
+  /// Writes and fsyncs what was received; the durable offset is the last whole frame.
   func flush() throws(StorageError) {
+    try writePending()
     try file.sync()
     state.withLock { state in
       state.durableOffset = state.offset - state.offset % Int64(frameBytes)

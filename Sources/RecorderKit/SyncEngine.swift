@@ -29,7 +29,7 @@ public actor SyncEngine {
     /// Export files whose CRC never matched (kept and never deleted either way).
     public var exportUnverified = false
     /// Bytes between fsync checkpoints of a partial file.
-    public var checkpointBytes: Int64 = 32 * 1024
+    public var checkpointBytes: Int64 = 256 * 1024
     /// Re-issues allowed per file before giving up on it for this run.
     public var maximumReissues = 20
     /// Where exports go (default `<root>/exports`).

@@ -5,8 +5,8 @@
 /// - explicitly, with ``advance(by:)`` / ``advance(to:)``, which resume every sleeper whose
 ///   deadline has been reached, earliest first;
 /// - automatically, when ``startAutoAdvance()`` is on: whenever the system has gone quiet
-///   (nobody holds a ``beginWork()`` token and no sleeper or explicit ``noteActivity()``
-///   arrived for a while), the clock jumps to the earliest sleeper's deadline. This is a
+///   (nobody holds a ``beginWork()`` token, no busy probe says otherwise, and no sleeper or
+///   explicit ``noteActivity()`` arrived for a moment of real time), the clock jumps to the earliest sleeper's deadline. This is a
 ///   discrete-event simulation: nothing happens between events, so nothing is lost by
 ///   skipping the gap.
 ///
@@ -34,6 +34,8 @@ public final class ManualClock: Clock, Sendable {
     var activity: UInt64 = 0
     var busy = 0
     var cancelled: Set<UInt64> = []
+    var probes: [Int: @Sendable () -> Bool] = [:]
+    var nextProbe = 0
   }
 
   private let state = Locked(State())
@@ -145,25 +147,32 @@ public final class ManualClock: Clock, Sendable {
     deinit { end() }
   }
 
-  /// Starts advancing time automatically whenever the system is quiet: no work tokens held
-  /// and no activity across `quietYields` scheduler turns. Stop with ``stopAutoAdvance()``.
-  public func startAutoAdvance(quietYields: Int = 64) {
-    let task = Task.detached(priority: .low) { [weak self] in
+  /// Starts advancing time automatically whenever the system is quiet: no work tokens held,
+  /// no busy probe answering true, and no activity for `quietChecks` polls `pollInterval`
+  /// of real time apart. Then the clock jumps to the earliest sleeper's deadline. Stop with
+  /// ``stopAutoAdvance()``.
+  ///
+  /// The driver sleeps in real time between polls (it never spins), so it costs no CPU
+  /// while the simulation works; each automatic jump costs about `quietChecks ×
+  /// pollInterval` of real time. Work that takes real time but no simulated time (hashing,
+  /// fsync, exporting) should hold a ``beginWork()`` token so no jump happens under it.
+  public func startAutoAdvance(pollInterval: Duration = .microseconds(500), quietChecks: Int = 4) {
+    let task = Task.detached { [weak self] in
       var lastSeen: UInt64 = .max
       var quiet = 0
       while !Task.isCancelled {
-        await Task.yield()
+        do { try await Task.sleep(for: pollInterval) } catch { return }
         guard let self else { return }
-        let (activity, busy, hasSleepers) = self.state.withLock {
-          ($0.activity, $0.busy, !$0.sleepers.isEmpty)
+        let (activity, busy, hasSleepers, probes) = self.state.withLock {
+          ($0.activity, $0.busy, !$0.sleepers.isEmpty, Array($0.probes.values))
         }
-        if activity != lastSeen || busy > 0 || !hasSleepers {
+        if activity != lastSeen || busy > 0 || !hasSleepers || probes.contains(where: { $0() }) {
           lastSeen = activity
           quiet = 0
           continue
         }
         quiet += 1
-        if quiet >= quietYields {
+        if quiet >= quietChecks {
           quiet = 0
           self.advanceToNextDeadline()
         }
@@ -173,6 +182,22 @@ public final class ManualClock: Clock, Sendable {
       old?.cancel()
       old = task
     }
+  }
+
+  /// Registers a check the auto-advance driver consults: while it returns true (a queue not
+  /// yet drained, say), time holds still. Returns a key for ``removeBusyProbe(_:)``.
+  @discardableResult
+  public func addBusyProbe(_ probe: @escaping @Sendable () -> Bool) -> Int {
+    state.withLock { state in
+      state.nextProbe += 1
+      state.probes[state.nextProbe] = probe
+      return state.nextProbe
+    }
+  }
+
+  /// Removes a probe added with ``addBusyProbe(_:)``.
+  public func removeBusyProbe(_ key: Int) {
+    state.withLock { _ = $0.probes.removeValue(forKey: key) }
   }
 
   /// Stops the auto-advance driver.

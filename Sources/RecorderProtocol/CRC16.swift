@@ -11,9 +11,22 @@ public struct CRC16: Sendable, Equatable {
 
   /// Folds `bytes` into the running CRC.
   public mutating func update<C: Sequence>(_ bytes: C) where C.Element == UInt8 {
+    let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
+    guard done == nil else { return }
     var crc = value
     for byte in bytes {
       crc = (crc << 8) ^ Self.table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+    }
+    value = crc
+  }
+
+  /// The fast path: a table lookup per byte over contiguous memory, no generic iteration.
+  private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+    var crc = value
+    Self.table.withUnsafeBufferPointer { table in
+      for byte in buffer {
+        crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+      }
     }
     value = crc
   }

@@ -96,7 +96,7 @@ struct ManualClockTests {
     try await withTimeout {
       let clock = ManualClock()
       let token = clock.beginWork()
-      clock.startAutoAdvance(quietYields: 4)
+      clock.startAutoAdvance(quietChecks: 2)
       defer { clock.stopAutoAdvance() }
       let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
       await sleepers(clock, 1)
