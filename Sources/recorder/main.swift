@@ -9,6 +9,10 @@ let commands: [any RecorderCommand.Type] = [
   DecodeCommand.self,
   DemoCommand.self,
   ExportCommand.self,
+  EmulateCommand.self,
+  ListCommand.self,
+  InfoCommand.self,
+  SyncCommand.self,
 ]
 
 let code = await runCommandLine(commands, arguments: Array(CommandLine.arguments.dropFirst()))
