@@ -34,6 +34,22 @@ deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc
     if [ -f "Sources/$mod/module.modulemap" ]; then
       flags+=(-Xcc "-fmodule-map-file=Sources/$mod/module.modulemap")
       for lib in $(sed -n 's/^ *link "\(.*\)"/\1/p' "Sources/$mod/module.modulemap"); do flags+=("-l$lib"); done
+      # Its pkg-config header paths (opus.h lives in /usr/include/opus, lame.h in …/lame).
+      local pc; pc=$(sed -n "s/.*name: \"$mod\", pkgConfig: \"\([^\"]*\)\".*/\1/p" Package.swift)
+      [ -n "$pc" ] && for inc in $(pkg-config --cflags-only-I "$pc"); do flags+=(-Xcc "$inc"); done
+    elif [ -d "Sources/$mod/include" ]; then
+      # A C target (COpusShim): compile its .c files, give clang a module map for its header.
+      mkdir -p "$out/c/$mod"
+      printf 'module %s {\n  header "%s"\n  export *\n}\n' "$mod" \
+        "$PWD/$(ls "Sources/$mod/include"/*.h | head -n 1)" >"$out/c/$mod/module.modulemap"
+      local pcs; pcs=$(sed -n 's/.*pkgConfig: "\([^"]*\)".*/\1/p' Package.swift | tr '\n' ' ')
+      for c in "Sources/$mod"/*.c; do
+        # shellcheck disable=SC2046,SC2086
+        clang -O1 -g -c -I "Sources/$mod/include" $(pkg-config --cflags-only-I $pcs) "$c" \
+          -o "$out/c/$mod/$(basename "$c" .c).o" >&2
+        flags+=("$out/c/$mod/$(basename "$c" .c).o")
+      done
+      flags+=(-Xcc "-fmodule-map-file=$out/c/$mod/module.modulemap")
     elif ls "Sources/$mod"/*.swift >/dev/null 2>&1; then
       if [ ! -f "$out/modules/$mod.swiftmodule" ]; then
         mkdir -p "$out/modules"
