@@ -63,6 +63,6 @@ let package = Package(
     .testTarget(
       name: "RecorderKitTests",
       dependencies: ["RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink"]),
-    .testTarget(name: "CLITests", dependencies: ["recorder"]),
+    .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
   ]
 )
