@@ -102,6 +102,9 @@ struct EmulateCommand: RecorderCommand {
     configuration = DeviceConfiguration(
       portVersion: portVersion, serial: try arguments.option("serial") ?? "8881234567890123",
       token: token, audioChannels: channels, seed: seed, link: link)
+    // The device drops a central that has not authenticated within ~1 s [device]; under
+    // --time-scale that second stays a real second, or TCP round trips could not fit in it.
+    configuration.authenticationTimeout = .seconds(timeScale)
 
     faults = FaultPlan(
       dropLinkAfterNotifiedBytes: try arguments.option("drop-at-byte", as: Int.self),
