@@ -135,7 +135,8 @@ public actor DeviceSession {
   }
 
   private func handshake() async throws(DeviceError) {
-    let request = HandshakeRequest(token: configuration.token.normalized(portVersion: info.portVersion))
+    let request = HandshakeRequest(
+      token: configuration.token.normalized(portVersion: info.portVersion))
     let reply = try await self.request(
       .handshake(request), operation: "HANDSHAKE", timeout: configuration.handshakeTimeout
     ) { message -> HandshakeResponse? in
@@ -300,7 +301,9 @@ public actor DeviceSession {
       default: return false
       }
     }
-    if let headStatus, headStatus != 0 { throw .rejected(operation: "SYNC_START", status: headStatus) }
+    if let headStatus, headStatus != 0 {
+      throw .rejected(operation: "SYNC_START", status: headStatus)
+    }
     if stopped {
       try await stopStream()
       return nil

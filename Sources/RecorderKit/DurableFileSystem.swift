@@ -178,7 +178,9 @@ final class PosixFile: DurableFile {
   func write(_ bytes: [UInt8]) throws(StorageError) {
     var sent = 0
     while sent < bytes.count {
-      let result = bytes.withUnsafeBytes { writeDescriptor(descriptor, $0.baseAddress! + sent, $0.count - sent) }
+      let result = bytes.withUnsafeBytes {
+        writeDescriptor(descriptor, $0.baseAddress! + sent, $0.count - sent)
+      }
       if result < 0 {
         if errno == EINTR { continue }
         throw .from(errno: errno, path: path)

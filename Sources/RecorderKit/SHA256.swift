@@ -6,7 +6,9 @@ public final class SHA256Hasher {
 
   public init() {
     // EVP_MD_CTX_new returns NULL only when malloc fails: treat as a programmer-visible crash.
-    guard let context = EVP_MD_CTX_new() else { fatalError("out of memory creating a SHA-256 context") }
+    guard let context = EVP_MD_CTX_new() else {
+      fatalError("out of memory creating a SHA-256 context")
+    }
     self.context = context
     EVP_DigestInit_ex(context, EVP_sha256(), nil)
   }

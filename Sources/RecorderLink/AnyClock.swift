@@ -8,7 +8,9 @@ public struct AnyClock: Sendable {
   /// Wraps `clock`; ``elapsed`` counts from this moment.
   public init<C: Clock>(_ clock: C) where C.Duration == Duration {
     let origin = clock.now
-    sleepBody = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+    sleepBody = { duration in
+      try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
     elapsedBody = { origin.duration(to: clock.now) }
     holdBody = { {} }
   }
@@ -17,7 +19,9 @@ public struct AnyClock: Sendable {
   /// while this side does CPU or disk work that takes no time in the simulation.
   public init(_ clock: ManualClock) {
     let origin = clock.now
-    sleepBody = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+    sleepBody = { duration in
+      try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
     elapsedBody = { origin.duration(to: clock.now) }
     holdBody = {
       let token = clock.beginWork()

@@ -63,7 +63,8 @@ public final class ManualClock: Clock, Sendable {
       return state.nextID
     }
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
         let outcome = state.withLock { state -> Result<Void, any Error>? in
           state.activity &+= 1
           if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
@@ -97,7 +98,9 @@ public final class ManualClock: Clock, Sendable {
     let due = state.withLock { state -> [Sleeper] in
       if instant > state.now { state.now = instant }
       state.activity &+= 1
-      let due = state.sleepers.filter { $0.deadline <= state.now }.sorted { $0.deadline < $1.deadline }
+      let due = state.sleepers.filter { $0.deadline <= state.now }.sorted {
+        $0.deadline < $1.deadline
+      }
       state.sleepers.removeAll { $0.deadline <= state.now }
       return due
     }

@@ -20,7 +20,7 @@ public struct ByteReader: Sendable {
   public var isAtEnd: Bool { position >= bytes.endIndex }
 
   /// Fails with `truncated` unless `count` bytes remain for `field`.
-  
+
   public func require(_ count: Int, for field: String) throws(FrameError) {
     guard count >= 0, remaining >= count else {
       throw .truncated(field: field, needed: count, available: remaining)
@@ -87,7 +87,6 @@ public struct ByteReader: Sendable {
     return try? u64("optional")
   }
 
-  
   mutating func unsigned(_ width: Int, _ field: String) throws(FrameError) -> UInt64 {
     try require(width, for: field)
     var value: UInt64 = 0

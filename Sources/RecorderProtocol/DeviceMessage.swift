@@ -44,7 +44,8 @@ public enum DeviceMessage: Sendable, Equatable {
 
   /// Decodes `frame` as sent by a device speaking `portVersion`.
   public init(_ frame: ControlFrame, portVersion: UInt16 = ProtocolDefaults.portVersion)
-  throws(FrameError) {
+    throws(FrameError)
+  {
     var reader = ByteReader(frame.payload)
     switch frame.opcode {
     case .handshake: self = .handshake(try HandshakeResponse(from: &reader))

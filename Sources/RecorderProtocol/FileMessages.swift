@@ -264,7 +264,9 @@ public struct Tag: Sendable, Equatable, FieldDescribable {
     self.status = status
   }
 
-  public var fields: [Field] { [Field("time", time), Field("type", type), Field("status", status)] }
+  public var fields: [Field] {
+    [Field("time", time), Field("type", type), Field("status", status)]
+  }
 }
 
 /// TAGS D→P [device][sdk]: `requestTag[4]` · `total u16` · `index u16` · ≤ 20 tags.

@@ -15,7 +15,8 @@ public enum Frame: Sendable, Equatable {
   /// - Throws: ``FrameError`` for empty input, an unknown byte 0, a frame shorter than its
   ///   layout, or a length byte past the end. Never traps.
   public init<C: Collection>(decoding bytes: C, portVersion: UInt16 = ProtocolDefaults.portVersion)
-  throws(FrameError) where C.Element == UInt8 {
+    throws(FrameError) where C.Element == UInt8
+  {
     guard let first = bytes.first else { throw .empty }
     var reader = ByteReader(bytes)
     if PreHandshakeChunk.matches(bytes) {

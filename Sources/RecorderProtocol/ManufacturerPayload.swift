@@ -27,7 +27,8 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     self.firmware = firmware
     self.serial = serial
     self.portVersion = portVersion
-    self.reserved = Array(reserved.prefix(4)) + Array(repeating: 0, count: max(0, 4 - reserved.count))
+    self.reserved =
+      Array(reserved.prefix(4)) + Array(repeating: 0, count: max(0, 4 - reserved.count))
     self.bindInfo = bindInfo
   }
 
@@ -40,7 +41,8 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     firmware = try FirmwareVersion(from: &reader, field: "firmware")
     let serialLength = Int(try reader.u8("serialLength"))
     guard reader.remaining >= serialLength else {
-      throw .lengthPastEnd(field: "serialLength", declared: serialLength, available: reader.remaining)
+      throw .lengthPastEnd(
+        field: "serialLength", declared: serialLength, available: reader.remaining)
     }
     let raw = try reader.bytes(serialLength, "serial")
     serial = serialLength < 10 ? Self.unpackDigits(raw) : try decodeText(raw, field: "serial")

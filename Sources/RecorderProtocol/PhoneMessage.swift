@@ -44,10 +44,12 @@ public enum PhoneMessage: Sendable, Equatable {
 
   /// Decodes `frame` as sent by a phone to a device speaking `portVersion`.
   public init(_ frame: ControlFrame, portVersion: UInt16 = ProtocolDefaults.portVersion)
-  throws(FrameError) {
+    throws(FrameError)
+  {
     var reader = ByteReader(frame.payload)
     switch frame.opcode {
-    case .handshake: self = .handshake(try HandshakeRequest(from: &reader, portVersion: portVersion))
+    case .handshake:
+      self = .handshake(try HandshakeRequest(from: &reader, portVersion: portVersion))
     case .getSerial: self = .getSerial
     case .getState: self = .getState
     case .timeSync: self = .timeSync(try TimeSyncRequest(from: &reader))

@@ -41,7 +41,8 @@ public final class Journal: Sendable {
   public init(path: String) throws(JournalError) {
     self.path = path
     let connection = try SQLiteConnection(path: path)
-    try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+    try connection.execute(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
     try Self.migrate(connection)
     self.connection = Locked(connection)
   }
@@ -49,7 +50,8 @@ public final class Journal: Sendable {
   private static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
     try connection.execute(
       "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
-    let applied = Set(try connection.query("SELECT name FROM migrations").compactMap { $0["name"].text })
+    let applied = Set(
+      try connection.query("SELECT name FROM migrations").compactMap { $0["name"].text })
     for migration in migrations where !applied.contains(migration.name) {
       do {
         try connection.execute("BEGIN IMMEDIATE")
@@ -93,7 +95,9 @@ public final class Journal: Sendable {
   /// Names of the migrations applied, in order.
   public func appliedMigrations() throws -> [String] {
     try connection.withLock { connection in
-      try connection.query("SELECT name FROM migrations ORDER BY rowid").compactMap { $0["name"].text }
+      try connection.query("SELECT name FROM migrations ORDER BY rowid").compactMap {
+        $0["name"].text
+      }
     }
   }
 }

@@ -86,7 +86,8 @@ final class SQLiteConnection {
       switch value {
       case .null: status = sqlite3_bind_null(statement, position)
       case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
-      case .text(let text): status = sqlite3_bind_text(statement, position, text, -1, Self.transient)
+      case .text(let text):
+        status = sqlite3_bind_text(statement, position, text, -1, Self.transient)
       case .blob(let bytes):
         status = bytes.withUnsafeBytes {
           sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient)
@@ -104,7 +105,8 @@ final class SQLiteConnection {
         let name = String(cString: sqlite3_column_name(statement, column))
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER: values[name] = .integer(sqlite3_column_int64(statement, column))
-        case SQLITE_TEXT: values[name] = .text(String(cString: sqlite3_column_text(statement, column)))
+        case SQLITE_TEXT:
+          values[name] = .text(String(cString: sqlite3_column_text(statement, column)))
         case SQLITE_BLOB:
           let count = Int(sqlite3_column_bytes(statement, column))
           let pointer = sqlite3_column_blob(statement, column)

@@ -95,7 +95,8 @@ struct Arguments {
   mutating func choice(_ name: String, _ choices: [String]) throws -> String? {
     guard let value = try option(name) else { return nil }
     guard choices.contains(value) else {
-      throw UsageError("--\(name) must be one of \(choices.joined(separator: ", ")), not '\(value)'")
+      throw UsageError(
+        "--\(name) must be one of \(choices.joined(separator: ", ")), not '\(value)'")
     }
     return value
   }

@@ -30,9 +30,11 @@ struct DecodeCommand: RecorderCommand {
   var bytes: [UInt8]
 
   init(arguments: inout Arguments) throws {
-    direction = Direction(rawValue: try arguments.choice("from", ["device", "phone"]) ?? "device")
+    direction =
+      Direction(rawValue: try arguments.choice("from", ["device", "phone"]) ?? "device")
       ?? .deviceToPhone
-    portVersion = try arguments.option("port-version", as: UInt16.self) ?? ProtocolDefaults.portVersion
+    portVersion =
+      try arguments.option("port-version", as: UInt16.self) ?? ProtocolDefaults.portVersion
     json = arguments.flag("json")
     let hexText = try arguments.positionals().joined()
     guard !hexText.isEmpty else { throw UsageError("HEX is required") }

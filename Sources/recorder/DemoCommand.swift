@@ -23,15 +23,18 @@ struct CaptureDemo {
   ]
 
   func run() async throws {
-    print("RecorderKit demo: decoding a captured Plaud Note (V0095) BLE session, "
-      + "\(Self.capture.count) frames (shared/PROTOCOL.md §11).")
+    print(
+      "RecorderKit demo: decoding a captured Plaud Note (V0095) BLE session, "
+        + "\(Self.capture.count) frames (shared/PROTOCOL.md §11).")
     for (index, (direction, hexText)) in Self.capture.enumerated() {
       guard let bytes = [UInt8](hex: hexText) else { continue }
       let frame = try Frame(decoding: bytes)
       let fields = try frame.describe(direction: direction)
       let arrow = direction == .phoneToDevice ? "phone → device" : "device → phone"
       if json {
-        print(renderJSON([Field("frame", index + 1), Field("from", .text(direction.rawValue))] + fields))
+        print(
+          renderJSON(
+            [Field("frame", index + 1), Field("from", .text(direction.rawValue))] + fields))
       } else {
         print("\n#\(index + 1) \(arrow), \(bytes.count) bytes")
         print(renderText(fields, indent: "  "))

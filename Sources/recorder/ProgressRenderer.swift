@@ -27,10 +27,12 @@ actor ProgressRenderer {
       let percent = Int(fraction * 100)
       if interactive {
         let bar = Self.bar(fraction, width: 24)
-        let etaText = eta.map { " ETA " + formatDuration(milliseconds: Int($0.seconds * 1000)) } ?? ""
+        let etaText =
+          eta.map { " ETA " + formatDuration(milliseconds: Int($0.seconds * 1000)) } ?? ""
         redraw(
           "\(sessionId) \(bar) \(percent)% \(formatBytes(bytes)) \(formatBytes(Int64(rate)))/s\(etaText)"
-            + "  [\(done)/\(total) files \(Self.bar(total == 0 ? 1 : Double(done) / Double(total), width: 10))]")
+            + "  [\(done)/\(total) files \(Self.bar(total == 0 ? 1 : Double(done) / Double(total), width: 10))]"
+        )
       } else if percent / 25 != (lastPlainPercent[sessionId] ?? -1) / 25 {
         lastPlainPercent[sessionId] = percent
         line("\(sessionId): \(percent)% (\(formatBytes(bytes)), \(formatBytes(Int64(rate)))/s)")
@@ -61,7 +63,8 @@ actor ProgressRenderer {
 
   static func bar(_ fraction: Double, width: Int) -> String {
     let filled = max(0, min(width, Int(fraction * Double(width))))
-    return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+    return "[" + String(repeating: "#", count: filled)
+      + String(repeating: "-", count: width - filled) + "]"
   }
 }
 

@@ -59,11 +59,14 @@ struct DemoCommand: RecorderCommand {
     if !realtime { manual.startAutoAdvance() }
     defer { manual.stopAutoAdvance() }
 
-    printError("Setting up an emulated Plaud Note (V0095) with 4 recordings: 60 min, 5 min, 2 min, 30 s …")
+    printError(
+      "Setting up an emulated Plaud Note (V0095) with 4 recordings: 60 min, 5 min, 2 min, 30 s …")
     let device: EmulatedDevice
     do {
       device = try EmulatedDevice(flashDirectory: work + "/flash", time: deviceTime)
-      for minutes in [60.0, 5, 2, 0.5] { try await device.addRecording(duration: .seconds(minutes * 60)) }
+      for minutes in [60.0, 5, 2, 0.5] {
+        try await device.addRecording(duration: .seconds(minutes * 60))
+      }
     } catch {
       throw CommandFailure(.ioError, "cannot set up the emulated device: \(error)")
     }
@@ -104,7 +107,8 @@ struct DemoCommand: RecorderCommand {
 
     let found = try await DeviceScanner(central: central).find(
       serial: device.serial, timeout: .seconds(10), clock: sessionClock)
-    let session = try await DeviceSession.connect(to: found, using: central, configuration: sessionConfiguration)
+    let session = try await DeviceSession.connect(
+      to: found, using: central, configuration: sessionConfiguration)
     let left = try await session.listRecordings()
     await session.close()
     let real = ContinuousClock.now - started

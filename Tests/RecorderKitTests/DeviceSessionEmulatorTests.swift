@@ -21,7 +21,9 @@ struct EmulatorBench {
     clock.startAutoAdvance()
   }
 
-  func configuration(token: DeviceToken = DeviceConfiguration.exampleToken) -> DeviceSession.Configuration {
+  func configuration(token: DeviceToken = DeviceConfiguration.exampleToken)
+    -> DeviceSession.Configuration
+  {
     var configuration = DeviceSession.Configuration(token: token)
     configuration.clock = AnyClock(clock)
     configuration.unixTime = { 1_775_395_281 }
@@ -30,10 +32,12 @@ struct EmulatorBench {
   }
 
   /// Finds the device by serial (its address rotates) and opens a session.
-  func connect(token: DeviceToken = DeviceConfiguration.exampleToken) async throws -> DeviceSession {
+  func connect(token: DeviceToken = DeviceConfiguration.exampleToken) async throws -> DeviceSession
+  {
     let found = try await DeviceScanner(central: central).find(
       serial: device.serial, timeout: .seconds(10), clock: AnyClock(clock))
-    return try await DeviceSession.connect(to: found, using: central, configuration: configuration(token: token))
+    return try await DeviceSession.connect(
+      to: found, using: central, configuration: configuration(token: token))
   }
 
   func cleanUp() {
@@ -62,7 +66,8 @@ struct DeviceSessionEmulatorTests {
     let listed = try await session.listRecordings()
     #expect(listed.map(\.sessionId) == made.map(\.sessionId).sorted())
     #expect(listed.map { Int($0.size) } == made.sorted { $0.sessionId < $1.sessionId }.map(\.size))
-    #expect(listed.map(\.durationMs) == made.sorted { $0.sessionId < $1.sessionId }.map(\.durationMs))
+    #expect(
+      listed.map(\.durationMs) == made.sorted { $0.sessionId < $1.sessionId }.map(\.durationMs))
 
     try await session.writeSetting(23, value: 3)
     #expect(try await session.readSetting(23) == 3)
@@ -83,7 +88,9 @@ struct DeviceSessionEmulatorTests {
     await session.close()
   }
 
-  @Test("a link dropped in the middle of a LIST fails it with the reason; reconnecting by serial lists all")
+  @Test(
+    "a link dropped in the middle of a LIST fails it with the reason; reconnecting by serial lists all"
+  )
   func dropMidList() async throws {
     let bench = try EmulatorBench()
     defer { bench.cleanUp() }
@@ -92,7 +99,9 @@ struct DeviceSessionEmulatorTests {
     // The first LIST page is 11 + 23 × 10 bytes at MTU 247: drop inside the second page.
     let before = await bench.device.counters.bytesNotified
     await bench.device.setFaults(FaultPlan(dropLinkAfterNotifiedBytes: 300))
-    await #expect(throws: DeviceError.disconnected(.linkLoss)) { try await session.listRecordings() }
+    await #expect(throws: DeviceError.disconnected(.linkLoss)) {
+      try await session.listRecordings()
+    }
     #expect(await bench.device.counters.bytesNotified - before <= 300)
 
     await bench.device.setFaults(.none)

@@ -58,7 +58,9 @@ struct DeviceSessionTests {
   @Test("a wrong token is reported as rejected and the link is closed")
   func wrongToken() async throws {
     let central = ScriptedCentral { message in
-      if case .handshake = message { return [V0095Replies.hex("01010001 0a000300 01010000 565f0000")] }
+      if case .handshake = message {
+        return [V0095Replies.hex("01010001 0a000300 01010000 565f0000")]
+      }
       return V0095Replies.standard(message)
     }
     await #expect(throws: DeviceError.tokenRejected) { try await Self.connect(central) }
@@ -95,7 +97,9 @@ struct DeviceSessionTests {
   @Test("LIST gathers every page and sorts oldest first")
   func listPages() async throws {
     let entries = (0..<25).map { index in
-      ListEntry(sessionId: 1_775_000_000 + UInt32(index) * 100, size: UInt32(index + 1) * 8_000, scene: 1, attribute: 0)
+      ListEntry(
+        sessionId: 1_775_000_000 + UInt32(index) * 100, size: UInt32(index + 1) * 8_000, scene: 1,
+        attribute: 0)
     }
     let central = ScriptedCentral { message in
       guard case .list(let request) = message else { return V0095Replies.standard(message) }
@@ -117,7 +121,11 @@ struct DeviceSessionTests {
   func emptyList() async throws {
     let central = ScriptedCentral { message in
       guard case .list(let request) = message else { return V0095Replies.standard(message) }
-      return [DeviceMessage.listPage(ListPage(requestTag: request.requestTag, total: 0, index: 0, entries: [])).encoded()]
+      return [
+        DeviceMessage.listPage(
+          ListPage(requestTag: request.requestTag, total: 0, index: 0, entries: [])
+        ).encoded()
+      ]
     }
     let session = try await Self.connect(central)
     #expect(try await session.listRecordings().isEmpty)
@@ -136,7 +144,9 @@ struct DeviceSessionTests {
     }
     holder.withLock { $0 = central.link }
     let session = try await Self.connect(central)
-    await #expect(throws: DeviceError.disconnected(.linkLoss)) { try await session.listRecordings() }
+    await #expect(throws: DeviceError.disconnected(.linkLoss)) {
+      try await session.listRecordings()
+    }
     await #expect(throws: DeviceError.disconnected(.linkLoss)) { try await session.battery() }
   }
 
@@ -144,11 +154,16 @@ struct DeviceSessionTests {
   func unsolicitedEvents() async throws {
     let central = ScriptedCentral(script: V0095Replies.standard)
     let session = try await Self.connect(central)
-    central.link.notify(DeviceMessage.recordStarted(RecordStarted(sessionId: 42, start: 0, status: 0)).encoded())
-    central.link.notify(DeviceMessage.recordStopped(RecordStopped(sessionId: 42, reason: 0, fileExists: 1, fileSize: 800)).encoded())
+    central.link.notify(
+      DeviceMessage.recordStarted(RecordStarted(sessionId: 42, start: 0, status: 0)).encoded())
+    central.link.notify(
+      DeviceMessage.recordStopped(
+        RecordStopped(sessionId: 42, reason: 0, fileExists: 1, fileSize: 800)
+      ).encoded())
     central.link.notify(V0095Replies.hex("01090032"))
     var iterator = session.events.makeAsyncIterator()
-    #expect(await iterator.next() == .recordingStarted(RecordStarted(sessionId: 42, start: 0, status: 0)))
+    #expect(
+      await iterator.next() == .recordingStarted(RecordStarted(sessionId: 42, start: 0, status: 0)))
     #expect(
       await iterator.next()
         == .recordingStopped(RecordStopped(sessionId: 42, reason: 0, fileExists: 1, fileSize: 800)))
@@ -182,15 +197,20 @@ struct DeviceSessionTests {
     let sessionId: UInt32 = 0x69D2_6658
     let central = ScriptedCentral { message in
       guard case .syncStart(let request) = message else { return V0095Replies.standard(message) }
-      var frames = [DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()]
+      var frames = [
+        DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()
+      ]
       var crc = CRC16()
       for index in 0..<10 {
         let data = [UInt8](repeating: UInt8(index), count: 80)
         crc.update(data)
-        frames.append(Frame.bulk(BulkFrame(sessionId: sessionId, offset: UInt32(index * 80), data: data)).encoded())
+        frames.append(
+          Frame.bulk(BulkFrame(sessionId: sessionId, offset: UInt32(index * 80), data: data))
+            .encoded())
       }
       frames.append(Frame.bulk(.terminal(sessionId: sessionId)).encoded())
-      frames.append(DeviceMessage.syncTail(SyncTail(sessionId: sessionId, crc: crc.value)).encoded())
+      frames.append(
+        DeviceMessage.syncTail(SyncTail(sessionId: sessionId, crc: crc.value)).encoded())
       return frames
     }
     let session = try await Self.connect(central)
@@ -210,7 +230,9 @@ struct DeviceSessionTests {
   func syncRefused() async throws {
     let central = ScriptedCentral { message in
       guard case .syncStart(let request) = message else { return V0095Replies.standard(message) }
-      return [DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 1)).encoded()]
+      return [
+        DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 1)).encoded()
+      ]
     }
     let session = try await Self.connect(central)
     await #expect(throws: DeviceError.rejected(operation: "SYNC_START", status: 1)) {
@@ -222,7 +244,9 @@ struct DeviceSessionTests {
   @Test("portVersion 20 and up is refused before any command (Mode B not supported yet)")
   func modeBRefused() async throws {
     let central = ScriptedCentral(portVersion: 20, script: V0095Replies.standard)
-    await #expect(throws: DeviceError.unsupportedPortVersion(20)) { try await Self.connect(central) }
+    await #expect(throws: DeviceError.unsupportedPortVersion(20)) {
+      try await Self.connect(central)
+    }
     #expect(central.link.written.isEmpty)
   }
 

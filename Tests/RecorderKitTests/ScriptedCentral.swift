@@ -68,7 +68,8 @@ final class ScriptedLink: PeripheralLink, Sendable {
 
   /// Sends a frame as if the device had notified it on its own.
   func notify(_ frame: [UInt8]) {
-    continuation.yield(.notification(characteristic: RecorderGATT.notifyCharacteristic, value: frame))
+    continuation.yield(
+      .notification(characteristic: RecorderGATT.notifyCharacteristic, value: frame))
   }
 
   /// Ends the link as the device or the radio would.
@@ -82,7 +83,8 @@ final class ScriptedLink: PeripheralLink, Sendable {
   func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] { [100] }
   var bondState: BondState { .none }
 
-  func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID) async throws(LinkError) {
+  func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID) async throws(LinkError)
+  {
     record.withLock { $0.subscribed = enabled }
   }
 
@@ -115,7 +117,10 @@ enum V0095Replies {
     switch message {
     case .handshake: [hex("01010000 0a000300 01010000 565f0000")]
     case .timeSync(let request):
-      [DeviceMessage.timeSync(TimeSyncResponse(unixSeconds: request.unixSeconds, tzHours: 3)).encoded()]
+      [
+        DeviceMessage.timeSync(TimeSyncResponse(unixSeconds: request.unixSeconds, tzHours: 3))
+          .encoded()
+      ]
     case .battery: [hex("01090064")]
     case .getState: [hex("010300 01000000 00 04 00 00 00000000")]
     case .getName: [hex("016c00504c4155445f4e4f544500000000")]

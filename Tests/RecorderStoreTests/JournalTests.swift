@@ -23,7 +23,8 @@ struct JournalTests {
   @Test("a record saved in a transaction reads back field for field")
   func roundTrip() throws {
     let journal = try Journal(path: Self.temporaryPath())
-    var record = RecordingRecord(serial: "888", sessionId: 1_775_395_281, size: 69_280, channels: 1, scene: 7)
+    var record = RecordingRecord(
+      serial: "888", sessionId: 1_775_395_281, size: 69_280, channels: 1, scene: 7)
     record.stage = .exported
     record.durableBytes = 69_280
     record.verification = .verified
@@ -35,7 +36,8 @@ struct JournalTests {
     record.transport = "ble"
     let saved = record
     try journal.write { tx in try tx.save(saved) }
-    let loaded = try journal.read { tx in try tx.recording(serial: "888", sessionId: 1_775_395_281) }
+    let loaded = try journal.read { tx in try tx.recording(serial: "888", sessionId: 1_775_395_281)
+    }
     #expect(loaded == record)
     #expect(loaded?.isSafeLocally == true)
   }
@@ -89,7 +91,9 @@ struct JournalTests {
 
   @Test("an unopenable path is a typed error, not a crash")
   func badPath() {
-    #expect(throws: JournalError.self) { _ = try Journal(path: "/nonexistent-dir/x/journal.sqlite") }
+    #expect(throws: JournalError.self) {
+      _ = try Journal(path: "/nonexistent-dir/x/journal.sqlite")
+    }
   }
 
   @Test("stages are ordered as a recording moves through them")
