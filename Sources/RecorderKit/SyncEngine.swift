@@ -288,11 +288,11 @@ public actor SyncEngine {
     }
   }
 
+  /// Runs beside the next file's transfer, so it does not hold the simulated clock: the
+  /// radio keeps moving while the CPU encodes (invariant 4).
   private func export(_ record: RecordingRecord, format: ExportFormat) throws(SyncError)
     -> RecordingRecord
   {
-    let release = clock.holdTime()
-    defer { release() }
     let name = "\(record.serial)-\(record.sessionId).\(format.fileExtension)"
     let finalPath = exportDirectory + "/" + name
     let temporary = exportDirectory + "/.partial-" + name
