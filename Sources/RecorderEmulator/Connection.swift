@@ -44,6 +44,8 @@ struct Connection {
   /// Held (manual clock) while the link has traffic, so auto-advance never skips it.
   var busyToken: ManualClock.WorkToken?
   var authenticationTimer: Task<Void, Never>?
+  /// The link pump, waiting for the consumer to read or a write to arrive.
+  var pumpWaiter: CheckedContinuation<Void, Never>?
 
   init(
     id: Int, peripheral: PeripheralID, events: BackpressureStream<LinkEvent>.Continuation,

@@ -111,6 +111,7 @@ extension EmulatedDevice {
     link.events.finish()
     link.wake.finish()
     link.busyToken?.end()
+    link.pumpWaiter?.resume()
     publishAdvertisement()
   }
 
@@ -192,9 +193,10 @@ extension EmulatedDevice {
 
   /// The link has traffic: hold a manual clock still and wake the pump.
   func markBusy() {
-    guard connection != nil else { return }
-    if connection?.busyToken == nil { connection?.busyToken = time.beginWork() }
-    connection?.wake.yield()
+    guard let link = connection else { return }
+    if link.busyToken == nil { connection?.busyToken = time.beginWork() }
+    link.wake.yield()
+    if !link.writeQueue.isEmpty { resumePumpWaiter(link.id) }
   }
 
   /// Queues a notification on the vendor characteristic.
@@ -234,6 +236,30 @@ extension EmulatedDevice {
     return .event(at: .nanoseconds(event))
   }
 
+  /// Returns when the central's consumer has fewer than `limit` events unread, or a write is
+  /// waiting to reach the device (writes flow even when the app is not reading, as on a
+  /// real radio; only notifications wait for the consumer).
+  func waitForConsumerOrWrite(
+    _ id: Int, events: BackpressureStream<LinkEvent>.Continuation, limit: Int
+  ) async {
+    guard let link = connection, link.id == id, link.writeQueue.isEmpty,
+      events.buffered >= limit
+    else { return }
+    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+      connection?.pumpWaiter = waiter
+      Task {
+        await events.waitForRoom(below: limit)
+        await self.resumePumpWaiter(id)
+      }
+    }
+  }
+
+  func resumePumpWaiter(_ id: Int) {
+    guard connection?.id == id, let waiter = connection?.pumpWaiter else { return }
+    connection?.pumpWaiter = nil
+    waiter.resume()
+  }
+
   /// One connection event at `instant`: up to the link's packets each way.
   func runConnectionEvent(_ id: Int, at instant: Duration) {
     guard connection?.id == id else { return }
@@ -270,6 +296,10 @@ extension EmulatedDevice {
 
   private func sendNotifications(_ id: Int, at instant: Duration) {
     var budget = 1.0
+    // The pump waited for the consumer before this event unless writes were pending; then
+    // notifications wait for the next event if the consumer is still behind.
+    guard let link = connection, link.events.buffered < configuration.link.consumerBufferLimit
+    else { return }
     while budget > 1e-9, connection?.id == id {
       guard let (item, isData) = nextOutgoing(at: instant) else { return }
       budget -= 1.0 / Double(configuration.link.packetsPerEvent(valueLength: item.value.count))
@@ -370,7 +400,7 @@ enum LinkPump {
       case .idle:
         guard await wakeups.next() != nil else { return }
       case .event(let instant):
-        await events.waitForRoom(below: bufferLimit)
+        await device.waitForConsumerOrWrite(id, events: events, limit: bufferLimit)
         await time.reach(instant)
         await device.runConnectionEvent(id, at: instant)
       }

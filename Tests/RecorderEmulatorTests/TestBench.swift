@@ -3,14 +3,21 @@ import RecorderEmulator
 import RecorderLink
 import RecorderProtocol
 
-/// One emulated device on a manual clock (auto-advancing when the system is quiet), its
-/// in-process central and a temporary flash directory.
+/// One emulated device on a manual clock, its in-process central and a temporary flash
+/// directory.
+///
+/// Time: the test (the phone) holds the clock still while it works, so the auto-advance
+/// driver never jumps past a device timeout just because the test task was slow to be
+/// scheduled (tests run in parallel). The link model moves time itself while it carries
+/// traffic; where a test wants idle time to pass (a timeout, a recording growing) it says so
+/// with ``letTimePass(_:)`` or ``sleep(for:)``.
 struct TestBench {
   let clock: ManualClock
   let device: EmulatedDevice
   let central: EmulatorCentral
   let directory: String
   let seed: UInt64
+  private let hold: Locked<ManualClock.WorkToken?>
 
   init(
     seed: UInt64 = 1, configuration: DeviceConfiguration? = nil, autoAdvance: Bool = true
@@ -22,10 +29,33 @@ struct TestBench {
     device = try EmulatedDevice(
       configuration: configuration, flashDirectory: directory, time: .manual(clock))
     central = EmulatorCentral(device: device)
+    hold = Locked(clock.beginWork())
     if autoAdvance { clock.startAutoAdvance() }
   }
 
+  /// Runs `body` with the clock free to auto-advance through idle time.
+  func letTimePass<T>(_ body: () async throws -> T) async rethrows -> T {
+    hold.withLock { token in
+      token?.end()
+      token = nil
+    }
+    defer { hold.withLock { $0 = clock.beginWork() } }
+    return try await body()
+  }
+
+  /// Moves virtual time forward by `duration` at once (firing every timer on the way, in
+  /// order). Not through auto-advance: that could run on to a far timer (a recording's
+  /// 5-hour limit) before the test takes its hold back.
+  func sleep(for duration: Duration) async throws {
+    clock.advance(by: duration)
+    await Task.yield()
+  }
+
   func cleanUp() {
+    hold.withLock { token in
+      token?.end()
+      token = nil
+    }
     clock.stopAutoAdvance()
     try? FileManager.default.removeItem(atPath: directory)
   }

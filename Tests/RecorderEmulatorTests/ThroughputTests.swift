@@ -1,0 +1,60 @@
+import Foundation
+import RecorderEmulator
+import RecorderLink
+import RecorderProtocol
+import Testing
+
+/// The link model: throughput emerges from MTU, interval, packets per event and PHY.
+@Suite(.timeLimit(.minutes(1)))
+struct ThroughputTests {
+  @Test func defaultsCarryFiveFramesPerEvent() {
+    let link = LinkParameters()
+    #expect(link.packetsPerEvent(valueLength: 90) == 5)
+    #expect(abs(link.syncThroughput(bytesPerFrame: 80) - 26_666.7) < 1)
+    var coded = link
+    coded.phy = .leCodedS8
+    #expect(coded.packetsPerEvent(valueLength: 90) == 1)
+    coded.phy = .le1M
+    #expect(coded.packetsPerEvent(valueLength: 90) == 5)
+  }
+
+  @Test func oneHourSyncTakesTheRadiosTime() async throws {
+    let bench = try TestBench()
+    defer { bench.cleanUp() }
+    let info = try await bench.device.addRecording(duration: .seconds(3600))
+    #expect(info.size == 14_400_000)
+    let phone = try await bench.authenticatedPhone()
+    let realStart = ContinuousClock.now
+    let virtualStart = bench.clock.elapsed
+    try await phone.send(.syncStart(SyncStartRequest(sessionId: info.sessionId)))
+    var crc = CRC16()
+    var bytes = 0
+    var expectedOffset: UInt32 = 0
+    var tail: SyncTail?
+    var terminal = false
+    while tail == nil {
+      switch try await phone.nextFrame() {
+      case .bulk(let frame) where frame.isTerminal: terminal = true
+      case .bulk(let frame):
+        #expect(frame.offset == expectedOffset)
+        expectedOffset = frame.offset + UInt32(frame.data.count)
+        crc.update(frame.data)
+        bytes += frame.data.count
+      case .control(let control):
+        if case .syncTail(let value) = try DeviceMessage(control) { tail = value }
+      default: break
+      }
+    }
+    let virtual = bench.clock.elapsed - virtualStart
+    let real = ContinuousClock.now - realStart
+    let capacity = Double(info.size) / LinkParameters().syncThroughput(bytesPerFrame: 80)
+    print(
+      "1-hour SYNC_START: \(bytes) bytes in \(virtual) virtual (capacity \(capacity) s), \(real) real"
+    )
+    #expect(terminal && bytes == info.size)
+    #expect(abs(virtual.seconds - capacity) / capacity < 0.01)
+    #expect(tail?.crc == crc.value)
+    let counters = await bench.device.counters
+    #expect(counters.dataFramesSent == 180_000)
+  }
+}
