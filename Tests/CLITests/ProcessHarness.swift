@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `kill(2)` (a free function: inside a type, `kill` names the type's method).
+func sendSignal(_ pid: Int32, _ signal: Int32) { _ = kill(pid, signal) }
+
+/// A directory under the system temporary directory, removed when released.
+final class TemporaryDirectory: Sendable {
+  let path: String
+
+  init(_ label: String) throws {
+    let base =
+      NSTemporaryDirectory()
+      + "recorder-cli-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+    path = base
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: path) }
+
+  func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// Waits for `condition` to hold, checking every few milliseconds, up to `timeout`.
+/// Returns whether it held (never a fixed sleep: it returns as soon as it does).
+@discardableResult
+func waitUntil(timeout: Duration, _ condition: () -> Bool) -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    if condition() { return true }
+    usleep(5_000)
+  }
+  return condition()
+}
+
+/// One `recorder` subprocess with stdout and stderr captured to files (so a chatty child
+/// can never block on a full pipe), killed if it outlives its deadline.
+final class RecorderProcess: @unchecked Sendable {
+  let process = Process()
+  let stdoutPath: String
+  let stderrPath: String
+  private let exited = DispatchSemaphore(value: 0)
+
+  init(_ arguments: [String], in directory: TemporaryDirectory, label: String) throws {
+    let url = try #require(
+      RecorderTool.executable, "the recorder binary was not found next to the tests")
+    stdoutPath = directory.file("\(label).stdout")
+    stderrPath = directory.file("\(label).stderr")
+    FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+    FileManager.default.createFile(atPath: stderrPath, contents: nil)
+    process.executableURL = url
+    process.arguments = arguments
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+    process.standardInput = FileHandle.nullDevice
+    let exited = self.exited
+    process.terminationHandler = { _ in exited.signal() }
+    try process.run()
+  }
+
+  var pid: Int32 { process.processIdentifier }
+  var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+  var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+  /// Waits for exit up to `timeout`; nil if it was still running (then it is killed).
+  func wait(timeout: Duration) -> Int32? {
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    if exited.wait(timeout: .now() + seconds) == .timedOut {
+      kill()
+      return nil
+    }
+    exited.signal()  // later waits return at once
+    return process.terminationStatus
+  }
+
+  /// SIGKILL and reap; safe to call on an exited process.
+  func kill() {
+    if process.isRunning { sendSignal(pid, SIGKILL) }
+    _ = exited.wait(timeout: .now() + 10)
+    exited.signal()
+  }
+
+  /// The first line of stdout, once written.
+  func firstLine(timeout: Duration) -> String? {
+    var line: String?
+    waitUntil(timeout: timeout) {
+      let text = stdout
+      if let newline = text.firstIndex(of: "\n") {
+        line = String(text[..<newline])
+        return true
+      }
+      return !process.isRunning
+    }
+    return line
+  }
+
+  /// Runs `recorder ARGS` to its end (or kills it at `timeout`).
+  static func run(
+    _ arguments: [String], in directory: TemporaryDirectory, label: String,
+    timeout: Duration = .seconds(120)
+  ) throws -> (status: Int32?, stdout: String, stderr: String) {
+    let child = try RecorderProcess(arguments, in: directory, label: label)
+    let status = child.wait(timeout: timeout)
+    return (status, child.stdout, child.stderr)
+  }
+}
+
+/// `recorder emulate` in its own process: started, its address read from its first stdout
+/// line, and always terminated (`stop()` in a `defer`, and again on release).
+final class EmulatorProcess: @unchecked Sendable {
+  let child: RecorderProcess
+  let url: String
+  let token: String
+  let manifestPath: String?
+
+  init(
+    in directory: TemporaryDirectory, token: String = "0123456789abcdef0123456789abcdef",
+    recordings: Int = 3, minutes: [Double]? = nil, seed: UInt64 = 1, timeScale: Double = 50,
+    manifest: Bool = true, extra: [String] = []
+  ) throws {
+    var arguments = [
+      "emulate", "--port", "0", "--token", token, "--seed", "\(seed)", "--time-scale",
+      "\(timeScale)",
+      "--flash", directory.file("flash"),
+    ]
+    if let minutes {
+      arguments += ["--minutes", minutes.map { "\($0)" }.joined(separator: ",")]
+    } else {
+      arguments += ["--recordings", "\(recordings)"]
+    }
+    let manifestPath = manifest ? directory.file("manifest.json") : nil
+    if let manifestPath { arguments += ["--manifest", manifestPath] }
+    self.manifestPath = manifestPath
+    self.token = token
+    child = try RecorderProcess(arguments + extra, in: directory, label: "emulate")
+    guard let line = child.firstLine(timeout: .seconds(60)), line.hasPrefix("tcp://127.0.0.1:")
+    else {
+      let stderr = child.stderr
+      child.kill()
+      throw HarnessError("recorder emulate printed no address; stderr: \(stderr)")
+    }
+    url = line
+    if let manifestPath {
+      let written = waitUntil(timeout: .seconds(30)) {
+        FileManager.default.fileExists(atPath: manifestPath)
+      }
+      guard written else {
+        child.kill()
+        throw HarnessError("recorder emulate wrote no manifest")
+      }
+    }
+  }
+
+  deinit { child.kill() }
+
+  func stop() { child.kill() }
+
+  /// Device options for `ls`, `info`, `sync`.
+  var device: [String] { ["--device", url, "--token", token] }
+
+  func manifest() throws -> Manifest {
+    let path = try #require(manifestPath)
+    return try Manifest(data: Data(contentsOf: URL(fileURLWithPath: path)))
+  }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The emulator's manifest: what the device held at start, and every DELETE it served.
+struct Manifest {
+  struct Entry {
+    var sessionId: Int64
+    var size: Int64
+    var sha256: String
+  }
+  struct Delete {
+    var sessionId: Int64
+    var virtualSeconds: Double
+  }
+  var serial: String
+  var recordings: [Entry]
+  var deletes: [Delete]
+
+  init(data: Data) throws {
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    serial = try #require(object["serial"] as? String)
+    let recordings = try #require(object["recordings"] as? [[String: Any]])
+    self.recordings = try recordings.map {
+      Entry(
+        sessionId: try #require(($0["sessionId"] as? NSNumber)?.int64Value),
+        size: try #require(($0["size"] as? NSNumber)?.int64Value),
+        sha256: try #require($0["sha256"] as? String))
+    }
+    let deletes = try #require(object["deletes"] as? [[String: Any]])
+    self.deletes = try deletes.map {
+      Delete(
+        sessionId: try #require(($0["sessionId"] as? NSNumber)?.int64Value),
+        virtualSeconds: try #require(($0["virtualSeconds"] as? NSNumber)?.doubleValue))
+    }
+  }
+}
+
+/// JSON helpers for the CLI's `--json` output.
+func jsonArray(_ text: String) throws -> [[String: Any]] {
+  let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+  return try #require(object as? [[String: Any]], "not a JSON array: \(text)")
+}
+
+func jsonObject(_ text: String) throws -> [String: Any] {
+  let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+  return try #require(object as? [String: Any], "not a JSON object: \(text)")
+}
+
+func int64(_ value: Any?) -> Int64? { (value as? NSNumber)?.int64Value }
+
+/// SHA-256 of a file (hex), with the system's `sha256sum` (the CLI tests depend only on the
+/// `recorder` binary, so no hashing library is linked).
+func sha256(ofFile path: String) throws -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["sha256sum", path]
+  let out = Pipe()
+  process.standardOutput = out
+  process.standardError = FileHandle.nullDevice
+  try process.run()
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0,
+    let digest = String(decoding: data, as: UTF8.self).split(separator: " ").first
+  else { throw HarnessError("sha256sum \(path) failed") }
+  return String(digest)
+}
+
+/// Rows of the sync journal, read with the `sqlite3` command-line tool: session id → stage.
+func journalStages(_ path: String) throws -> [Int64: String] {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = [
+    "sqlite3", "-readonly", "-separator", "|", path, "SELECT session_id, stage FROM recordings",
+  ]
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  let errors = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    throw HarnessError("sqlite3 \(path) failed: \(String(decoding: errors, as: UTF8.self))")
+  }
+  var stages: [Int64: String] = [:]
+  for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+    let parts = line.split(separator: "|")
+    if parts.count == 2, let id = Int64(parts[0]) { stages[id] = String(parts[1]) }
+  }
+  return stages
+}
+
+/// A free TCP port on 127.0.0.1 that nothing listens on (bound, then closed).
+func unusedPort() throws -> UInt16 {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  guard fd >= 0 else { throw HarnessError("socket failed") }
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = 0
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  let bound = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+      bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+    }
+  }
+  guard bound else { throw HarnessError("bind failed") }
+  return UInt16(bigEndian: address.sin_port)
+}
+
+/// SplitMix64: the kill test's seeded randomness.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
