@@ -13,6 +13,8 @@ import RecorderLink
 public final class PowerLossFileSystem: DurableFileSystem {
   private let base = PosixFileSystem()
   private let state: Locked<State>
+  /// Tells this instance's backups from another's left in the same directory.
+  private let instance = UInt64.random(in: 1...UInt64.max)
 
   private struct State {
     var operations = 0
@@ -111,8 +113,18 @@ public final class PowerLossFileSystem: DurableFileSystem {
   public func syncDirectory(_ path: String) throws(StorageError) {
     try tick()
     try base.syncDirectory(path)
-    state.withLock { state in
+    let covered = state.withLock { state -> [NamespaceChange] in
+      let covered = state.pending.filter { change in change.directories.allSatisfy { $0 == path } }
       state.pending.removeAll { change in change.directories.allSatisfy { $0 == path } }
+      return covered
+    }
+    // A durable change can no longer be undone: its backup would only litter the directory.
+    for change in covered {
+      switch change {
+      case .renamed(_, _, let backup?): try? base.remove(backup)
+      case .removed(_, let backup): try? base.remove(backup)
+      case .created, .renamed: break
+      }
     }
   }
 
@@ -133,20 +145,26 @@ public final class PowerLossFileSystem: DurableFileSystem {
   /// Undoes what no fsync covered, newest change first, as the disk would look after the
   /// power came back. Call after the crash, before a new engine starts on the directory.
   public func recoverFromPowerLoss() throws(StorageError) {
-    let (pending, durable) = state.withLock { state in
+    let (pending, synced) = state.withLock { state in
       let snapshot = (state.pending, state.durableLength)
       state.pending = []
       return snapshot
     }
+    var durable = synced
     for change in pending.reversed() {
       switch change {
-      case .created(let path): try base.remove(path)
+      case .created(let path):
+        try base.remove(path)
+        durable[path] = nil
       case .renamed(let from, let to, let backup):
         if base.size(of: to) != nil { try base.rename(to, to: from) }
+        // The file's un-synced bytes went back with it: truncate it under its old name.
+        durable[from] = durable.removeValue(forKey: to)
         if let backup { try base.rename(backup, to: to) }
       case .removed(let path, let backup): try base.rename(backup, to: path)
       }
     }
+    state.withLock { $0.durableLength = durable }
     for (path, length) in durable {
       guard let size = base.size(of: path), size > length else { continue }
       let file = try base.openForAppend(path, truncatingTo: length)
@@ -169,7 +187,7 @@ public final class PowerLossFileSystem: DurableFileSystem {
       state.backups += 1
       return state.backups
     }
-    return parent(of: path) + "/.powerloss-backup-\(index)"
+    return parent(of: path) + "/.powerloss-backup-\(instance)-\(index)"
   }
 
   private func copyFile(_ source: String, to destination: String) throws(StorageError) {

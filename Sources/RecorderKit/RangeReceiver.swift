@@ -51,7 +51,8 @@ final class RangeReceiver: @unchecked Sendable {
     self.sessionId = sessionId
     self.size = size
     self.events = events
-    state = Locked(State(offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset))
+    state = Locked(
+      State(offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset))
   }
 
   var offset: Int64 { state.withLock { $0.offset } }
@@ -77,7 +78,9 @@ final class RangeReceiver: @unchecked Sendable {
   }
 
   private func accept(_ data: [UInt8], at start: Int64) -> StreamDecision {
-    guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else { return .stop }
+    guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else {
+      return .stop
+    }
     let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
       state.pending += data
       state.offset += Int64(data.count)
@@ -102,14 +105,23 @@ final class RangeReceiver: @unchecked Sendable {
     return .continue
   }
 
-  /// Hands buffered bytes to the file (no fsync).
+  /// Hands buffered bytes to the file (no fsync). A failed write may have left part of them
+  /// in the file: the receiver is then poisoned (every later write or flush throws the same
+  /// error), so no later fsync can make bytes that never reached the file count as durable.
   private func writePending() throws(StorageError) {
-    let bytes = state.withLock { state -> [UInt8] in
+    let (bytes, failed) = state.withLock { state -> ([UInt8], StorageError?) in
+      if let error = state.storageError { return ([], error) }
       defer { state.pending.removeAll(keepingCapacity: true) }
-      return state.pending
+      return (state.pending, nil)
     }
+    if let failed { throw failed }
     guard !bytes.isEmpty else { return }
-    try file.write(bytes)
+    do {
+      try file.write(bytes)
+    } catch {
+      state.withLock { $0.storageError = error }
+      throw error
+    }
   }
 
   /// Writes and fsyncs what was received; the durable offset is the last whole frame.

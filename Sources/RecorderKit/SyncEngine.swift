@@ -83,11 +83,33 @@ public actor SyncEngine {
 
     var pendingFinish: Task<Result<SyncReport.File, SyncError>, Never>?
     var done = 0
+    do throws(SyncError) {
+      try await syncListed(
+        recordings, inProgress: inProgress, serial: serial, via: transport, report: &report,
+        pendingFinish: &pendingFinish, done: &done)
+    } catch {
+      // Never return while the previous file's export or DELETE still runs: a new run (after
+      // a reconnect, a full disk, a power cut) would race with it on the same files.
+      if let previous = pendingFinish { _ = await previous.value }
+      throw Task.isCancelled ? .cancelled : error
+    }
+    if Task.isCancelled { throw .cancelled }
+    return report
+  }
+
+  /// The per-file loop of ``sync(using:)``; `pendingFinish` is the previous file's export
+  /// and delete, running one behind.
+  private func syncListed(
+    _ recordings: [Recording], inProgress: UInt32?, serial: String,
+    via transport: any RecordingTransport, report: inout SyncReport,
+    pendingFinish: inout Task<Result<SyncReport.File, SyncError>, Never>?, done: inout Int
+  ) async throws(SyncError) {
     for recording in recordings {
       if Task.isCancelled { break }
       if recording.sessionId == inProgress {
         report.skippedInProgress.append(recording.sessionId)
-        eventContinuation.yield(.fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
+        eventContinuation.yield(
+          .fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
         continue
       }
       var record = try loadOrCreate(recording, serial: serial)
@@ -96,6 +118,7 @@ public actor SyncEngine {
       }
       // Finish the previous file (export, delete) before starting this one's: one behind.
       if let previous = pendingFinish {
+        pendingFinish = nil
         report.files.append(try await previous.value.get())
         done += 1
         eventContinuation.yield(.overall(done: done, total: recordings.count))
@@ -105,11 +128,10 @@ public actor SyncEngine {
     }
     if let previous = pendingFinish {
       report.files.append(try await previous.value.get())
+      pendingFinish = nil
       done += 1
       eventContinuation.yield(.overall(done: done, total: recordings.count))
     }
-    if Task.isCancelled { throw .cancelled }
-    return report
   }
 
   // MARK: - Transfer
@@ -169,13 +191,26 @@ public actor SyncEngine {
       try storage { () throws(StorageError) in try receiver.flush() }
       try checkpoint(initial, offset: receiver.durableOffset)
       guard let tail, receiver.offset >= size else {
-        // Stopped on a gap or a bad frame, or the device ended early: go again from the
-        // last good byte.
+        // Stopped on a gap or a bad frame, or the device ended early. No tail CRC covers
+        // what this request delivered (a frame before the gap may be flipped too), so
+        // those bytes are unconfirmed: read them again with the rest. Only a short range
+        // whose tail CRC matches is kept. (Bytes that arrived before a link loss are kept
+        // above without a CRC: re-reading them would double the cost of every drop; the
+        // link layer's CRC-24 and the Opus framing check cover them.)
         reissues += 1
         report.reissues += 1
         guard reissues <= options.maximumReissues else {
           report.bytesReceived += receiver.bytesReceived
           throw .device(.timeout(operation: "transfer of \(recording.sessionId)"))
+        }
+        if receiver.offset > requestStart, tail?.crc != receiver.requestCRC {
+          report.bytesReceived += receiver.bytesReceived
+          try checkpoint(initial, offset: requestStart)
+          file.close()
+          file = try storage { () throws(StorageError) in
+            try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
+          }
+          receiver = makeReceiver(file: file, offset: requestStart, recording: recording)
         }
         continue
       }
@@ -203,7 +238,8 @@ public actor SyncEngine {
     }
     report.bytesReceived += receiver.bytesReceived
     let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
-    return try store(initial, partPath: partPath, verification: verification, transport: transport.name)
+    return try store(
+      initial, partPath: partPath, verification: verification, transport: transport.name)
   }
 
   private func makeReceiver(file: any DurableFile, offset: Int64, recording: Recording)
@@ -248,7 +284,8 @@ public actor SyncEngine {
         $0.transport = transport
       }
     }
-    eventContinuation.yield(.fileStored(sessionId: record.sessionId, verified: verification == .verified))
+    eventContinuation.yield(
+      .fileStored(sessionId: record.sessionId, verified: verification == .verified))
     return stored
   }
 
@@ -261,7 +298,8 @@ public actor SyncEngine {
     do throws(SyncError) {
       var record = initial
       let verified = record.verification == .verified
-      if let format = options.format, record.stage < .exported, verified || options.exportUnverified {
+      if let format = options.format, record.stage < .exported, verified || options.exportUnverified
+      {
         record = try export(record, format: format)
       }
       let exportSatisfied = options.format == nil || record.stage >= .exported

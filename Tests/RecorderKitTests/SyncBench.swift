@@ -1,0 +1,203 @@
+import Foundation
+import RecorderAudio
+import RecorderEmulator
+import RecorderKit
+import RecorderLink
+import RecorderProtocol
+import RecorderStore
+import Testing
+
+/// One emulated device with recordings, on a manual clock (virtual time), its in-process
+/// central, and a sync root: what every sync test starts from.
+///
+/// The flash can be copied from a template directory made once (``SyncFlashTemplate``), so
+/// a test that needs hundreds of fresh devices with the same recordings does not encode
+/// audio hundreds of times.
+final class SyncBench: Sendable {
+  let clock: ManualClock
+  let device: EmulatedDevice
+  let central: EmulatorCentral
+  /// Temporary directory holding the flash and the sync root.
+  let directory: String
+  /// The sync root (journal, raw copies) and where exports go.
+  let root: String
+  let seed: UInt64
+
+  /// A device whose flash is a copy of `template` (or empty when nil).
+  init(seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters())
+    throws
+  {
+    self.seed = seed
+    clock = ManualClock()
+    directory = NSTemporaryDirectory() + "recorder-sync-tests-\(UUID().uuidString)"
+    root = directory + "/root"
+    let flash = directory + "/flash"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    if let template {
+      try FileManager.default.copyItem(atPath: template.flash, toPath: flash)
+    }
+    var configuration = DeviceConfiguration(seed: template?.seed ?? seed)
+    configuration.link = link
+    device = try EmulatedDevice(
+      configuration: configuration, flashDirectory: flash, time: .manual(clock))
+    central = EmulatorCentral(device: device)
+    clock.startAutoAdvance()
+  }
+
+  var exportDirectory: String { root + "/exports" }
+  var journalPath: String { root + "/journal.sqlite" }
+  var sessionClock: AnyClock { AnyClock(clock) }
+
+  /// Finds the device by serial and opens an authenticated session (as the CLI does).
+  func connect() async throws -> DeviceSession {
+    var configuration = DeviceSession.Configuration(token: device.configuration.token)
+    configuration.clock = sessionClock
+    let found = try await DeviceScanner(central: central).find(
+      serial: device.serial, timeout: .seconds(10), clock: sessionClock)
+    return try await DeviceSession.connect(to: found, using: central, configuration: configuration)
+  }
+
+  /// A journal on the root (created if missing) and an engine over `fileSystem`.
+  func makeEngine(
+    fileSystem: any DurableFileSystem = PosixFileSystem(), options: SyncEngine.Options = .fast
+  ) throws -> SyncEngine {
+    try fileSystem.createDirectory(root)
+    let journal = try Journal(path: journalPath)
+    return SyncEngine(
+      journal: journal, fileSystem: fileSystem, root: root, options: options, clock: sessionClock)
+  }
+
+  /// Connects, syncs once, closes (even when the sync throws).
+  func syncOnce(
+    _ engine: SyncEngine, wrap: @Sendable (BLETransport) -> any RecordingTransport = { $0 }
+  ) async throws -> SyncReport {
+    let session = try await connect()
+    do {
+      let report = try await engine.sync(using: wrap(BLETransport(session: session)))
+      await session.close()
+      return report
+    } catch {
+      await session.close()
+      throw error
+    }
+  }
+
+  /// The journal's records for this device, read through a fresh connection.
+  func journalRecords() throws -> [UInt32: RecordingRecord] {
+    let journal = try Journal(path: journalPath)
+    let records = try journal.read { try $0.recordings(serial: device.serial) }
+    return Dictionary(uniqueKeysWithValues: records.map { ($0.sessionId, $0) })
+  }
+
+  /// Names in the export directory (hidden ones included).
+  func exportNames() -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: exportDirectory)) ?? []).sorted()
+  }
+
+  /// Raw copy of a recording, nil when missing.
+  func rawPath(_ sessionId: UInt32) -> String { root + "/\(device.serial)/\(sessionId).opus-raw" }
+  func partPath(_ sessionId: UInt32) -> String { root + "/\(device.serial)/\(sessionId).part" }
+
+  func cleanUp() {
+    clock.stopAutoAdvance()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+}
+
+extension SyncEngine.Options {
+  /// Ogg Opus exports (pass-through: cheap) and small checkpoints (many crash points).
+  static var fast: SyncEngine.Options {
+    var options = SyncEngine.Options()
+    options.format = .opus
+    options.checkpointBytes = 8 * 1024
+    return options
+  }
+}
+
+/// A flash directory with recordings, made once and copied into each ``SyncBench``.
+struct SyncFlashTemplate: Sendable {
+  let flash: String
+  let seed: UInt64
+  /// The recordings as made, with their SHA-256.
+  let recordings: [RecordingInfo]
+  var totalBytes: Int64 { recordings.reduce(0) { $0 + Int64($1.size) } }
+  var digests: [UInt32: String] {
+    Dictionary(uniqueKeysWithValues: recordings.map { ($0.sessionId, $0.sha256 ?? "") })
+  }
+
+  static func make(seed: UInt64, durations: [Duration]) async throws -> SyncFlashTemplate {
+    let directory = NSTemporaryDirectory() + "recorder-sync-template-\(UUID().uuidString)"
+    let flash = directory + "/flash"
+    let clock = ManualClock()
+    let device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: seed), flashDirectory: flash, time: .manual(clock))
+    for duration in durations { try await device.addRecording(duration: duration) }
+    let recordings = try await device.recordings(includingDigests: true)
+    return SyncFlashTemplate(flash: flash, seed: seed, recordings: recordings)
+  }
+
+  func cleanUp() { try? FileManager.default.removeItem(atPath: parentDirectory(flash)) }
+}
+
+func parentDirectory(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
+
+/// SHA-256 (hex) of a local file, nil when missing.
+func sha256(ofFile path: String) -> String? {
+  guard FileManager.default.fileExists(atPath: path) else { return nil }
+  return try? SHA256Hasher.hexDigest(ofFile: path)
+}
+
+/// Seeded random numbers (SplitMix64), so every failure can be replayed from its seed.
+struct SyncRandom {
+  private var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func next(in range: ClosedRange<Int>) -> Int {
+    range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+  }
+}
+
+/// A transport that forwards to another and lets a test watch or alter what passes.
+struct WatchedTransport: RecordingTransport {
+  let base: any RecordingTransport
+  var alterTail: @Sendable (SyncTail) -> SyncTail = { $0 }
+  var onStream: @Sendable () -> Void = {}
+  var onDeleted: @Sendable () -> Void = {}
+  /// Sees each data frame before the engine does.
+  var onFrame: @Sendable (BulkFrame) -> Void = { _ in }
+
+  var name: String { base.name }
+  var serial: String { get async { await base.serial } }
+  var audioChannels: Int { get async { await base.audioChannels } }
+  func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
+  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+    try await base.recordingInProgress()
+  }
+  func stream(
+    sessionId: UInt32, start: UInt32, end: UInt32,
+    receive: @Sendable (BulkFrame) async -> StreamDecision
+  ) async throws(DeviceError) -> SyncTail? {
+    onStream()
+    let onFrame = self.onFrame
+    let tail = try await base.stream(sessionId: sessionId, start: start, end: end) { frame in
+      onFrame(frame)
+      return await receive(frame)
+    }
+    return tail.map(alterTail)
+  }
+  func delete(sessionId: UInt32) async throws(DeviceError) {
+    try await base.delete(sessionId: sessionId)
+    onDeleted()
+  }
+}
+
+/// Says which seed a failing test ran with (Swift Testing prints comments with failures).
+func seedComment(_ seed: UInt64, _ extra: String = "") -> Comment {
+  Comment(rawValue: "seed \(seed)" + (extra.isEmpty ? "" : "; " + extra))
+}
