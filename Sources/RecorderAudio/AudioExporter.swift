@@ -117,12 +117,8 @@ public enum AudioExporter {
     let inChannels = source.format.channels
     let outChannels = options.channels ?? inChannels
     guard outChannels == 1 || outChannels == 2 else { throw .unsupportedChannelCount(outChannels) }
-    let totalFrames: Int?
-    if let raw = source as? RawDeviceFrameSource, let file = rawTotal(raw) {
-      totalFrames = file
-    } else {
-      totalFrames = nil
-    }
+    // Known up front for a raw file (its size); Ogg input reports progress by bytes only.
+    let totalFrames = (source as? RawDeviceFrameSource)?.totalFrames
     let pipeline = try ExportPipeline(
       inFormat: source.format, outChannels: outChannels, options: options, outputPath: outputPath,
       expectedFrames: totalFrames)
@@ -146,8 +142,6 @@ public enum AudioExporter {
     return ExportResult(
       frames: frames, channels: outChannels, durationMs: frames * DeviceAudioFormat.frameDurationMs)
   }
-
-  private static func rawTotal(_ source: RawDeviceFrameSource) -> Int? { source.totalFrames }
 }
 
 /// The decode → channel conversion → writer chain for one export.

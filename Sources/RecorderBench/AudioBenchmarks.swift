@@ -16,7 +16,7 @@ enum AudioBenchmarks {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let long = folder + "/5h.raw"
     let short = folder + "/30min.raw"
-    print("== audio: generating 5 h and 30 min mono device recordings")
+    emit("== audio: generating 5 h and 30 min mono device recordings")
     let generated = try time {
       try DeviceRecordingWriter.writeSpeech(
         toPath: long, format: .mono, frameCount: longSeconds * 50, seed: 1, cycleFrames: cycleFrames
@@ -25,61 +25,42 @@ enum AudioBenchmarks {
     try DeviceRecordingWriter.writeSpeech(
       toPath: short, format: .mono, frameCount: shortSeconds * 50, seed: 1, cycleFrames: cycleFrames
     )
-    print("generated 5 h (\(fileSize(long) / 1_000_000) MB) in \(format(generated)) s")
+    emit("generated 5 h (\(fileSize(long) / 1_000_000) MB) in \(format(generated)) s")
 
-    // Ogg Opus first: the same packets in a container ffmpeg can read.
+    // Ogg Opus first: the same packets in a container ffmpeg can read (it cannot parse the
+    // raw device file: there is no framing), so ffmpeg's input is this file.
+    emit("times: wall s / CPU s (user + system); ratio = ours / ffmpeg by CPU (by wall)")
     let ogg = try exportChild(long, folder + "/5h.opus", "opus")
-    print(
-      "ours   5 h → opus (pass-through)    \(format(ogg.seconds)) s   peak RSS \(ogg.peakKB / 1024) MB"
-    )
-
-    let ourMP3 = try exportChild(long, folder + "/5h.mp3", "mp3")
-    let ourWAV = try exportChild(long, folder + "/5h.wav", "wav")
+    report("ours   5 h → opus (pass-through)", ogg)
+    let opusIn = ["-v", "error", "-y", "-c:a", "libopus", "-i", folder + "/5h.opus"]
     let mp3Settings = [
       "-c:a", "libmp3lame", "-b:a", "40k", "-compression_level", "5", "-ac", "1", "-ar", "16000",
     ]
-    let ffMP3 = try timeTool(
-      "ffmpeg",
-      ["-v", "error", "-y", "-c:a", "libopus", "-i", folder + "/5h.opus"] + mp3Settings + [
-        folder + "/ff.mp3"
-      ])
-    let ffWAV = try timeTool(
-      "ffmpeg",
-      [
-        "-v", "error", "-y", "-c:a", "libopus", "-i", folder + "/5h.opus", "-ac", "1", "-ar",
-        "16000",
-        "-c:a", "pcm_s16le", folder + "/ff.wav",
-      ])
+    // Ours and ffmpeg alternate, so a change in the machine's load hits both alike.
+    let ourMP3 = try exportChild(long, folder + "/5h.mp3", "mp3")
+    report("ours   5 h → mp3 (CBR 40k, q5)", ourMP3)
+    let ffMP3 = try timeTool("ffmpeg", opusIn + mp3Settings + [folder + "/ff.mp3"])
+    report("ffmpeg 5 h opus → mp3 (same LAME)", ffMP3, against: ourMP3)
+    let ourWAV = try exportChild(long, folder + "/5h.wav", "wav")
+    report("ours   5 h → wav", ourWAV)
+    let wavSettings = ["-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le"]
+    let ffWAV = try timeTool("ffmpeg", opusIn + wavSettings + [folder + "/ff.wav"])
+    report("ffmpeg 5 h opus → wav (48k → 16k)", ffWAV, against: ourWAV)
     let ffMP3FromWAV = try timeTool(
       "ffmpeg",
       ["-v", "error", "-y", "-i", folder + "/5h.wav"] + mp3Settings + [folder + "/ff2.mp3"])
-    print(
-      "ours   5 h → mp3 (CBR 40k, q5)       \(format(ourMP3.seconds)) s   peak RSS \(ourMP3.peakKB / 1024) MB"
-    )
-    print(
-      "ffmpeg 5 h opus → mp3 (same LAME)    \(format(ffMP3)) s   ratio ours/ffmpeg \(ratio(ourMP3.seconds, ffMP3))"
-    )
-    print(
-      "ffmpeg 5 h wav → mp3 (encode only)   \(format(ffMP3FromWAV)) s   ratio ours/ffmpeg \(ratio(ourMP3.seconds, ffMP3FromWAV))"
-    )
-    print(
-      "ours   5 h → wav                     \(format(ourWAV.seconds)) s   peak RSS \(ourWAV.peakKB / 1024) MB"
-    )
-    print(
-      "ffmpeg 5 h opus → wav (48k→16k)      \(format(ffWAV)) s   ratio ours/ffmpeg \(ratio(ourWAV.seconds, ffWAV))"
-    )
+    report("ffmpeg 5 h wav → mp3 (LAME only)", ffMP3FromWAV, against: ourMP3)
 
     let shortMP3 = try exportChild(short, folder + "/30min.mp3", "mp3")
     let shortWAV = try exportChild(short, folder + "/30min.wav", "wav")
-    print(
-      "peak RSS mp3: 30 min \(kb(shortMP3.peakKB)), 5 h \(kb(ourMP3.peakKB)), difference \(kb(abs(ourMP3.peakKB - shortMP3.peakKB)))"
-    )
-    print(
-      "peak RSS wav: 30 min \(kb(shortWAV.peakKB)), 5 h \(kb(ourWAV.peakKB)), difference \(kb(abs(ourWAV.peakKB - shortWAV.peakKB)))"
-    )
+    for (name, short, long) in [("mp3", shortMP3, ourMP3), ("wav", shortWAV, ourWAV)] {
+      let difference = kb(abs(long.peakKB - short.peakKB))
+      emit(
+        "peak RSS \(name): 30 min \(kb(short.peakKB)), 5 h \(kb(long.peakKB)), difference \(difference)"
+      )
+    }
     for file in ["5h.mp3", "ff.mp3", "5h.wav", "5h.opus"] {
-      let duration = try probe(folder + "/" + file)
-      print("ffprobe \(file): \(duration) s")
+      emit("ffprobe \(file): \(try probe(folder + "/" + file)) s")
     }
   }
 
@@ -96,7 +77,7 @@ enum AudioBenchmarks {
         _ = try AudioExporter.export(
           from: arguments[1], recordedChannels: channels, to: arguments[2],
           options: ExportOptions(format: format))
-        print("VmHWM-kB \(peakRSSKilobytes())")
+        emit("VmHWM-kB \(peakRSSKilobytes())")
         return true
       case "audio-generate" where arguments.count >= 4:
         guard let seconds = Int(arguments[2]), let channels = Int(arguments[3]) else {
@@ -111,13 +92,16 @@ enum AudioBenchmarks {
         return false
       }
     } catch {
-      print("error: \(error)")
+      emit("error: \(error)")
       exit(1)
     }
   }
 
+  /// Wall time and CPU time (user + system, all threads) of one child process. CPU time is
+  /// the figure to compare on a shared machine: wall time includes waiting for other jobs.
   struct ChildRun {
     var seconds: Double
+    var cpuSeconds: Double
     var peakKB: Int
   }
 
@@ -125,6 +109,7 @@ enum AudioBenchmarks {
   static func exportChild(_ input: String, _ output: String, _ format: String) throws -> ChildRun {
     let executable = CommandLine.arguments[0]
     var outputText = ""
+    let cpuBefore = childrenCPUSeconds()
     let seconds = try time {
       outputText = try runCapturing(executable, ["audio-export-child", input, output, format, "1"])
     }
@@ -133,11 +118,21 @@ enum AudioBenchmarks {
         guard line.hasPrefix("VmHWM-kB ") else { return nil }
         return Int(line.dropFirst("VmHWM-kB ".count))
       }.first ?? -1
-    return ChildRun(seconds: seconds, peakKB: peak)
+    return ChildRun(seconds: seconds, cpuSeconds: childrenCPUSeconds() - cpuBefore, peakKB: peak)
   }
 
-  static func timeTool(_ tool: String, _ arguments: [String]) throws -> Double {
-    try time { _ = try runCapturing("/usr/bin/env", [tool] + arguments) }
+  static func timeTool(_ tool: String, _ arguments: [String]) throws -> ChildRun {
+    let cpuBefore = childrenCPUSeconds()
+    let seconds = try time { _ = try runCapturing("/usr/bin/env", [tool] + arguments) }
+    return ChildRun(seconds: seconds, cpuSeconds: childrenCPUSeconds() - cpuBefore, peakKB: -1)
+  }
+
+  /// CPU seconds used by every waited-for child so far (getrusage RUSAGE_CHILDREN).
+  static func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+      + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
   }
 
   static func probe(_ path: String) throws -> String {
@@ -188,6 +183,25 @@ enum AudioBenchmarks {
 
   static func fileSize(_ path: String) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+  }
+
+  /// Prints and flushes at once, so figures appear as they are measured even when stdout is
+  /// a file (fflush(nil) flushes every stream without touching the global `stdout`).
+  static func emit(_ text: String) {
+    print(text)
+    fflush(nil)
+  }
+
+  /// One result line: label, wall / CPU seconds, peak RSS, and the ratio against ours.
+  static func report(_ label: String, _ run: ChildRun, against ours: ChildRun? = nil) {
+    var text = label.padding(toLength: 38, withPad: " ", startingAt: 0)
+    text += "\(format(run.seconds)) / \(format(run.cpuSeconds)) s"
+    if run.peakKB >= 0 { text += "   peak RSS \(kb(run.peakKB))" }
+    if let ours {
+      text +=
+        "   ratio \(ratio(ours.cpuSeconds, run.cpuSeconds)) (\(ratio(ours.seconds, run.seconds)))"
+    }
+    emit(text)
   }
 
   static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }
