@@ -242,10 +242,20 @@ func sha256(ofFile path: String) throws -> String {
 
 /// Rows of the sync journal, read with the `sqlite3` command-line tool: session id → stage.
 func journalStages(_ path: String) throws -> [Int64: String] {
+  try journalColumn(path, "stage")
+}
+
+/// Session id → durable bytes of the partial file, as the journal says.
+func journalDurableBytes(_ path: String) throws -> [Int64: Int64] {
+  try journalColumn(path, "durable_bytes").compactMapValues { Int64($0) }
+}
+
+/// Session id → one column of the journal's `recordings` table.
+func journalColumn(_ path: String, _ column: String) throws -> [Int64: String] {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
   process.arguments = [
-    "sqlite3", "-readonly", "-separator", "|", path, "SELECT session_id, stage FROM recordings",
+    "sqlite3", "-readonly", "-separator", "|", path, "SELECT session_id, \(column) FROM recordings",
   ]
   let out = Pipe()
   let err = Pipe()

@@ -188,9 +188,9 @@ struct ProcessTests {
 
     let directory = try TemporaryDirectory("kill")
     let emulator = try EmulatorProcess(
-      in: directory, token: Self.token, minutes: [3, 0.5, 0.25, 1, 0.5, 0.25],
-      seed: seed % 1000 + 1,
-      timeScale: 20)
+      in: directory, token: Self.token,
+      minutes: [3] + Array(repeating: 0.5, count: 6) + Array(repeating: 0.25, count: 3),
+      seed: seed % 1000 + 1, timeScale: 50)
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let out = directory.file("out")
@@ -202,8 +202,8 @@ struct ProcessTests {
     var run = 0
     while kills < 20 {
       run += 1
-      // Early runs die early (before, during the first transfer), later ones anywhere.
-      let delay = Double.random(in: 0.05...1.2, using: &random)
+      // A moment anywhere from before the connection to well into the transfer.
+      let delay = Double.random(in: 0.05...1.0, using: &random)
       let child = try RecorderProcess(sync, in: directory, label: "kill-\(run)")
       let exited = waitUntil(timeout: .milliseconds(Int64(delay * 1000))) {
         !child.process.isRunning
@@ -217,6 +217,9 @@ struct ProcessTests {
       }
       child.kill()
       kills += 1
+      print(
+        "kill \(kills): run \(run) after \(Int(delay * 1000)) ms, \(try emulator.manifest().deletes.count) deleted"
+      )
       try expectNothingDeletedEarly(
         manifest: emulator.manifest(), expected: manifest, out: out, seed: seed, run: run)
     }
@@ -236,6 +239,44 @@ struct ProcessTests {
       deletes.sorted() == manifest.recordings.map(\.sessionId).sorted(),
       "seed \(seed): one DELETE per recording")
     print("kill test: \(kills) kills, seed \(seed), \(ContinuousClock.now - started)")
+  }
+
+  /// DESIGN.md invariant 3 (resume, don't restart): a sync SIGKILLed well into a long
+  /// transfer has journalled a durable offset at its checkpoints (every 256 KiB), so the
+  /// next run continues from there instead of from byte 0.
+  @Test("a SIGKILLed sync has journalled its durable offset (resume, don't restart)")
+  func killedSyncResumes() throws {
+    let directory = try TemporaryDirectory("resume")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [5], timeScale: 50)
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let recording = try #require(manifest.recordings.first)
+    let out = directory.file("out")
+    let part = out + "/\(manifest.serial)/\(recording.sessionId).part"
+    let sync = ["sync", "--out", out, "--format", "wav"] + emulator.device
+
+    let child = try RecorderProcess(sync, in: directory, label: "sync-killed")
+    let grown = waitUntil(timeout: .seconds(60)) {
+      let size =
+        (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? NSNumber)?.intValue ?? 0
+      return size >= 700_000 || !child.process.isRunning
+    }
+    child.kill()
+    try #require(grown, "the partial file never reached 700 kB")
+    let partSize =
+      (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? NSNumber)?.int64Value ?? 0
+    try #require(partSize >= 700_000, "the sync ended before the kill: \(child.stderr)")
+    let durable = try journalDurableBytes(out + "/journal.sqlite")[recording.sessionId] ?? 0
+    withKnownIssue(
+      "RecorderKit: RangeReceiver fsyncs every 256 KiB but SyncEngine journals the durable offset only when a stream ends, so a kill mid-file restarts it from 0"
+    ) {
+      #expect(durable >= 262_144, "\(partSize) bytes on disk, journal says \(durable) durable")
+    }
+
+    let final = try RecorderProcess.run(sync, in: directory, label: "sync-final")
+    #expect(final.status == 0, "\(final.stderr)")
+    try expectSynced(manifest, out: out, format: "wav")
   }
 
   // MARK: - 4. demo
