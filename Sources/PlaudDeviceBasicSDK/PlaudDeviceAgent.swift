@@ -1,0 +1,274 @@
+import Foundation
+import RecorderKit
+
+/// The vendor's high-level device facade, backed by RecorderKit: scan, connect, bind,
+/// device state, recording, file list, export and delete.
+///
+/// Every method returns at once; its result arrives on ``delegate`` (or the export callback
+/// or completion given) on the facade's own serial callback queue, never the main queue.
+/// Device work runs one operation at a time in call order (the device allows one request
+/// at a time), so calling `deleteFile` then `exportAudio` from `onComplete` is safe.
+///
+/// Configure with ``configure(_:)`` before the first access to ``shared``; tests and apps
+/// with several radios may also make their own agents with ``init(configuration:)``.
+public final class PlaudDeviceAgent: Sendable {
+  /// The agent built from the configuration given to ``configure(_:)`` (or the default:
+  /// no central) on first access.
+  public static let shared: PlaudDeviceAgent = {
+    let configuration = pendingConfiguration.withLock { pending in
+      pending.sharedCreated = true
+      return pending.configuration
+    }
+    return PlaudDeviceAgent(configuration: configuration ?? PlaudSDKConfiguration())
+  }()
+
+  private static let pendingConfiguration = Guarded<(configuration: PlaudSDKConfiguration?, sharedCreated: Bool)>(
+    (nil, false))
+
+  /// The configuration hook: call once, before the first access to ``shared``. Returns
+  /// false (and changes nothing) once ``shared`` exists.
+  @discardableResult
+  public static func configure(_ configuration: PlaudSDKConfiguration) -> Bool {
+    pendingConfiguration.withLock { pending in
+      guard !pending.sharedCreated else { return false }
+      pending.configuration = configuration
+      return true
+    }
+  }
+
+  /// The queue every callback runs on (serial, never main).
+  let callbackQueue = DispatchQueue(label: "PlaudDeviceBasicSDK.callbacks")
+  let configuration: PlaudSDKConfiguration
+  let core: AgentCore
+  private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
+  private let delegateReference = Guarded(WeakReference<AnyObject>(nil))
+
+  /// An agent of its own (RecorderKit addition; the vendor has only ``shared``).
+  public init(configuration: PlaudSDKConfiguration) {
+    self.configuration = configuration
+    let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+    commands = continuation
+    core = AgentCore(configuration: configuration)
+    Task {
+      for await command in stream { await command() }
+    }
+    let queue = callbackQueue
+    let reference = delegateReference
+    Task { [core] in
+      await core.attach { event in
+        let delegate = reference.current
+        queue.async {
+          guard let target = delegate.value as? any PlaudDeviceAgentProtocol else { return }
+          event(target)
+        }
+      }
+    }
+  }
+
+  deinit { commands.finish() }
+
+  /// The delegate, held weakly (assign it once; it drives the whole BLE lifecycle).
+  public var delegate: (any PlaudDeviceAgentProtocol)? {
+    get { delegateReference.current.value as? any PlaudDeviceAgentProtocol }
+    set { delegateReference.withLock { $0 = WeakReference(newValue) } }
+  }
+
+  /// RecorderKit addition: the detail of the last failure reported through a callback.
+  public var lastError: PlaudSDKError? { core.lastErrorValue }
+
+  private func enqueue(_ work: @escaping @Sendable (AgentCore) async -> Void) {
+    let core = self.core
+    commands.yield { await work(core) }
+  }
+
+  // MARK: - Initialisation
+
+  /// Sets the user token (a JWT: the handshake token is its `sub`, PROTOCOL.md §8) and the
+  /// regional domain (no `https://`). A malformed token is reported when a connection is
+  /// attempted: `bleConnectState(-1)`, with ``lastError`` saying why.
+  public func initSDK(userAccessToken: String, customDomain: String) {
+    core.setUserToken(userAccessToken, domain: customDomain)
+  }
+
+  /// Replaces the user token after a refresh; the next handshake uses its `sub`.
+  public func setUserAccessToken(_ token: String) { core.setUserToken(token, domain: nil) }
+
+  // MARK: - Scanning and connecting
+
+  /// Scans for recorders: `bleScanResult` as they are heard, `bleScanOverTime` if none is
+  /// within the scan timeout.
+  public func startScan() { enqueue { await $0.startScan() } }
+
+  /// Stops a scan.
+  public func stopScan() { enqueue { await $0.stopScan() } }
+
+  /// Connects and authenticates with the user token's handshake token.
+  public func connectBleDevice(bleDevice: BleDevice) {
+    let device = bleDevice.snapshot
+    enqueue { await $0.connect(device, deviceToken: nil) }
+  }
+
+  /// Connects with `deviceToken` as the handshake token's source (normalised like `sub`:
+  /// a leading `client_user_` and every `-` removed).
+  public func connectBleDevice(bleDevice: BleDevice, deviceToken: String) {
+    let device = bleDevice.snapshot
+    enqueue { await $0.connect(device, deviceToken: deviceToken) }
+  }
+
+  /// Finds the recorder with serial `sn` and connects (the beacon wake-up recipe).
+  public func connectBySN(_ sn: String) {
+    let device = BleDevice.Snapshot(serialNumber: sn, name: "", rssi: 0, discovered: nil)
+    enqueue { await $0.connect(device, deviceToken: nil) }
+  }
+
+  /// RecorderKit addition: ends the session (SET_ACTIVE 00, disconnect): `bleConnectState(0)`.
+  public func disconnect() { enqueue { await $0.disconnect() } }
+
+  /// Clears the pairing on the device (DEPAIR); `clear` also erases its recordings. Then
+  /// disconnects. Result on `bleDepair`.
+  public func depair(clear: Bool = false) { enqueue { await $0.depair(clear: clear) } }
+
+  // MARK: - Files
+
+  /// Lists recordings after `startSessionId` (0: all) on `bleFileList`.
+  public func getFileList(startSessionId: Int) {
+    enqueue { await $0.fileList(after: startSessionId) }
+  }
+
+  /// Transfers one recording (resuming from any durable bytes), verifies it, stores it and
+  /// exports it to `outputDir` as `format`. The device copy stays: call `deleteFile` after
+  /// `onComplete`. `callback` is held weakly: retain it until it completes.
+  public func exportAudio(
+    sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int = 1,
+    callback: AudioExportCallback
+  ) {
+    let reference = WeakReference<AnyObject>(callback)
+    let queue = callbackQueue
+    let report: ExportReporter = { event in
+      queue.async {
+        guard let target = reference.value as? any AudioExportCallback else { return }
+        event(target)
+      }
+    }
+    enqueue {
+      await $0.export(
+        sessionId: sessionId, outputDir: outputDir, format: format, channels: channels,
+        report: report)
+    }
+  }
+
+  /// Deletes one recording from the device; `bleDeleteFile` answers.
+  public func deleteFile(sessionId: Int) { enqueue { await $0.delete(sessionId: sessionId) } }
+
+  // MARK: - Recording (RecorderKit additions)
+
+  /// Starts recording; `bleRecordStart` answers (status ≠ 0: refused).
+  public func startRecord(scene: Int = 1) { enqueue { await $0.record(.start(scene: scene)) } }
+  /// Pauses the recording; `bleRecordPause` answers.
+  public func pauseRecord() { enqueue { await $0.record(.pause) } }
+  /// Resumes the recording; `bleRecordResume` answers.
+  public func resumeRecord() { enqueue { await $0.record(.resume) } }
+  /// Stops the recording; `bleRecordStop` answers.
+  public func stopRecord() { enqueue { await $0.record(.stop) } }
+
+  // MARK: - Wi-Fi (not available yet)
+
+  /// Opens (or closes) the device's hotspot. Not available yet: `bleWiFiOpen(-1, "", "", "")`.
+  public func setDeviceWiFi(open: Bool) {
+    enqueue { await $0.reportWiFiUnavailable() }
+  }
+
+  /// Ends a Wi-Fi transfer session: nothing is open yet, so there is nothing to end.
+  public func endWiFiTransfer() {}
+
+  /// Whether a Wi-Fi transfer session is open: never yet.
+  public var isWiFiTransferActive: Bool { false }
+
+  // MARK: - Firmware (not available yet)
+
+  /// Checks for a firmware update. Not available yet: `hasUpdate` false, the current
+  /// version, and `errorMessage` saying why.
+  public func checkFirmwareUpdate(completion: @escaping (PlaudFirmwareCheckResult) -> Void) {
+    let closure = AppClosure(completion)
+    let queue = callbackQueue
+    enqueue { core in
+      let current = await core.firmwareVersion
+      queue.async {
+        closure.body(
+          PlaudFirmwareCheckResult(
+            currentVersion: current,
+            errorMessage: PlaudSDKError.notAvailableYet(feature: "Firmware update").description))
+      }
+    }
+  }
+
+  /// Downloads and installs the latest firmware. Not available yet: no progress, then a
+  /// failed result saying why (and `bleFotaResult(uid: 0, status: -1, …)`).
+  public func startFirmwareUpdate(
+    progress: @escaping (PlaudFirmwarePhase, Float) -> Void,
+    completion: @escaping (PlaudFirmwareUpdateResult) -> Void
+  ) {
+    failFirmware(completion)
+  }
+
+  /// Pushes a downloaded firmware file. Not available yet: as ``startFirmwareUpdate(progress:completion:)``.
+  public func pushFirmwareFile(
+    filePath: String, toVersion: String, progress: @escaping (PlaudFirmwarePhase, Float) -> Void,
+    completion: @escaping (PlaudFirmwareUpdateResult) -> Void
+  ) {
+    failFirmware(completion)
+  }
+
+  private func failFirmware(_ completion: @escaping (PlaudFirmwareUpdateResult) -> Void) {
+    let closure = AppClosure(completion)
+    let queue = callbackQueue
+    let message = PlaudSDKError.notAvailableYet(feature: "Firmware update").description
+    enqueue { core in
+      let current = await core.firmwareVersion
+      await core.reportFirmwareUnavailable(message)
+      queue.async {
+        closure.body(
+          PlaudFirmwareUpdateResult(success: false, version: current, errorMessage: message))
+      }
+    }
+  }
+
+  // MARK: - Beacon wake-up
+
+  /// Starts listening for beacon wake-ups (`bleIBeaconWakeupTriggered`).
+  public func activateBeaconMonitoring() { core.activateBeacons() }
+
+  /// Replaces the serial numbers to be woken for.
+  public func updateBeaconMonitoredDevices(serialNumbers: [String]) {
+    let monitor = configuration.beaconMonitor
+    let serials = Set(serialNumbers)
+    enqueue { _ in await monitor.monitor(serials: serials) }
+  }
+
+  /// Whether the platform allows beacon wake-ups ("Always" location).
+  public var isBeaconLocationAlwaysGranted: Bool {
+    configuration.beaconMonitor.authorization == .always
+  }
+
+  /// Whether asking for "Always" can still succeed.
+  public var canRequestBeaconLocationAlwaysUpgrade: Bool {
+    let authorization = configuration.beaconMonitor.authorization
+    return authorization == .whenInUse || authorization == .notDetermined
+  }
+
+  /// Asks for "Always" location; the answer on the callback queue.
+  public func requestBeaconLocationAlwaysPermission(completion: @escaping (Bool) -> Void) {
+    let closure = AppClosure(completion)
+    let monitor = configuration.beaconMonitor
+    let queue = callbackQueue
+    Task {
+      let granted = await monitor.requestAlwaysAuthorization()
+      queue.async { closure.body(granted) }
+    }
+  }
+
+  /// Turns the device's iBeacon on (1) or off (0): setting 49.
+  public func setIBeaconWakeupEnabled(value: Int) {
+    enqueue { await $0.writeSetting(.iBeaconWakeup, value: value) }
+  }
+}

@@ -1,0 +1,28 @@
+/// Why a facade call could not be carried out. The vendor's callbacks carry only status
+/// codes or strings; this is the detail, in ``PlaudDeviceAgent/lastError`` and in the
+/// strings given to `onError`. Descriptions never contain a token.
+public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// `initSDK` was not called, or no token is set.
+  case noUserToken
+  /// The user access token is not a JWT with a usable `sub` claim.
+  case malformedUserToken(reason: String)
+  /// No Bluetooth central was configured (see ``PlaudSDKConfiguration``).
+  case noCentral
+  /// The call needs a connected, authenticated device.
+  case notConnected
+  /// The feature arrives with a later issue (Wi-Fi Fast Transfer, firmware update).
+  case notAvailableYet(feature: String)
+  /// The device or the sync failed; the text says how.
+  case operationFailed(String)
+
+  public var description: String {
+    switch self {
+    case .noUserToken: "no user access token: call initSDK(userAccessToken:customDomain:) first"
+    case .malformedUserToken(let reason): "the user access token is malformed: \(reason)"
+    case .noCentral: "no Bluetooth central is configured (PlaudSDKConfiguration.central)"
+    case .notConnected: "no device is connected"
+    case .notAvailableYet(let feature): "\(feature) is not available in RecorderKit yet"
+    case .operationFailed(let text): text
+    }
+  }
+}
