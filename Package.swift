@@ -64,5 +64,6 @@ let package = Package(
       name: "RecorderKitTests",
       dependencies: ["RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink"]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
+    .testTarget(name: "PlaudDeviceBasicSDKTests", dependencies: ["PlaudDeviceBasicSDK", "RecorderKit", "RecorderEmulator", "RecorderLink"]),
   ]
 )
