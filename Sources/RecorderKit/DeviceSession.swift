@@ -55,6 +55,11 @@ public actor DeviceSession {
   private var gateBusy = false
   private var gateWaiters: [CheckedContinuation<Void, Never>] = []
   private var endReason: DeviceError?
+  /// Holds a simulated clock still from the link coming up until the HANDSHAKE is on its
+  /// way: the device drops a central that has not authenticated within ~1 s [device], and
+  /// a simulation must not skip that second just because this task was slow to be
+  /// scheduled. A no-op on real clocks.
+  private var setUpHold: (@Sendable () -> Void)?
 
   /// What the receive loop hands to the request in flight.
   enum Incoming: Sendable {
@@ -87,6 +92,7 @@ public actor DeviceSession {
       throw .connectFailed(error)
     }
     let session = DeviceSession(link: link, device: device, configuration: configuration)
+    await session.holdTimeUntilFirstWait()
     do {
       try await session.setUp()
     } catch {
@@ -105,6 +111,15 @@ public actor DeviceSession {
       firmware: device.firmware, portVersion: device.portVersion, audioChannels: 1,
       supportsWiFi: false, oggAudio: false, battery: BatteryStatus(level: 0),
       storage: StorageInfo(freeBytes: 0, totalBytes: 0), state: DeviceState(state: 0, privacy: 0))
+  }
+
+  private func holdTimeUntilFirstWait() {
+    setUpHold = configuration.clock.holdTime()
+  }
+
+  private func releaseSetUpHold() {
+    setUpHold?()
+    setUpHold = nil
   }
 
   private func setUp() async throws(DeviceError) {
@@ -332,6 +347,7 @@ public actor DeviceSession {
 
   /// Drops the link without the closing command (set-up failures, tests).
   func abandon() async {
+    releaseSetUpHold()
     if endReason == nil { endReason = .closed }
     active?.continuation.finish(throwing: endReason ?? .closed)
     active = nil
@@ -399,8 +415,11 @@ public actor DeviceSession {
         message.encoded(portVersion: info.portVersion), to: RecorderGATT.writeCharacteristic,
         type: .withoutResponse)
     } catch {
+      releaseSetUpHold()
       throw .disconnected(Self.reason(error))
     }
+    // From here we wait for the device: simulated time may pass.
+    releaseSetUpHold()
     do {
       for try await incoming in stream {
         if try await handle(incoming) { return }
