@@ -51,7 +51,10 @@ let package = Package(
       name: "recorder", dependencies: ["RecorderKit", "RecorderEmulator", "RecorderAudio"]),
     .executableTarget(
       name: "RecorderBench",
-      dependencies: ["RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator"]),
+      dependencies: [
+        "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator", "RecorderLink",
+        "RecorderStore",
+      ]),
 
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),

@@ -14,7 +14,8 @@
 
 /// The benchmark sections, in the order `all` runs them.
 let sections: [(name: String, run: () throws -> Void)] = [
-  ("audio", AudioBenchmarks.run)
+  ("audio", AudioBenchmarks.run),
+  ("sync", SyncBenchmarks.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
