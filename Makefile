@@ -38,9 +38,9 @@ bench: deps
 	$(SWIFT) build -c release --product recorder-bench
 	$$($(SWIFT) build -c release --show-bin-path)/recorder-bench
 
-## tsan: the whole test suite under ThreadSanitizer
+## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps
-	$(SWIFT) test --sanitize=thread
+	RECORDER_TEST_SCALE=small $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 format:
 	swift-format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
