@@ -34,6 +34,9 @@ final class RangeReceiver: @unchecked Sendable {
   private let size: Int64
   private let events: AsyncStream<SyncEvent>.Continuation
   private let checkpointBytes: Int64
+  /// Told each new durable offset at a checkpoint (the engine journals it), so a process
+  /// killed mid-stream resumes from its last checkpoint, not from the request's start.
+  private let onCheckpoint: @Sendable (Int64) -> Void
   private let state: Locked<State>
 
   /// The Opus TOC byte every 80-byte packet of the device starts with (PROTOCOL.md §5).
@@ -42,9 +45,11 @@ final class RangeReceiver: @unchecked Sendable {
 
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
-    size: Int64, checkpointBytes: Int64, events: AsyncStream<SyncEvent>.Continuation
+    size: Int64, checkpointBytes: Int64, events: AsyncStream<SyncEvent>.Continuation,
+    onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
   ) {
     self.checkpointBytes = checkpointBytes
+    self.onCheckpoint = onCheckpoint
     self.file = file
     self.frameBytes = frameBytes
     self.clock = clock
@@ -94,6 +99,7 @@ final class RangeReceiver: @unchecked Sendable {
     do {
       if needsCheckpoint {
         try flush()
+        onCheckpoint(durableOffset)
       } else if needsWrite {
         try writePending()
       }

@@ -162,7 +162,8 @@ public actor SyncEngine {
     }
     try storage { () throws(StorageError) in try fileSystem.syncDirectory(parent(of: partPath)) }
 
-    var receiver = makeReceiver(file: file, offset: offset, recording: recording)
+    var receiver = makeReceiver(
+      file: file, offset: offset, recording: recording, serial: initial.serial)
     var firstMismatch: (start: Int64, ours: UInt16)?
     var reissues = 0
     var unverifiedRange = false
@@ -210,7 +211,8 @@ public actor SyncEngine {
           file = try storage { () throws(StorageError) in
             try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
           }
-          receiver = makeReceiver(file: file, offset: requestStart, recording: recording)
+          receiver = makeReceiver(
+            file: file, offset: requestStart, recording: recording, serial: initial.serial)
         }
         continue
       }
@@ -234,7 +236,8 @@ public actor SyncEngine {
       file = try storage { () throws(StorageError) in
         try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
       }
-      receiver = makeReceiver(file: file, offset: requestStart, recording: recording)
+      receiver = makeReceiver(
+        file: file, offset: requestStart, recording: recording, serial: initial.serial)
     }
     report.bytesReceived += receiver.bytesReceived
     let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
@@ -242,13 +245,25 @@ public actor SyncEngine {
       initial, partPath: partPath, verification: verification, transport: transport.name)
   }
 
-  private func makeReceiver(file: any DurableFile, offset: Int64, recording: Recording)
+  private func makeReceiver(
+    file: any DurableFile, offset: Int64, recording: Recording, serial: String
+  )
     -> RangeReceiver
   {
-    RangeReceiver(
+    let journal = self.journal
+    return RangeReceiver(
       file: file, offset: offset, frameBytes: recording.bytesPerFrame, clock: clock,
       sessionId: recording.sessionId, size: Int64(recording.size),
-      checkpointBytes: options.checkpointBytes, events: eventContinuation)
+      checkpointBytes: options.checkpointBytes, events: eventContinuation,
+      onCheckpoint: { durable in
+        // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
+        // failure here is retried by the next checkpoint and by the one when the stream ends.
+        _ = try? journal.write { tx in
+          try tx.update(serial: serial, sessionId: recording.sessionId) {
+            $0.durableBytes = durable
+          }
+        }
+      })
   }
 
   /// fsync'd bytes → journal, so a restart resumes there.

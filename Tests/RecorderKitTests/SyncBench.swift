@@ -52,9 +52,21 @@ final class SyncBench: Sendable {
   func connect() async throws -> DeviceSession {
     var configuration = DeviceSession.Configuration(token: device.configuration.token)
     configuration.clock = sessionClock
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(10), clock: sessionClock)
-    return try await DeviceSession.connect(to: found, using: central, configuration: configuration)
+    // Under a loaded machine the auto-advance can run a scan's 10 s out before the first
+    // advertisement is handled: scan again (a phone would too).
+    var attempt = 0
+    while true {
+      attempt += 1
+      do {
+        let found = try await DeviceScanner(central: central).find(
+          serial: device.serial, timeout: .seconds(10), clock: sessionClock)
+        return try await DeviceSession.connect(
+          to: found, using: central, configuration: configuration)
+      } catch {
+        guard attempt < 3, case .deviceNotFound = error else { throw error }
+        continue
+      }
+    }
   }
 
   /// A journal on the root (created if missing) and an engine over `fileSystem`.
