@@ -17,7 +17,7 @@ actor AgentCore {
   }
 
   private let configuration: PlaudSDKConfiguration
-  private var emit: @Sendable (@escaping DelegateEvent) -> Void = { _ in }
+  private let emit: @Sendable (@escaping DelegateEvent) -> Void
   private var session: DeviceSession?
   private var device: DiscoveredDevice?
   private var eventTask: Task<Void, Never>?
@@ -27,9 +27,14 @@ actor AgentCore {
   private let lastError = Guarded<PlaudSDKError?>(nil)
   private let beaconsActive = Guarded(false)
 
-  init(configuration: PlaudSDKConfiguration) { self.configuration = configuration }
-
-  func attach(_ emit: @escaping @Sendable (@escaping DelegateEvent) -> Void) { self.emit = emit }
+  /// - Parameter emit: queues a delegate callback on the callback queue, in call order.
+  init(
+    configuration: PlaudSDKConfiguration,
+    emit: @escaping @Sendable (@escaping DelegateEvent) -> Void
+  ) {
+    self.configuration = configuration
+    self.emit = emit
+  }
 
   nonisolated var lastErrorValue: PlaudSDKError? { lastError.current }
 

@@ -29,7 +29,7 @@ struct OneRecordingTransport: RecordingTransport {
   ) async throws(DeviceError) -> RecorderSyncTail? {
     let emit = self.emit
     let report = self.report
-    let lastPercent = Guarded(-1)
+    let lastPercent = Guarded(0)
     let total = max(1, Int(end))
     let tail = try await base.stream(sessionId: sessionId, start: start, end: end) { frame in
       let decision = await receive(frame)

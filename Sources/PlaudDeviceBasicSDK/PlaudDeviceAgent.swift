@@ -48,20 +48,17 @@ public final class PlaudDeviceAgent: Sendable {
     self.configuration = configuration
     let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     commands = continuation
-    core = AgentCore(configuration: configuration)
-    Task {
-      for await command in stream { await command() }
-    }
     let queue = callbackQueue
     let reference = delegateReference
-    Task { [core] in
-      await core.attach { event in
-        let delegate = reference.current
-        queue.async {
-          guard let target = delegate.value as? any PlaudDeviceAgentProtocol else { return }
-          event(target)
-        }
+    core = AgentCore(configuration: configuration) { event in
+      let delegate = reference.current
+      queue.async {
+        guard let target = delegate.value as? any PlaudDeviceAgentProtocol else { return }
+        event(target)
       }
+    }
+    Task {
+      for await command in stream { await command() }
     }
   }
 

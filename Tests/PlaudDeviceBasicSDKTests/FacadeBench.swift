@@ -1,0 +1,119 @@
+import Foundation
+import PlaudDeviceBasicSDK
+import RecorderEmulator
+import RecorderKit
+import RecorderLink
+
+/// An emulated recorder on a manual clock, and a facade agent wired to it in process.
+struct FacadeBench {
+  let clock = ManualClock()
+  let device: EmulatedDevice
+  let central: EmulatorCentral
+  let directory: String
+  let agent: PlaudDeviceAgent
+  let beacon: RangeBeacon
+
+  init(seed: UInt64 = 1) throws {
+    directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
+    device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
+      time: .manual(clock))
+    central = EmulatorCentral(device: device)
+    beacon = RangeBeacon(device: device)
+    var configuration = PlaudSDKConfiguration(
+      central: central, storageRoot: directory + "/store", clock: AnyClock(clock),
+      beaconMonitor: beacon)
+    configuration.unixTime = { 1_775_395_281 }
+    configuration.timeZoneSeconds = { 3 * 3600 }
+    configuration.scanTimeout = .seconds(5)
+    agent = PlaudDeviceAgent(configuration: configuration)
+    clock.startAutoAdvance()
+  }
+
+  var exports: String { directory + "/exports" }
+  var anyClock: AnyClock { AnyClock(clock) }
+
+  func cleanUp() {
+    clock.stopAutoAdvance()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// A JWT whose `sub` derives the emulator's token (PROTOCOL.md §8).
+  static let userToken = jwt(payload: #"{"sub":"client_user_01234567-89ab-cdef-0123-456789abcdef"}"#)
+
+  static func jwt(payload: String) -> String {
+    func encode(_ text: String) -> String {
+      Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+    return encode(#"{"alg":"HS256","typ":"JWT"}"#) + "." + encode(payload) + ".c2lnbmF0dXJl"
+  }
+}
+
+/// Waits (in real time, the virtual clock running on its own) until `condition` holds.
+func eventually(
+  _ what: String, timeout: Duration = .seconds(20), _ condition: @Sendable () async -> Bool
+) async throws {
+  let start = ContinuousClock.now
+  while !(await condition()) {
+    if ContinuousClock.now - start > timeout { throw TestTimeout(what: what) }
+    try await Task.sleep(for: .milliseconds(2))
+  }
+}
+
+struct TestTimeout: Error, CustomStringConvertible {
+  let what: String
+  var description: String { "timed out waiting for \(what)" }
+}
+
+/// The beacon service for tests: the recorder's iBeacon is "heard" when its advertising
+/// reappears after it left range (observed with `EmulatedDevice.observeAdvertising()`; the
+/// emulator has no beacon of its own).
+final class RangeBeacon: BeaconMonitor {
+  private struct State {
+    var away = false
+    var serials: Set<String> = []
+    var wakes: [String] = []
+  }
+  private let device: EmulatedDevice
+  private let state = Locked(State())
+  private let granted = Locked(BeaconAuthorization.whenInUse)
+
+  init(device: EmulatedDevice) { self.device = device }
+
+  var authorization: BeaconAuthorization { granted.withLock { $0 } }
+  var wakeCount: Int { state.withLock { $0.wakes.count } }
+
+  func requestAlwaysAuthorization() async -> Bool {
+    granted.withLock { $0 = .always }
+    return true
+  }
+
+  func monitor(serials: Set<String>) async { state.withLock { $0.serials = serials } }
+
+  func wakeUps() -> AsyncStream<String> {
+    let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    let device = self.device
+    let state = self.state
+    let task = Task {
+      for await advertisement in await device.observeAdvertising() {
+        guard let heard = DeviceScanner.recognise(advertisement) else { continue }
+        let wake = state.withLock { state -> Bool in
+          guard state.away, state.serials.contains(heard.serial) else { return false }
+          state.away = false
+          state.wakes.append(heard.serial)
+          return true
+        }
+        if wake { continuation.yield(heard.serial) }
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  /// The recorder walks out of range (the link drops).
+  func leaveRange() async {
+    state.withLock { $0.away = true }
+    await device.goOutOfRange()
+  }
+}

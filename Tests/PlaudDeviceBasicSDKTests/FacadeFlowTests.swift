@@ -1,0 +1,285 @@
+import Foundation
+import PlaudDeviceBasicSDK
+import RecorderEmulator
+import RecorderKit
+import RecorderLink
+import Testing
+
+@Suite("PlaudDeviceBasicSDK against the emulator (in process, virtual time)")
+struct FacadeFlowTests {
+  @Test("every method with its exact labels; no central, Wi-Fi and firmware report clear errors")
+  func surfaceAndUnavailableFeatures() async throws {
+    let agent = PlaudDeviceAgent(configuration: PlaudSDKConfiguration())
+    let log = CallbackLog()
+    agent.delegate = log
+    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    agent.setUserAccessToken(FacadeBench.userToken)
+    agent.startScan()
+    agent.stopScan()
+    let device = BleDevice(serialNumber: "8881234567890123")
+    agent.connectBleDevice(bleDevice: device)
+    agent.connectBleDevice(bleDevice: device, deviceToken: "user-1")
+    agent.connectBySN("8881234567890123")
+    agent.depair(clear: true)
+    agent.getFileList(startSessionId: 0)
+    agent.exportAudio(sessionId: 1, outputDir: "/tmp", format: .mp3, channels: 1, callback: log)
+    agent.exportAudio(sessionId: 1, outputDir: "/tmp", format: .wav, callback: log)
+    agent.deleteFile(sessionId: 1)
+    agent.setDeviceWiFi(open: true)
+    agent.setDeviceWiFi(open: false)
+    agent.endWiFiTransfer()
+    #expect(agent.isWiFiTransferActive == false)
+    let firmware = Locked<[String]>([])
+    agent.checkFirmwareUpdate { result in
+      firmware.withLock { $0.append("check \(result.hasUpdate) \(result.errorMessage ?? "")") }
+    }
+    agent.startFirmwareUpdate(
+      progress: { phase, percentage in firmware.withLock { $0.append("progress") } },
+      completion: { result in firmware.withLock { $0.append("update \(result.success)") } })
+    agent.pushFirmwareFile(
+      filePath: "/tmp/fw.bin", toVersion: "V1.2.8", progress: { _, _ in },
+      completion: { result in
+        firmware.withLock { $0.append("push \(result.success) \(result.errorMessage ?? "")") }
+      })
+    agent.activateBeaconMonitoring()
+    agent.updateBeaconMonitoredDevices(serialNumbers: ["8881234567890123"])
+    #expect(agent.isBeaconLocationAlwaysGranted == false)
+    #expect(agent.canRequestBeaconLocationAlwaysUpgrade == false)
+    let permission = Locked<Bool?>(nil)
+    agent.requestBeaconLocationAlwaysPermission { granted in permission.withLock { $0 = granted } }
+    agent.setIBeaconWakeupEnabled(value: 1)
+    #expect(BleAgent.shared.bleDevice == nil || BleAgent.shared.bleDevice != nil)
+    #expect(PlaudFileUploader.calculateSnType(sn: "881000") == "notepro")
+    #expect(PlaudFileUploader.calculateSnType(sn: "882000") == "notepins")
+    #expect(PlaudFileUploader.calculateSnType(sn: "880000") == "notepin")
+    #expect(PlaudFileUploader.calculateSnType(sn: "888000") == "note")
+    #expect(AudioExportFormat.pcm.rawValue == 0 && AudioExportFormat.mp3.rawValue == 1)
+    #expect(AudioExportFormat.wav.rawValue == 2 && AudioExportFormat.opus.rawValue == 3)
+    #expect(PlaudFirmwarePhase.allCases == [.downloading, .installing, .restarting, .complete])
+
+    let wifi = PlaudWiFiAgent.shared
+    wifi.delegate = log
+    wifi.bleDevice = BleAgent.shared.bleDevice
+    wifi.connectWifi("PLAUD-1234", "password", 180)
+    wifi.getFileList(Int(Date().timeIntervalSince1970), 0, false)
+    wifi.syncFile(1, 0, 0, 1)
+    wifi.stopSyncFile(1, 1)
+    wifi.exportAudioViaWiFi(sessionId: 1, outputDir: "/tmp", format: .mp3, channels: 1, callback: log)
+    wifi.close()
+
+    try await eventually("every answer") {
+      log.count("bleDepair -1") == 1 && log.count("bleWiFiOpen -1") == 2
+        && log.count("wifiClose") == 1 && firmware.withLock { $0.count } == 3
+        && permission.withLock { $0 } != nil && log.count("bleDeleteFile status=-1") == 1
+    }
+    #expect(log.count("bleScanOverTime") == 1)
+    #expect(log.count("bleConnectState -1") == 3)
+    #expect(log.count("bleFileList []") == 1)
+    #expect(log.count("onError no device is connected") == 2)
+    #expect(log.count("onError Wi-Fi Fast Transfer is not available in RecorderKit yet") == 1)
+    #expect(log.count("bleFotaResult -1") == 2)
+    #expect(log.has("wifiHandshake -1") && log.has("wifiSyncFile -1") && log.has("wifiSyncFileStop -1"))
+    #expect(log.count("wifiCommonErr") == 4)
+    #expect(
+      firmware.withLock { $0 }.contains(
+        "check false Firmware update is not available in RecorderKit yet"))
+    #expect(firmware.withLock { $0 }.filter { $0 == "progress" }.isEmpty)
+    #expect(agent.lastError != nil)
+    #expect(log.sawMainThread.withLock { $0 } == false)
+  }
+
+  @Test("malformed user tokens fail the connection with -1 and never leak the token")
+  func malformedTokens() async throws {
+    let bench = try FacadeBench()
+    defer { bench.cleanUp() }
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    let secret = "SECRETSECRETSECRET"
+    let bad = [
+      "", "not-a-jwt", "a.b", "a.!!!.c", FacadeBench.jwt(payload: "[1,2]"),
+      FacadeBench.jwt(payload: #"{"sub":""}"#), FacadeBench.jwt(payload: #"{"sub":42}"#),
+      FacadeBench.jwt(payload: "{\"sub\":\"\u{7}\(secret)\"}"), secret + "." + secret + "." + secret,
+    ]
+    for (index, token) in bad.enumerated() {
+      bench.agent.initSDK(userAccessToken: token, customDomain: "platform-us.plaud.ai")
+      bench.agent.connectBySN(bench.device.serial)
+      try await eventually("failure \(index)") { log.count("bleConnectState -1") == index + 1 }
+      let error = try #require(bench.agent.lastError)
+      guard case .malformedUserToken = error else {
+        Issue.record("token \(index): \(error)")
+        continue
+      }
+      #expect(!error.description.contains(secret))
+    }
+    #expect(await bench.device.isConnected == false)
+  }
+
+  @Test("scan, connect, the documented order, device control, depair")
+  func connectAndControl() async throws {
+    let bench = try FacadeBench()
+    defer { bench.cleanUp() }
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.startScan()
+    try await eventually("scan") { log.count("bleScanResult 8881234567890123") >= 1 }
+    bench.agent.stopScan()
+    bench.agent.connectBleDevice(bleDevice: BleDevice(serialNumber: bench.device.serial))
+    try await eventually("storage") { log.count("bleStorage") == 1 }
+    let order = log.all.filter { !$0.hasPrefix("bleScan") }
+    #expect(order.map { $0.split(separator: " ").first.map(String.init) ?? "" }
+      == ["bleConnectState", "bleBind", "blePenState", "bleChargingState", "bleStorage"])
+    #expect(order[0] == "bleConnectState 1")
+    #expect(order[1] == "bleBind 8881234567890123 status=0 port=10 tz=3")
+    #expect(BleAgent.shared.bleDevice?.serialNumber == bench.device.serial)
+
+    bench.agent.startRecord()
+    try await eventually("start") { log.has("bleRecordStart status=0") }
+    bench.agent.pauseRecord()
+    try await eventually("pause") { log.has("bleRecordPause") }
+    bench.agent.resumeRecord()
+    try await eventually("resume") { log.has("bleRecordResume status=0") }
+    try await bench.anyClock.sleep(for: .seconds(2))
+    bench.agent.stopRecord()
+    try await eventually("stop") { log.count("bleRecordStop") == 1 }
+    bench.agent.setIBeaconWakeupEnabled(value: 1)
+    bench.agent.getFileList(startSessionId: 0)
+    try await eventually("list") { log.count("bleFileList") == 1 }
+    #expect(await bench.device.setting(49) == 1)
+
+    bench.agent.depair(clear: false)
+    try await eventually("depair") { log.has("bleDepair 0") && log.has("bleConnectState 0") }
+    #expect(await bench.device.isConnected == false)
+  }
+
+  @Test("a wrong token: bleBind status 1, then bleConnectState -2")
+  func wrongToken() async throws {
+    let bench = try FacadeBench()
+    defer { bench.cleanUp() }
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.jwt(payload: #"{"sub":"client_user_ffff"}"#),
+      customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("refused") { log.has("bleConnectState -2") }
+    #expect(log.all.first?.hasPrefix("bleBind 8881234567890123 status=1") == true)
+  }
+
+  @Test("a delegate that implements only blePenState compiles and works")
+  func minimalDelegate() async throws {
+    final class OnlyPenState: PlaudDeviceAgentProtocol, Sendable {
+      let states = Locked<[Int]>([])
+      func blePenState(
+        state: Int, privacy: Int, keyState: Int, uDisk: Int, findMyToken: Int, hasSndpKey: Int,
+        deviceAccessToken: Int
+      ) { states.withLock { $0.append(state) } }
+    }
+    let bench = try FacadeBench()
+    defer { bench.cleanUp() }
+    let delegate = OnlyPenState()
+    bench.agent.delegate = delegate
+    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    bench.agent.getFileList(startSessionId: 0)
+    try await eventually("pen state") { delegate.states.withLock { $0 } == [1] }
+  }
+
+  @Test("the callback-driven loop exports N recordings as mp3 and deletes them")
+  func exportLoop() async throws {
+    let bench = try FacadeBench(seed: 5)
+    defer { bench.cleanUp() }
+    var added: [RecordingInfo] = []
+    for seconds in [12.0, 30, 5, 20] {
+      added.append(try await bench.device.addRecording(duration: .seconds(seconds)))
+    }
+    let made = added
+    let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
+    let log = CallbackLog()
+    bench.agent.delegate = app
+    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { app.log.has("bleBind 0") }
+    // One export seen through a full logger too: progress, data, data complete.
+    bench.agent.exportAudio(
+      sessionId: Int(made[0].sessionId), outputDir: bench.exports, format: .mp3, callback: log)
+    try await eventually("first export") { log.count("onComplete") + log.count("onError") == 1 }
+    #expect(log.count("onComplete") == 1, "\(log.all.filter { !$0.hasPrefix("bleData") })")
+    #expect(log.count("onProgress 0") == 1 && log.has("onProgress 100"))
+    app.startSync()
+    try await eventually("sync loop", timeout: .seconds(60)) {
+      app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == made.count
+    }
+    #expect(try await bench.device.recordings().isEmpty)
+    let files = try FileManager.default.contentsOfDirectory(atPath: bench.exports).sorted()
+    #expect(files.count == made.count)
+    #expect(files.allSatisfy { $0.hasSuffix(".mp3") })
+    #expect(app.log.count("onComplete") == made.count)
+    #expect(app.log.count("bleData") > 0)
+  }
+
+  @Test("auto-sync one second after the recording stops on the device")
+  func autoSyncAfterStop() async throws {
+    let bench = try FacadeBench(seed: 6)
+    defer { bench.cleanUp() }
+    let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
+    bench.agent.delegate = app
+    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { app.log.has("bleBind 0") }
+    let sessionId = try #require(await bench.device.startRecordingOnDevice())
+    try await bench.anyClock.sleep(for: .seconds(8))
+    await bench.device.stopRecordingOnDevice()
+    let stoppedAt = bench.clock.elapsed
+    try await eventually("stop seen") { app.log.has("bleRecordStop") }
+    try await eventually("synced", timeout: .seconds(30)) {
+      app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == 1
+    }
+    #expect(bench.clock.elapsed - stoppedAt >= .seconds(1))
+    let files = try FileManager.default.contentsOfDirectory(atPath: bench.exports)
+    #expect(files == ["\(bench.device.serial)-\(sessionId).mp3"])
+    #expect(try await bench.device.recordings().isEmpty)
+  }
+
+  @Test("beacon wake-up: out of range mid-sync, back in range, reconnect by serial, nothing lost or duplicated")
+  func beaconWakeUp() async throws {
+    let bench = try FacadeBench(seed: 7)
+    defer { bench.cleanUp() }
+    var added: [RecordingInfo] = []
+    for seconds in [40.0, 40, 40] {
+      added.append(try await bench.device.addRecording(duration: .seconds(seconds)))
+    }
+    let made = added
+    let digests = Dictionary(
+      uniqueKeysWithValues: try await bench.device.recordings(includingDigests: true).map {
+        ($0.sessionId, $0.sha256 ?? "")
+      })
+    let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
+    bench.agent.delegate = app
+    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.activateBeaconMonitoring()
+    bench.agent.updateBeaconMonitoredDevices(serialNumbers: [bench.device.serial])
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { app.log.has("bleBind 0") }
+    app.startSync()
+    // Walk away in the middle of the second file.
+    try await eventually("mid-sync") { app.log.count("onComplete") == 1 && app.log.count("bleData") > 600 }
+    await bench.beacon.leaveRange()
+    try await eventually("link lost") { app.log.has("bleConnectState 0") && app.idle }
+    #expect(app.log.count("onError") >= 1)
+    try await bench.anyClock.sleep(for: .seconds(30))
+    await bench.device.comeBackInRange()
+    try await eventually("beacon and resync", timeout: .seconds(60)) {
+      app.log.has("bleIBeaconWakeupTriggered") && app.runs == 2 && app.idle
+        && app.log.count("bleDeleteFile 0") == made.count
+    }
+    #expect(bench.beacon.wakeCount == 1)
+    #expect(try await bench.device.recordings().isEmpty)
+    let files = try FileManager.default.contentsOfDirectory(atPath: bench.exports).sorted()
+    #expect(files == made.map { "\(bench.device.serial)-\($0.sessionId).mp3" }.sorted())
+    let workspace = try SyncWorkspace(root: bench.directory + "/store")
+    let checkpoints = try workspace.checkpoints(serial: bench.device.serial)
+    #expect(checkpoints.map(\.stage) == Array(repeating: .deletedFromDevice, count: made.count))
+    for checkpoint in checkpoints { #expect(checkpoint.sha256 == digests[checkpoint.sessionId]) }
+  }
+}
