@@ -60,6 +60,11 @@ public actor DeviceSession {
   /// a simulation must not skip that second just because this task was slow to be
   /// scheduled. A no-op on real clocks.
   private var setUpHold: (@Sendable () -> Void)?
+  /// Frames handed to the request in flight and not yet handled. With the link's own
+  /// backlog it keeps a simulated clock still while this side has input to work through,
+  /// so a slow-to-schedule task never lets a timeout fire "early" in virtual time.
+  private let unhandled = Locked(0)
+  private var removeBusyProbe: (@Sendable () -> Void)?
 
   /// What the receive loop hands to the request in flight.
   enum Incoming: Sendable {
@@ -348,6 +353,8 @@ public actor DeviceSession {
   /// Drops the link without the closing command (set-up failures, tests).
   func abandon() async {
     releaseSetUpHold()
+    removeBusyProbe?()
+    removeBusyProbe = nil
     if endReason == nil { endReason = .closed }
     active?.continuation.finish(throwing: endReason ?? .closed)
     active = nil
@@ -420,9 +427,21 @@ public actor DeviceSession {
     }
     // From here we wait for the device: simulated time may pass.
     releaseSetUpHold()
+    defer { unhandled.withLock { $0 = 0 } }
     do {
       for try await incoming in stream {
-        if try await handle(incoming) { return }
+        let done: Bool
+        do {
+          done = try await handle(incoming)
+        } catch {
+          watchdog.cancel()
+          throw error
+        }
+        // Cancel the watchdog before releasing the clock: its sleeper must not be the
+        // next deadline a simulation jumps to.
+        if done { watchdog.cancel() }
+        unhandled.withLock { $0 -= 1 }
+        if done { return }
       }
     } catch let error as DeviceError {
       throw error
@@ -462,6 +481,10 @@ public actor DeviceSession {
 
   private func startReceiving() {
     let events = link.events
+    let unhandled = self.unhandled
+    removeBusyProbe = configuration.clock.holdTime(while: {
+      events.buffered > 0 || unhandled.withLock { $0 > 0 }
+    })
     receiver = Task { [weak self] in
       for await event in events {
         guard let self else { return }
@@ -498,6 +521,7 @@ public actor DeviceSession {
       return
     }
     if var request = active, request.accepts(incoming) {
+      unhandled.withLock { $0 += 1 }
       request.deliveries += 1
       active = request
       request.continuation.yield(incoming)
@@ -524,6 +548,8 @@ public actor DeviceSession {
     active = nil
     eventContinuation.yield(.disconnected(reason))
     eventContinuation.finish()
+    removeBusyProbe?()
+    removeBusyProbe = nil
   }
 
   private static func reason(_ error: LinkError) -> DisconnectReason {

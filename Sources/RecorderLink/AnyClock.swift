@@ -4,6 +4,7 @@ public struct AnyClock: Sendable {
   private let sleepBody: @Sendable (Duration) async throws -> Void
   private let elapsedBody: @Sendable () -> Duration
   private let holdBody: @Sendable () -> (@Sendable () -> Void)
+  private let probeBody: @Sendable (@escaping @Sendable () -> Bool) -> (@Sendable () -> Void)
 
   /// Wraps `clock`; ``elapsed`` counts from this moment.
   public init<C: Clock>(_ clock: C) where C.Duration == Duration {
@@ -13,6 +14,7 @@ public struct AnyClock: Sendable {
     }
     elapsedBody = { origin.duration(to: clock.now) }
     holdBody = { {} }
+    probeBody = { _ in {} }
   }
 
   /// Wraps a ``ManualClock``: ``holdTime()`` then keeps its auto-advance from skipping ahead
@@ -26,6 +28,10 @@ public struct AnyClock: Sendable {
     holdBody = {
       let token = clock.beginWork()
       return { token.end() }
+    }
+    probeBody = { probe in
+      let key = clock.addBusyProbe(probe)
+      return { clock.removeBusyProbe(key) }
     }
   }
 
@@ -51,6 +57,13 @@ public struct AnyClock: Sendable {
     sleepBody = sleep
     elapsedBody = elapsed
     holdBody = { {} }
+    probeBody = { _ in {} }
+  }
+
+  /// While `probe` answers true, a simulated clock holds still (input received and not yet
+  /// handled, say). Call the returned function to remove the probe. A no-op on real clocks.
+  public func holdTime(while probe: @escaping @Sendable () -> Bool) -> @Sendable () -> Void {
+    probeBody(probe)
   }
 
   /// Marks the start of work that a simulation should treat as instantaneous (exporting,

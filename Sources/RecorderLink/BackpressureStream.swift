@@ -16,6 +16,9 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
 
   public func makeAsyncIterator() -> Iterator { Iterator(storage: storage) }
 
+  /// Elements buffered and not yet consumed (the consumer's view of its backlog).
+  public var buffered: Int { storage.bufferedCount }
+
   public struct Iterator: AsyncIteratorProtocol {
     fileprivate let storage: Storage
     public mutating func next() async -> Element? { await storage.next() }
