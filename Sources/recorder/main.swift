@@ -13,6 +13,7 @@ let commands: [any RecorderCommand.Type] = [
   ListCommand.self,
   InfoCommand.self,
   SyncCommand.self,
+  RecordCommand.self, SettingsCommand.self,
 ]
 
 let code = await runCommandLine(commands, arguments: Array(CommandLine.arguments.dropFirst()))

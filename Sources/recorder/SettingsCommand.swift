@@ -1,0 +1,62 @@
+import RecorderKit
+
+/// `recorder settings get|set NAME [VALUE]`: read or write a named device setting.
+struct SettingsCommand: RecorderCommand {
+  static let name = "settings"
+  static let abstract = "Read or write a device setting by name."
+  static let help = """
+    OVERVIEW: Connect, authenticate and read (get) or write (set) one setting (PROTOCOL.md
+    §3.1). Prints the value the device reports.
+
+    USAGE: recorder settings get|set NAME [VALUE] --device URL --token T [--serial S]
+
+    NAMES: \(DeviceSetting.allCases.map(\.name).joined(separator: ", "))
+
+    OPTIONS:
+    \(DeviceOptions.help)
+      -h, --help            Show this help.
+    """
+
+  var write: Bool
+  var setting: DeviceSetting
+  var value: UInt32?
+  var device: DeviceOptions
+
+  init(arguments: inout Arguments) throws {
+    device = try DeviceOptions(arguments: &arguments)
+    var words = try arguments.positionals()[...]
+    guard let action = words.popFirst(), ["get", "set"].contains(action) else {
+      throw UsageError("expected `get` or `set`")
+    }
+    write = action == "set"
+    guard let name = words.popFirst(), let setting = DeviceSetting(name: name) else {
+      throw UsageError("expected a setting name: \(DeviceSetting.allCases.map(\.name).joined(separator: ", "))")
+    }
+    self.setting = setting
+    if write {
+      guard let text = words.popFirst(), let value = UInt32(text) else {
+        throw UsageError("`set` needs a value (an unsigned integer)")
+      }
+      self.value = value
+    }
+    if let extra = words.first { throw UsageError("unexpected argument '\(extra)'") }
+  }
+
+  func run() async throws {
+    let (session, central) = try await device.connect()
+    defer { central.close() }
+    do {
+      let reported: UInt32
+      if let value {
+        reported = try await session.writeSetting(setting, value: value)
+      } else {
+        reported = try await session.readSetting(setting)
+      }
+      print("\(setting.name) \(reported)")
+    } catch {
+      await session.close()
+      throw CommandFailure(.failure, "\(error)")
+    }
+    await session.close()
+  }
+}
