@@ -73,7 +73,9 @@ actor AgentCore {
             guard devices[device.serial] != device else { continue }
             devices[device.serial] = device
             let found = order.compactMap { devices[$0] }
-            await self?.emitNow { delegate in delegate.bleScanResult(bleDevices: found.map(BleDevice.init)) }
+            await self?.emitNow { delegate in
+              delegate.bleScanResult(bleDevices: found.map(BleDevice.init))
+            }
           }
           return devices.count
         }
@@ -177,7 +179,9 @@ actor AgentCore {
         hasSndpKey: Int(state.soundPlusKey ?? 0), deviceAccessToken: Int(state.httpToken ?? 0))
     }
     let battery = info.battery
-    emit { $0.bleChargingState(isCharging: (battery.charging ?? 0) != 0, level: Int(battery.level)) }
+    emit {
+      $0.bleChargingState(isCharging: (battery.charging ?? 0) != 0, level: Int(battery.level))
+    }
     let storage = info.storage
     emit {
       $0.bleStorage(
@@ -206,7 +210,9 @@ actor AgentCore {
         case .recordingStopped(let stopped): emit(Self.stopped(stopped))
         case .recordingPaused(let paused): emit(Self.paused(paused))
         case .battery(let battery):
-          emit { $0.bleChargingState(isCharging: (battery.charging ?? 0) != 0, level: Int(battery.level)) }
+          emit {
+            $0.bleChargingState(isCharging: (battery.charging ?? 0) != 0, level: Int(battery.level))
+          }
         case .disconnected, .unsolicited: break
         }
       }

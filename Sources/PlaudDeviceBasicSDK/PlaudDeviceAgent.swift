@@ -22,7 +22,9 @@ public final class PlaudDeviceAgent: Sendable {
     return PlaudDeviceAgent(configuration: configuration ?? PlaudSDKConfiguration())
   }()
 
-  private static let pendingConfiguration = Guarded<(configuration: PlaudSDKConfiguration?, sharedCreated: Bool)>(
+  private static let pendingConfiguration = Guarded<
+    (configuration: PlaudSDKConfiguration?, sharedCreated: Bool)
+  >(
     (nil, false))
 
   /// The configuration hook: call once, before the first access to ``shared``. Returns

@@ -32,7 +32,8 @@ public protocol PlaudDeviceAgentProtocol: AnyObject {
   /// Battery level 0–100 and whether it charges.
   func bleChargingState(isCharging: Bool, level: Int)
   /// A recording started (on the device or by ``PlaudDeviceAgent/startRecord(scene:)``).
-  func bleRecordStart(sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int, reason: Int)
+  func bleRecordStart(
+    sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int, reason: Int)
   /// A recording stopped; `fileSize` in bytes of raw device audio.
   func bleRecordStop(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int)
   /// RecorderKit addition: a recording paused.
@@ -75,14 +76,17 @@ extension PlaudDeviceAgentProtocol {
   ) {}
   public func bleRecordStop(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int) {}
   public func bleRecordPause(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int) {}
-  public func bleRecordResume(sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int) {}
+  public func bleRecordResume(sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int) {
+  }
   public func blePcmData(sessionId: Int, millsec: Int, pcmData: Data, isMusic: Bool) {}
   public func bleFileList(bleFiles: [BleFile]) {}
   public func bleData(sessionId: Int, start: Int, data: Data) {}
   public func bleDataComplete() {}
   public func bleDeleteFile(sessionId: Int, status: Int) {}
   public func bleDepair(_ status: Int) {}
-  public func bleWiFiOpen(_ status: Int, _ wifiName: String, _ wholeName: String, _ wifiPass: String) {}
+  public func bleWiFiOpen(
+    _ status: Int, _ wifiName: String, _ wholeName: String, _ wifiPass: String
+  ) {}
   public func bleFotaResult(uid: Int, status: Int, errmsg: String?) {}
   public func bleIBeaconWakeupTriggered(sn: String) {}
 }

@@ -74,7 +74,8 @@ extension DeviceSession {
   @discardableResult
   public func rename(to name: String) async throws(DeviceError) -> String {
     guard name.utf8.count <= DeviceName.setNameWidth else {
-      throw .rejected(operation: "SET_NAME (name over \(DeviceName.setNameWidth) bytes)", status: 255)
+      throw .rejected(
+        operation: "SET_NAME (name over \(DeviceName.setNameWidth) bytes)", status: 255)
     }
     return try await request(
       .setName(DeviceName(name, fieldWidth: DeviceName.setNameWidth)), operation: "SET_NAME"

@@ -30,7 +30,8 @@ struct SettingsCommand: RecorderCommand {
     }
     write = action == "set"
     guard let name = words.popFirst(), let setting = DeviceSetting(name: name) else {
-      throw UsageError("expected a setting name: \(DeviceSetting.allCases.map(\.name).joined(separator: ", "))")
+      throw UsageError(
+        "expected a setting name: \(DeviceSetting.allCases.map(\.name).joined(separator: ", "))")
     }
     self.setting = setting
     if write {

@@ -15,7 +15,8 @@ struct BackgroundBudgetTests {
       z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
       z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
       z ^= z >> 31
-      return range.lowerBound + Double(z >> 11) / Double(1 << 53) * (range.upperBound - range.lowerBound)
+      return range.lowerBound + Double(z >> 11) / Double(1 << 53)
+        * (range.upperBound - range.lowerBound)
     }
   }
 
@@ -40,7 +41,8 @@ struct BackgroundBudgetTests {
     let directory = NSTemporaryDirectory() + "plaud-budget-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: UInt64(round + 1)), flashDirectory: directory + "/flash",
+      configuration: DeviceConfiguration(seed: UInt64(round + 1)),
+      flashDirectory: directory + "/flash",
       time: .manual(clock))
     for seconds in [20.0, 25, 15, 20] { try await device.addRecording(duration: .seconds(seconds)) }
     let digests = Dictionary(
@@ -59,26 +61,30 @@ struct BackgroundBudgetTests {
     @Sendable func connect() async throws -> DeviceSession {
       let found = try await DeviceScanner(central: central).find(
         serial: device.serial, timeout: .seconds(10), clock: anyClock)
-      return try await DeviceSession.connect(to: found, using: central, configuration: sessionConfiguration)
+      return try await DeviceSession.connect(
+        to: found, using: central, configuration: sessionConfiguration)
     }
 
     // The first background window: the OS takes the time back at `moment`.
     let budget = BackgroundBudget(clock: anyClock)
     let session = try await connect()
     let engine = workspace.makeEngine(
-      format: .mp3, exportDirectory: directory + "/exports", deleteFromDevice: true, clock: anyClock)
+      format: .mp3, exportDirectory: directory + "/exports", deleteFromDevice: true, clock: anyClock
+    )
     let grantedAt = clock.elapsed
     let run = await budget.run(granted: moment) {
       try await engine.sync(using: BLETransport(session: session))
     }
-    let latency = try #require(run.stopLatency, "round \(round): the sync finished before \(moment)")
+    let latency = try #require(
+      run.stopLatency, "round \(round): the sync finished before \(moment)")
     // The timer sees the deadline at the first clock event at or after it.
     #expect(run.expiredAt.map { $0 - grantedAt >= moment } == true)
     #expect(latency <= .seconds(1), "round \(round): stopped \(latency) after expiry")
     // The checkpoint is committed: the journal's durable bytes are on disk.
     for checkpoint in try workspace.checkpoints(serial: device.serial)
     where checkpoint.stage == .transferring {
-      let onDisk = (try? FileManager.default.attributesOfItem(atPath: checkpoint.partialPath)[.size])
+      let onDisk =
+        (try? FileManager.default.attributesOfItem(atPath: checkpoint.partialPath)[.size])
         as? Int64 ?? 0
       #expect(onDisk >= checkpoint.durableBytes, "round \(round)")
       #expect(checkpoint.durableBytes % 80 == 0 || checkpoint.durableBytes == onDisk)
@@ -102,7 +108,8 @@ struct BackgroundBudgetTests {
       #expect(checkpoint.stage == .deletedFromDevice)
       #expect(checkpoint.sha256 == digests[checkpoint.sessionId])
     }
-    let exports = try FileManager.default.contentsOfDirectory(atPath: directory + "/exports").sorted()
+    let exports = try FileManager.default.contentsOfDirectory(atPath: directory + "/exports")
+      .sorted()
     #expect(exports == digests.keys.sorted().map { "\(device.serial)-\($0).mp3" }.sorted())
     return latency.seconds
   }

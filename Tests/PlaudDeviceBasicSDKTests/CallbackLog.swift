@@ -16,7 +16,9 @@ final class CallbackLog: PlaudDeviceAgentProtocol, AudioExportCallback, PlaudWiF
     if Thread.isMainThread { sawMainThread.withLock { $0 = true } }
     entries.withLock { $0.append(entry) }
   }
-  func count(_ prefix: String) -> Int { entries.withLock { $0.filter { $0.hasPrefix(prefix) }.count } }
+  func count(_ prefix: String) -> Int {
+    entries.withLock { $0.filter { $0.hasPrefix(prefix) }.count }
+  }
   func has(_ entry: String) -> Bool { entries.withLock { $0.contains(entry) } }
   var all: [String] { entries.withLock { $0 } }
 
@@ -35,7 +37,9 @@ final class CallbackLog: PlaudDeviceAgentProtocol, AudioExportCallback, PlaudWiF
   }
   func bleStorage(total: Int, free: Int, duration: Int) { log("bleStorage total=\(total)") }
   func bleChargingState(isCharging: Bool, level: Int) { log("bleChargingState \(level)") }
-  func bleRecordStart(sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int, reason: Int) {
+  func bleRecordStart(
+    sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int, reason: Int
+  ) {
     log("bleRecordStart status=\(status)")
   }
   func bleRecordStop(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int) {

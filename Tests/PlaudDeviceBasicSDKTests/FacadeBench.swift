@@ -39,7 +39,8 @@ struct FacadeBench {
   }
 
   /// A JWT whose `sub` derives the emulator's token (PROTOCOL.md §8).
-  static let userToken = jwt(payload: #"{"sub":"client_user_01234567-89ab-cdef-0123-456789abcdef"}"#)
+  static let userToken = jwt(
+    payload: #"{"sub":"client_user_01234567-89ab-cdef-0123-456789abcdef"}"#)
 
   static func jwt(payload: String) -> String {
     func encode(_ text: String) -> String {

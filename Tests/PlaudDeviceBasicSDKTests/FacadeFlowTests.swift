@@ -64,7 +64,8 @@ struct FacadeFlowTests {
     wifi.getFileList(Int(Date().timeIntervalSince1970), 0, false)
     wifi.syncFile(1, 0, 0, 1)
     wifi.stopSyncFile(1, 1)
-    wifi.exportAudioViaWiFi(sessionId: 1, outputDir: "/tmp", format: .mp3, channels: 1, callback: log)
+    wifi.exportAudioViaWiFi(
+      sessionId: 1, outputDir: "/tmp", format: .mp3, channels: 1, callback: log)
     wifi.close()
 
     try await eventually("every answer") {
@@ -78,7 +79,8 @@ struct FacadeFlowTests {
     #expect(log.count("onError no device is connected") == 2)
     #expect(log.count("onError Wi-Fi Fast Transfer is not available in RecorderKit yet") == 1)
     #expect(log.count("bleFotaResult -1") == 2)
-    #expect(log.has("wifiHandshake -1") && log.has("wifiSyncFile -1") && log.has("wifiSyncFileStop -1"))
+    #expect(
+      log.has("wifiHandshake -1") && log.has("wifiSyncFile -1") && log.has("wifiSyncFileStop -1"))
     #expect(log.count("wifiCommonErr") == 4)
     #expect(
       firmware.withLock { $0 }.contains(
@@ -98,7 +100,8 @@ struct FacadeFlowTests {
     let bad = [
       "", "not-a-jwt", "a.b", "a.!!!.c", FacadeBench.jwt(payload: "[1,2]"),
       FacadeBench.jwt(payload: #"{"sub":""}"#), FacadeBench.jwt(payload: #"{"sub":42}"#),
-      FacadeBench.jwt(payload: "{\"sub\":\"\u{7}\(secret)\"}"), secret + "." + secret + "." + secret,
+      FacadeBench.jwt(payload: "{\"sub\":\"\u{7}\(secret)\"}"),
+      secret + "." + secret + "." + secret,
     ]
     for (index, token) in bad.enumerated() {
       bench.agent.initSDK(userAccessToken: token, customDomain: "platform-us.plaud.ai")
@@ -120,15 +123,17 @@ struct FacadeFlowTests {
     defer { bench.cleanUp() }
     let log = CallbackLog()
     bench.agent.delegate = log
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
     bench.agent.startScan()
     try await eventually("scan") { log.count("bleScanResult 8881234567890123") >= 1 }
     bench.agent.stopScan()
     bench.agent.connectBleDevice(bleDevice: BleDevice(serialNumber: bench.device.serial))
     try await eventually("storage") { log.count("bleStorage") == 1 }
     let order = log.all.filter { !$0.hasPrefix("bleScan") }
-    #expect(order.map { $0.split(separator: " ").first.map(String.init) ?? "" }
-      == ["bleConnectState", "bleBind", "blePenState", "bleChargingState", "bleStorage"])
+    #expect(
+      order.map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        == ["bleConnectState", "bleBind", "blePenState", "bleChargingState", "bleStorage"])
     #expect(order[0] == "bleConnectState 1")
     #expect(order[1] == "bleBind 8881234567890123 status=0 port=10 tz=3")
     #expect(BleAgent.shared.bleDevice?.serialNumber == bench.device.serial)
@@ -179,7 +184,8 @@ struct FacadeFlowTests {
     defer { bench.cleanUp() }
     let delegate = OnlyPenState()
     bench.agent.delegate = delegate
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
     bench.agent.connectBySN(bench.device.serial)
     bench.agent.getFileList(startSessionId: 0)
     try await eventually("pen state") { delegate.states.withLock { $0 } == [1] }
@@ -197,7 +203,8 @@ struct FacadeFlowTests {
     let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
     let log = CallbackLog()
     bench.agent.delegate = app
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("bind") { app.log.has("bleBind 0") }
     // One export seen through a full logger too: progress, data, data complete.
@@ -224,7 +231,8 @@ struct FacadeFlowTests {
     defer { bench.cleanUp() }
     let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
     bench.agent.delegate = app
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("bind") { app.log.has("bleBind 0") }
     let sessionId = try #require(await bench.device.startRecordingOnDevice())
@@ -241,7 +249,9 @@ struct FacadeFlowTests {
     #expect(try await bench.device.recordings().isEmpty)
   }
 
-  @Test("beacon wake-up: out of range mid-sync, back in range, reconnect by serial, nothing lost or duplicated")
+  @Test(
+    "beacon wake-up: out of range mid-sync, back in range, reconnect by serial, nothing lost or duplicated"
+  )
   func beaconWakeUp() async throws {
     let bench = try FacadeBench(seed: 7)
     defer { bench.cleanUp() }
@@ -256,14 +266,17 @@ struct FacadeFlowTests {
       })
     let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
     bench.agent.delegate = app
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
     bench.agent.activateBeaconMonitoring()
     bench.agent.updateBeaconMonitoredDevices(serialNumbers: [bench.device.serial])
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("bind") { app.log.has("bleBind 0") }
     app.startSync()
     // Walk away in the middle of the second file.
-    try await eventually("mid-sync") { app.log.count("onComplete") == 1 && app.log.count("bleData") > 600 }
+    try await eventually("mid-sync") {
+      app.log.count("onComplete") == 1 && app.log.count("bleData") > 600
+    }
     await bench.beacon.leaveRange()
     try await eventually("link lost") { app.log.has("bleConnectState 0") && app.idle }
     #expect(app.log.count("onError") >= 1)
