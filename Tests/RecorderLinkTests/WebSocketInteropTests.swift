@@ -1,0 +1,262 @@
+import Foundation
+import RecorderProtocol
+import Testing
+
+@testable import RecorderLink
+
+/// Plays the device with Debian's python3-websockets (a client we did not write), over real
+/// loopback TCP: HELLO with the MD5 token, the handshake, PING/PONG, a WebSocket-level ping,
+/// LIST, a ranged SYNC whose last content PDU arrives fragmented, keep-alive and its ERR
+/// acknowledgement, STOP, and the device's close 1000. Other modes: an oversize message and
+/// a second device.
+private let deviceScript = #"""
+  import asyncio, hashlib, json, struct, sys
+  import websockets
+
+  PORT, SERIAL, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+  RECORDINGS = {1700000001: (bytes(range(256)) * 40, 1), 1700000002: (b"xyz" * 1000, 2)}
+
+  def pdu(kind, obj, payload=b"", version=1):
+      body = json.dumps(obj, separators=(",", ":")).encode()
+      total = 8 + len(body) + len(payload)
+      return total.to_bytes(3, "little") + bytes([version]) + struct.pack("<HH", kind, len(body)) + body + payload
+
+  def parse(message):
+      assert isinstance(message, bytes), f"expected a binary message, got {type(message)}"
+      total = int.from_bytes(message[0:3], "little")
+      assert total == len(message), (total, len(message))
+      kind, length = struct.unpack("<HH", message[4:8])
+      return kind, json.loads(message[8:8 + length]), message[8 + length:]
+
+  async def session(ws):
+      token = hashlib.md5(SERIAL.encode()).hexdigest().upper()
+      await ws.send(pdu(2, {"token": token, "pVer": 1}))
+      kind, obj, _ = parse(await ws.recv())
+      assert kind == 1 and list(obj) == ["token", "stamp"], obj
+      assert obj["token"] == "BLETOKEN42".ljust(32, "0"), "handshake token not padded"
+      await ws.send(pdu(1, {"status": 0}))
+      await ws.send(pdu(3, {"volume": 80, "voltage": 4000, "charging": 0}))
+      kind, obj, _ = parse(await ws.recv())
+      assert kind == 3 and obj == {}, (kind, obj)
+      await asyncio.wait_for(await ws.ping(b"device"), 10)
+      kind, obj, _ = parse(await ws.recv())
+      assert kind == 11 and list(obj) == ["uid", "start", "single"], obj
+      entries = b"".join(struct.pack("<IIH", sid, len(c), scene) for sid, (c, scene) in RECORDINGS.items())
+      await ws.send(pdu(11, {"offset": 0, "count": len(RECORDINGS), "status": 0, "uid": obj["uid"]}, entries))
+      kind, obj, _ = parse(await ws.recv())
+      assert kind == 12 and list(obj) == ["session", "scene", "start", "end"], obj
+      content, scene = RECORDINGS[obj["session"]]
+      assert obj["scene"] == scene, "scene mismatch"
+      await ws.send(pdu(12, {"session": obj["session"], "status": 0}))
+      position, end = obj["start"], obj["end"]
+      while position < end:
+          n = min(1000, end - position)
+          last = 1 if position + n == end else 0
+          message = pdu(13, {"session": obj["session"], "offset": position, "length": n, "last": last},
+                        content[position:position + n])
+          await ws.send([message[:10], message[10:30], message[30:]] if last else message)
+          position += n
+      kind, obj, _ = parse(await ws.recv())
+      assert kind == 16 and obj == {}, (kind, obj)
+      await ws.send(pdu(0, {"cmd": 16, "status": 0}))
+      kind, obj, _ = parse(await ws.recv())
+      assert kind == 15, kind
+      await ws.send(pdu(15, {"status": 0}))
+      await ws.close(code=1000, reason="done")
+      print("OK")
+
+  async def main():
+      async with websockets.connect(f"ws://127.0.0.1:{PORT}/", max_size=2**22) as ws:
+          if MODE == "session":
+              await session(ws)
+              return
+          try:
+              if MODE == "oversize":
+                  await ws.send(b"\0" * (2 * 1024 * 1024))
+              await ws.recv()
+              print("NOT CLOSED")
+          except websockets.exceptions.ConnectionClosed as closed:
+              print(f"CLOSED {closed.rcvd.code if closed.rcvd else 'none'}")
+
+  asyncio.run(main())
+  """#
+
+/// A python3 with the websockets module: Debian's lives in /usr/bin, and a pyenv or venv
+/// python3 earlier on PATH may not have it.
+private func pythonWithWebSockets() -> String? {
+  for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] {
+    guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: candidate)
+    probe.arguments = ["-c", "import websockets"]
+    probe.standardOutput = FileHandle.nullDevice
+    probe.standardError = FileHandle.nullDevice
+    guard (try? probe.run()) != nil else { continue }
+    probe.waitUntilExit()
+    if probe.terminationStatus == 0 { return candidate }
+  }
+  return nil
+}
+
+/// The device process: started, awaited without polling, always killed if still running.
+private final class DeviceProcess: Sendable {
+  let process = Process()
+  let output = Pipe()
+  let errors = Pipe()
+
+  init(python: String, port: UInt16, mode: String) throws {
+    let script = FileManager.default.temporaryDirectory
+      .appendingPathComponent("recorderkit-wifi-device-\(UUID().uuidString).py")
+    try deviceScript.write(to: script, atomically: true, encoding: .utf8)
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [script.path, "\(port)", "888317426911003", mode]
+    process.standardOutput = output
+    process.standardError = errors
+  }
+
+  /// Runs to the end; returns (status, stdout, stderr).
+  func run() async throws -> (Int32, String, String) {
+    try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Void, any Error>) in
+      process.terminationHandler = { _ in continuation.resume() }
+      do { try process.run() } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+      }
+    }
+    let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return (process.terminationStatus, out, err)
+  }
+
+  func kill() { if process.isRunning { process.terminate() } }
+}
+
+/// The phone side of §6 in miniature: just enough to answer the device in order.
+private struct PhoneResponder {
+  let connection: WebSocketConnection
+
+  func receive() async throws -> WiFiDeviceMessage {
+    guard case .binary(let bytes) = try await connection.receive() else {
+      throw WiFiPDUError.jsonNotAnObject
+    }
+    return try WiFiDeviceMessage(decoding: bytes)
+  }
+
+  func send(_ message: WiFiPhoneMessage) async throws {
+    try await connection.send(binary: message.encoded())
+  }
+}
+
+@Suite("WebSocket interop with python3-websockets as the device", .serialized)
+struct WebSocketInteropTests {
+  @Test func deviceCompletesHelloHandshakeListAndRangedSync() async throws {
+    let python = try #require(
+      pythonWithWebSockets(), "python3-websockets is not installed (make deps)")
+    let server = try WebSocketServer()
+    let device = try DeviceProcess(python: python, port: server.port, mode: "session")
+    defer { device.kill() }
+    try await withTimeout(60) {
+      let running = Task { try await device.run() }
+      var iterator = server.connections.makeAsyncIterator()
+      let phone = PhoneResponder(connection: try #require(await iterator.next()))
+
+      guard case .hello(let token, let version) = try await phone.receive() else {
+        Issue.record("first PDU is not HELLO")
+        return
+      }
+      // MD5("888317426911003"), upper-case hex: the phone checks it.
+      #expect(token.revealed == "4A62025500822F2FAC0E56B1BB5FCBC4" && version == 1)
+      try await phone.send(.handshake(token: DeviceToken("BLETOKEN42")!, stamp: 1_775_395_282))
+      #expect(try await phone.receive() == .handshakeResult(status: 0))
+      #expect(try await phone.receive() == .ping(volume: 80, voltage: 4000, charging: 0))
+      try await phone.send(.pong)
+
+      try await phone.send(.list(uid: 77, start: 0, single: 0))
+      guard case .list(let page) = try await phone.receive() else {
+        Issue.record("no LIST page")
+        return
+      }
+      #expect(page.uid == 77 && page.count == 2)
+      #expect(
+        page.entries == [
+          WiFiListEntry(sessionId: 1_700_000_001, size: 10240, scene: 1),
+          WiFiListEntry(sessionId: 1_700_000_002, size: 3000, scene: 2),
+        ])
+
+      let (start, end): (UInt32, UInt32) = (1000, 5000)
+      try await phone.send(.sync(session: 1_700_000_001, scene: 1, start: start, end: end))
+      #expect(try await phone.receive() == .syncStatus(session: 1_700_000_001, status: 0))
+      var received = [UInt8](repeating: 0, count: Int(end))
+      var covered = 0
+      while true {
+        guard case .content(let content) = try await phone.receive() else {
+          Issue.record("expected content")
+          return
+        }
+        #expect(content.session == 1_700_000_001)
+        let offset = Int(content.offset)
+        try #require(offset >= Int(start) && offset + content.data.count <= Int(end))
+        received.replaceSubrange(offset..<offset + content.data.count, with: content.data)
+        covered += content.data.count
+        if content.last { break }
+      }
+      #expect(covered == Int(end - start))
+      #expect(Array(received[Int(start)...]) == (Int(start)..<Int(end)).map { UInt8($0 % 256) })
+
+      try await phone.send(.keepAlive)
+      let acknowledgement = try await phone.receive()
+      #expect(acknowledgement.isKeepAliveAcknowledgement)
+      try await phone.send(.stop)
+      #expect(try await phone.receive() == .stopResult(status: 0))
+      await #expect(throws: WebSocketError.closedByPeer(code: .normalClosure, reason: "done")) {
+        _ = try await phone.receive()
+      }
+      let (status, out, err) = try await running.value
+      #expect(status == 0, "device script failed: \(err)")
+      #expect(out.contains("OK"), "\(out) \(err)")
+    }
+    await server.stop()
+  }
+
+  @Test func oversizeMessageFromTheDeviceIsClosedWith1009() async throws {
+    let python = try #require(
+      pythonWithWebSockets(), "python3-websockets is not installed (make deps)")
+    let server = try WebSocketServer(configuration: WebSocketConfiguration(maxMessageSize: 1 << 20))
+    let device = try DeviceProcess(python: python, port: server.port, mode: "oversize")
+    defer { device.kill() }
+    try await withTimeout(60) {
+      let running = Task { try await device.run() }
+      var iterator = server.connections.makeAsyncIterator()
+      let connection = try #require(await iterator.next())
+      await #expect(throws: WebSocketError.messageTooBig(declared: 2 << 20, limit: 1 << 20)) {
+        _ = try await connection.receive()
+      }
+      let (status, out, err) = try await running.value
+      #expect(status == 0, "\(err)")
+      #expect(out.contains("CLOSED 1009"), "\(out) \(err)")
+    }
+    await server.stop()
+  }
+
+  @Test func secondDeviceIsClosedWith1013() async throws {
+    let python = try #require(
+      pythonWithWebSockets(), "python3-websockets is not installed (make deps)")
+    let server = try WebSocketServer()
+    let holder = try await WebSocketConnection.connect(host: "127.0.0.1", port: server.port)
+    var iterator = server.connections.makeAsyncIterator()
+    let first = try #require(await iterator.next())
+    let device = try DeviceProcess(python: python, port: server.port, mode: "busy")
+    defer { device.kill() }
+    try await withTimeout(60) {
+      let (status, out, err) = try await device.run()
+      #expect(status == 0, "\(err)")
+      #expect(out.contains("CLOSED 1013"), "\(out) \(err)")
+    }
+    #expect(!first.isClosed)
+    let firstEnds = Task { try? await first.receive() }
+    await holder.close()
+    _ = await firstEnds.value
+    await server.stop()
+  }
+}
