@@ -291,6 +291,31 @@ public actor DeviceSession {
     var tail: SyncTail?
     var headStatus: UInt8?
     var stopped = false
+    do {
+      try await streamExchange(
+        sessionId: sessionId, start: start, end: end, silenceTimeout: silenceTimeout,
+        onData: onData, tail: &tail, headStatus: &headStatus, stopped: &stopped)
+    } catch .cancelled {
+      // The caller gave up (a background budget expired): tell the device to stop streaming,
+      // from a task of our own since the caller's is cancelled.
+      Task { try? await self.stopStream() }
+      throw .cancelled
+    }
+    if let headStatus, headStatus != 0 {
+      throw .rejected(operation: "SYNC_START", status: headStatus)
+    }
+    if stopped {
+      try await stopStream()
+      return nil
+    }
+    return tail
+  }
+
+  private func streamExchange(
+    sessionId: UInt32, start: UInt32, end: UInt32, silenceTimeout: Duration,
+    onData: @Sendable (BulkFrame) async -> StreamDecision, tail: inout SyncTail?,
+    headStatus: inout UInt8?, stopped: inout Bool
+  ) async throws(DeviceError) {
     try await exchange(
       .syncStart(SyncStartRequest(sessionId: sessionId, start: start, end: end)),
       operation: "SYNC_START", timeout: silenceTimeout,
@@ -321,14 +346,6 @@ public actor DeviceSession {
       default: return false
       }
     }
-    if let headStatus, headStatus != 0 {
-      throw .rejected(operation: "SYNC_START", status: headStatus)
-    }
-    if stopped {
-      try await stopStream()
-      return nil
-    }
-    return tail
   }
 
   /// SYNC_STOP: the device stops streaming and answers `001E` [sdk].
@@ -417,11 +434,16 @@ public actor DeviceSession {
     }
     defer { watchdog.cancel() }
 
+    // Until the write is with the link, nothing is in flight that a simulation could see:
+    // hold its clock so the watchdog's deadline is not the next thing it jumps to.
+    let releaseWrite = configuration.clock.holdTime()
     do {
       try await link.write(
         message.encoded(portVersion: info.portVersion), to: RecorderGATT.writeCharacteristic,
         type: .withoutResponse)
+      releaseWrite()
     } catch {
+      releaseWrite()
       releaseSetUpHold()
       throw .disconnected(Self.reason(error))
     }

@@ -90,11 +90,24 @@ public actor SyncEngine {
     } catch {
       // Never return while the previous file's export or DELETE still runs: a new run (after
       // a reconnect, a full disk, a power cut) would race with it on the same files.
-      if let previous = pendingFinish { _ = await previous.value }
+      if let previous = pendingFinish { _ = await Self.finished(previous) }
       throw Task.isCancelled ? .cancelled : error
     }
     if Task.isCancelled { throw .cancelled }
     return report
+  }
+
+  /// The outcome of a file's export and delete. If the sync is cancelled meanwhile (the
+  /// background budget expired), the export is cancelled too: it stops within a second of
+  /// audio, removes its partial output, and the journal resumes it on the next run.
+  private static func finished(_ task: Task<Result<SyncReport.File, SyncError>, Never>) async
+    -> Result<SyncReport.File, SyncError>
+  {
+    await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
   }
 
   /// The per-file loop of ``sync(using:)``; `pendingFinish` is the previous file's export
@@ -119,7 +132,7 @@ public actor SyncEngine {
       // Finish the previous file (export, delete) before starting this one's: one behind.
       if let previous = pendingFinish {
         pendingFinish = nil
-        report.files.append(try await previous.value.get())
+        report.files.append(try await Self.finished(previous).get())
         done += 1
         eventContinuation.yield(.overall(done: done, total: recordings.count))
       }
@@ -127,7 +140,7 @@ public actor SyncEngine {
       pendingFinish = Task { await self.finish(stored, recording: recording, transport: transport) }
     }
     if let previous = pendingFinish {
-      report.files.append(try await previous.value.get())
+      report.files.append(try await Self.finished(previous).get())
       pendingFinish = nil
       done += 1
       eventContinuation.yield(.overall(done: done, total: recordings.count))
