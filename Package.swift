@@ -42,7 +42,9 @@ let package = Package(
     .target(name: "RecorderLink", dependencies: ["RecorderProtocol", "CCrypto"]),
     .target(
       name: "RecorderKit",
-      dependencies: ["RecorderProtocol", "RecorderLink", "RecorderAudio", "RecorderStore", "CCrypto"]),
+      dependencies: [
+        "RecorderProtocol", "RecorderLink", "RecorderAudio", "RecorderStore", "CCrypto",
+      ]),
     .target(
       name: "RecorderEmulator",
       dependencies: ["RecorderProtocol", "RecorderLink", "RecorderAudio", "CCrypto"]),
@@ -67,6 +69,8 @@ let package = Package(
       name: "RecorderKitTests",
       dependencies: ["RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink"]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
-    .testTarget(name: "PlaudDeviceBasicSDKTests", dependencies: ["PlaudDeviceBasicSDK", "RecorderKit", "RecorderEmulator", "RecorderLink"]),
+    .testTarget(
+      name: "PlaudDeviceBasicSDKTests",
+      dependencies: ["PlaudDeviceBasicSDK", "RecorderKit", "RecorderEmulator", "RecorderLink"]),
   ]
 )

@@ -13,7 +13,8 @@ public func frameDecoderFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
       _ = try? frame.describe(direction: direction, portVersion: portVersion)
     }
     // Whatever decodes must re-encode and decode to the same value.
-    let again = try? Frame(decoding: frame.encoded(portVersion: portVersion), portVersion: portVersion)
+    let again = try? Frame(
+      decoding: frame.encoded(portVersion: portVersion), portVersion: portVersion)
     precondition(again == frame, "frame did not survive re-encoding")
     guard case .control(let control) = frame else { continue }
     if let message = try? DeviceMessage(control, portVersion: portVersion) {

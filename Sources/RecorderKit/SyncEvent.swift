@@ -4,7 +4,8 @@ public enum SyncEvent: Sendable, Equatable {
   case listed(files: Int, bytes: Int64)
   /// A file's transfer progress (0–1), speed in bytes per second of the sync's clock, and
   /// the estimated time left for this file.
-  case fileProgress(sessionId: UInt32, fraction: Double, bytes: Int64, bytesPerSecond: Double, eta: Duration?)
+  case fileProgress(
+    sessionId: UInt32, fraction: Double, bytes: Int64, bytesPerSecond: Double, eta: Duration?)
   /// Every byte is durable and renamed to its final raw name.
   case fileStored(sessionId: UInt32, verified: Bool)
   /// The export is in place.

@@ -76,7 +76,9 @@ struct DeviceOptions {
       group.cancelAll()
       return first
     }
-    guard let found else { throw CommandFailure(.unavailable, "no recorder heard within \(timeout)") }
+    guard let found else {
+      throw CommandFailure(.unavailable, "no recorder heard within \(timeout)")
+    }
     return found
   }
 }

@@ -60,20 +60,28 @@ struct EmulateCommand: RecorderCommand {
     host = try arguments.option("host") ?? "127.0.0.1"
     port = try arguments.option("port", as: UInt16.self) ?? 0
     recordings = try arguments.option("recordings", as: Int.self) ?? 3
-    guard (0...10_000).contains(recordings) else { throw UsageError("--recordings must be 0-10000") }
+    guard (0...10_000).contains(recordings) else {
+      throw UsageError("--recordings must be 0-10000")
+    }
     if let list = try arguments.option("minutes") {
-      let values = list.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+      let values = list.split(separator: ",").map {
+        Double($0.trimmingCharacters(in: .whitespaces))
+      }
       guard !values.isEmpty, values.allSatisfy({ ($0 ?? -1) > 0 && ($0 ?? 0) <= 300 }) else {
         throw UsageError("--minutes takes positive numbers up to 300, comma-separated")
       }
       minutes = values.compactMap { $0 }
     }
     let tokenText = try arguments.option("token") ?? "0123456789abcdef0123456789abcdef"
-    guard let token = DeviceToken(tokenText) else { throw UsageError("--token must be printable ASCII") }
+    guard let token = DeviceToken(tokenText) else {
+      throw UsageError("--token must be printable ASCII")
+    }
     self.token = token
     seed = try arguments.option("seed", as: UInt64.self) ?? 1
     timeScale = try arguments.option("time-scale", as: Double.self) ?? 1
-    guard timeScale > 0, timeScale <= 10_000 else { throw UsageError("--time-scale must be in (0, 10000]") }
+    guard timeScale > 0, timeScale <= 10_000 else {
+      throw UsageError("--time-scale must be in (0, 10000]")
+    }
     manifest = try arguments.option("manifest")
     flash = try arguments.option("flash")
 
@@ -83,7 +91,9 @@ struct EmulateCommand: RecorderCommand {
       link.deviceMaximumMTU = mtu
     }
     if let interval = try arguments.option("interval-ms", as: Double.self) {
-      guard interval >= 7.5, interval <= 4000 else { throw UsageError("--interval-ms must be 7.5-4000") }
+      guard interval >= 7.5, interval <= 4000 else {
+        throw UsageError("--interval-ms must be 7.5-4000")
+      }
       link.connectionInterval = .microseconds(Int64(interval * 1000))
     }
     if let packets = try arguments.option("packets-per-event", as: Int.self) {
@@ -91,7 +101,8 @@ struct EmulateCommand: RecorderCommand {
       link.packetsPerConnectionEvent = packets
     }
     if let phy = try arguments.choice("phy", ["1m", "2m", "coded2", "coded8"]) {
-      link.phy = ["1m": .le1M, "2m": .le2M, "coded2": .leCodedS2, "coded8": .leCodedS8][phy] ?? .le2M
+      link.phy =
+        ["1m": .le1M, "2m": .le2M, "coded2": .leCodedS2, "coded8": .leCodedS8][phy] ?? .le2M
     }
     let portVersion = try arguments.option("port-version", as: UInt16.self) ?? 10
     guard (1..<20).contains(portVersion) else {
@@ -122,7 +133,8 @@ struct EmulateCommand: RecorderCommand {
     let time = EmulatorTime.real(timeScale == 1 ? .continuous : .scaled(timeScale))
     let device: EmulatedDevice
     do {
-      device = try EmulatedDevice(configuration: configuration, flashDirectory: directory, time: time)
+      device = try EmulatedDevice(
+        configuration: configuration, flashDirectory: directory, time: time)
       if try await device.recordings().isEmpty {
         if let minutes {
           for length in minutes { try await device.addRecording(duration: .seconds(length * 60)) }
@@ -134,7 +146,8 @@ struct EmulateCommand: RecorderCommand {
     } catch {
       throw CommandFailure(.ioError, "cannot set up the emulated device: \(error)")
     }
-    let server = TCPCentralServer(central: EmulatorCentral(devices: [device]), host: host, port: port)
+    let server = TCPCentralServer(
+      central: EmulatorCentral(devices: [device]), host: host, port: port)
     let bound: UInt16
     do {
       bound = try await server.start()
@@ -143,7 +156,8 @@ struct EmulateCommand: RecorderCommand {
     }
     print("tcp://\(host):\(bound)")
     fflush(nil)
-    printError("emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
+    printError(
+      "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
     try await keepManifest(device)
   }
 
@@ -164,7 +178,9 @@ struct EmulateCommand: RecorderCommand {
     }
   }
 
-  private func writeManifest(_ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord]) throws {
+  private func writeManifest(_ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord])
+    throws
+  {
     let document = JSONValue.object([
       ("serial", .string(configuration.serial)),
       (

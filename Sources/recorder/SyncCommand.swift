@@ -75,13 +75,19 @@ struct SyncCommand: RecorderCommand {
       let (session, central) = try await options.connect()
       let found = await session.info.serial
       serial.withLock { $0 = found }
-      return (BLETransport(session: session), { await session.close(); central.close() })
+      return (
+        BLETransport(session: session),
+        {
+          await session.close(); central.close()
+        }
+      )
     }
     let report = try await runner.run()
     rendering.cancel()
     print(json ? renderSummaryJSON(report) : renderSummary(report))
     if report.files.contains(where: { !$0.verified }) {
-      throw CommandFailure(.failure, "some recordings could not be verified; they were kept on the device")
+      throw CommandFailure(
+        .failure, "some recordings could not be verified; they were kept on the device")
     }
   }
 }

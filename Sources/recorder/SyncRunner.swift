@@ -9,7 +9,8 @@ import RecorderStore
 /// (a full disk) stop at once: retrying cannot help.
 struct SyncRunner {
   /// Connects and returns a transport and how to close it.
-  typealias Connector = @Sendable () async throws -> (transport: BLETransport, close: @Sendable () async -> Void)
+  typealias Connector =
+    @Sendable () async throws -> (transport: BLETransport, close: @Sendable () async -> Void)
 
   var engine: SyncEngine
   var maximumAttempts: Int
@@ -46,15 +47,20 @@ struct SyncRunner {
         printError("attempt \(attempt) interrupted: \(error); resuming")
       }
     }
-    throw CommandFailure(.unavailable, "gave up after \(maximumAttempts) attempts: \(lastError.map { "\($0)" } ?? "unknown")")
+    throw CommandFailure(
+      .unavailable,
+      "gave up after \(maximumAttempts) attempts: \(lastError.map { "\($0)" } ?? "unknown")")
   }
 }
 
 /// The sync summary table (stdout).
 func renderSummary(_ report: SyncReport) -> String {
-  var lines = ["FILE                                      DURATION     SIZE       FORMAT  VERIFIED  DELETED"]
+  var lines = [
+    "FILE                                      DURATION     SIZE       FORMAT  VERIFIED  DELETED"
+  ]
   for file in report.files {
-    let name = file.exportPath.map { ($0 as NSString).lastPathComponent } ?? "\(file.sessionId) (raw only)"
+    let name =
+      file.exportPath.map { ($0 as NSString).lastPathComponent } ?? "\(file.sessionId) (raw only)"
     let format = file.exportPath.map { ($0 as NSString).pathExtension } ?? "-"
     lines.append(
       name.padding(42) + formatDuration(milliseconds: file.durationMs).padding(13)

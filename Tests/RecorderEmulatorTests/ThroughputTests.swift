@@ -20,7 +20,8 @@ struct ThroughputTests {
 
   /// One hour normally; six minutes under `make tsan` (RECORDER_TEST_SCALE=small), where
   /// every step is tens of times slower and the point is races, not figures.
-  static let seconds = ProcessInfo.processInfo.environment["RECORDER_TEST_SCALE"] == "small" ? 360 : 3600
+  static let seconds =
+    ProcessInfo.processInfo.environment["RECORDER_TEST_SCALE"] == "small" ? 360 : 3600
 
   @Test func oneHourSyncTakesTheRadiosTime() async throws {
     let bench = try TestBench()
