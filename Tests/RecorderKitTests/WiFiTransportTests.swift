@@ -1,0 +1,285 @@
+import Foundation
+import RecorderLink
+import RecorderProtocol
+import Testing
+
+@testable import RecorderKit
+
+/// The device side, scripted by each test, over our own WebSocket client on loopback.
+private struct ScriptedWiFiDevice {
+  let socket: WebSocketConnection
+
+  func send(_ message: WiFiDeviceMessage, version: UInt8 = 1) async throws {
+    try await socket.send(binary: message.encoded(version: version))
+  }
+
+  /// The next PDU from the phone and the pduVersion it carried.
+  func receiveWithVersion() async throws -> (WiFiPhoneMessage, UInt8) {
+    guard case .binary(let bytes) = try await socket.receive() else {
+      throw WiFiPDUError.jsonNotAnObject
+    }
+    let pdu = try WiFiPDU(decoding: bytes)
+    return (try WiFiPhoneMessage(pdu), pdu.version)
+  }
+
+  func receive() async throws -> WiFiPhoneMessage { try await receiveWithVersion().0 }
+}
+
+/// A phone-side server, a connected device and the phone's end of the connection.
+private func connectDevice() async throws -> (
+  WebSocketServer, ScriptedWiFiDevice, WebSocketConnection
+) {
+  let server = try WebSocketServer()
+  async let device = WebSocketConnection.connect(host: "127.0.0.1", port: server.port)
+  var iterator = server.connections.makeAsyncIterator()
+  let phone = try #require(await iterator.next())
+  return (server, ScriptedWiFiDevice(socket: try await device), phone)
+}
+
+private let serial = "888317426911003"
+private let configuration = WiFiTransport.Configuration(
+  serial: serial, bleToken: DeviceToken("BLETOKEN123")!, unixTime: { 1_775_000_000 })
+
+/// Fails the test rather than hanging it; never paces it.
+private func within<T: Sendable>(
+  _ seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+  try await withThrowingTaskGroup(of: T?.self) { group in
+    group.addTask { try await body() }
+    group.addTask {
+      try? await Task.sleep(for: .seconds(seconds))
+      return nil
+    }
+    guard let result = try await group.next() ?? nil else {
+      group.cancelAll()
+      throw CancellationError()
+    }
+    group.cancelAll()
+    return result
+  }
+}
+
+/// Yields (never sleeps) until `condition` holds, for at most `limit` real seconds.
+private func eventually(_ limit: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
+  let start = ContinuousClock.now
+  while ContinuousClock.now - start < .seconds(limit) {
+    if condition() { return true }
+    await Task.yield()
+  }
+  return false
+}
+
+/// Opens a transport: the device says HELLO with `token` and answers the handshake `status`.
+private func open(
+  _ device: ScriptedWiFiDevice, _ phone: WebSocketConnection, clock: ManualClock,
+  token: String = WiFiTransport.helloToken(serial: serial), status: Int64 = 0
+) async throws -> Task<WiFiTransport, any Error> {
+  let opening = Task {
+    try await WiFiTransport.open(
+      connection: phone, configuration: configuration, clock: AnyClock(clock))
+  }
+  try await device.send(.hello(token: DeviceToken(token)!, protocolVersion: 3), version: 3)
+  if token == WiFiTransport.helloToken(serial: serial) {
+    let (handshake, version) = try await device.receiveWithVersion()
+    #expect(version == 3)  // the device's pduVersion from HELLO
+    #expect(
+      handshake
+        == .handshake(token: DeviceToken("BLETOKEN123000000000000000000000")!, stamp: 1_775_000_000)
+    )
+    try await device.send(.handshakeResult(status: status))
+  }
+  return opening
+}
+
+@Suite("WiFiTransport: the phone side of §6 against a scripted device", .serialized)
+struct WiFiTransportTests {
+  @Test func helloTokenIsUpperCaseHexMD5OfTheSerial() {
+    #expect(WiFiTransport.helloToken(serial: serial) == "4A62025500822F2FAC0E56B1BB5FCBC4")
+    #expect(WiFiTransport.helloToken(serial: "") == "D41D8CD98F00B204E9800998ECF8427E")
+  }
+
+  @Test func fullSessionHelloListSyncKeepAliveDeleteStop() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let clock = ManualClock()
+      let transport = try await open(device, phone, clock: clock).value
+
+      try await device.send(.ping(volume: 1, voltage: 2, charging: 0))
+      #expect(try await device.receive() == .pong)
+
+      let listing = Task { try await transport.listRecordings() }
+      guard case .list(let uid, 0, 0) = try await device.receive() else {
+        Issue.record("no LIST request")
+        return
+      }
+      let a: UInt32 = 1_700_000_001
+      try await device.send(
+        .list(
+          WiFiListPage(
+            uid: uid, count: 2, offset: 0,
+            entries: [
+              WiFiListEntry(sessionId: a, size: 2000, scene: 2),
+              WiFiListEntry(sessionId: a + 1, size: 800, scene: 1),
+            ])))
+      let recordings = try await listing.value
+      #expect(recordings.map(\.sessionId) == [a, a + 1] && recordings[0].scene == 2)
+
+      let content = (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+      let frames = Locked<[BulkFrame]>([])
+      let streaming = Task {
+        try await transport.stream(sessionId: a, start: 100, end: 1100) { frame in
+          frames.withLock { $0.append(frame) }
+          return .continue
+        }
+      }
+      #expect(try await device.receive() == .sync(session: a, scene: 2, start: 100, end: 1100))
+      try await device.send(.syncStatus(session: a, status: 0))
+      try await device.send(
+        .content(WiFiContent(session: a, offset: 100, last: false, data: Array(content[100..<600])))
+      )
+      try await device.send(.ping(volume: 1, voltage: 2, charging: 1))
+      #expect(try await device.receive() == .pong)  // answered mid-transfer
+      try await device.send(
+        .content(WiFiContent(session: a, offset: 600, last: true, data: Array(content[600..<1100])))
+      )
+      let tail = try await streaming.value
+      #expect(tail == SyncTail(sessionId: a, crc: CRC16.checksum(content[100..<1100])))
+      let got = frames.withLock { $0 }
+      #expect(got.allSatisfy { $0.data.count <= BulkFrame.maximumDataLength && $0.sessionId == a })
+      var next: UInt32 = 100
+      for frame in got {
+        #expect(frame.offset == next)
+        next += UInt32(frame.data.count)
+      }
+      #expect(got.flatMap(\.data) == Array(content[100..<1100]))
+
+      // Idle: only the keep-alive sleeps on the clock; its acknowledgement is no error.
+      #expect(await eventually { clock.sleeperCount == 1 })
+      clock.advance(by: .seconds(30))
+      #expect(try await device.receive() == .keepAlive)
+      try await device.send(.error(cmd: 16, status: 0))
+
+      let deleting = Task { try await transport.delete(sessionId: a) }
+      #expect(try await device.receive() == .delete(session: a, scene: 2))
+      try await device.send(.deleteResult(session: a, status: 0))
+      try await deleting.value
+
+      let finishing = Task { await transport.finish() }
+      #expect(try await device.receive() == .stop)
+      try await device.send(.stopResult(status: 0))
+      await finishing.value
+      await #expect(throws: WebSocketError.closedByPeer(code: .normalClosure, reason: "")) {
+        _ = try await device.receive()
+      }
+      await #expect(throws: DeviceError.closed) { _ = try await transport.listRecordings() }
+      await server.stop()
+    }
+  }
+
+  @Test func wrongHelloTokenIsRefusedAndClosed() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let opening = try await open(device, phone, clock: ManualClock(), token: "0123456789ABCDEF")
+      await #expect(throws: DeviceError.self) { _ = try await opening.value }
+      do {
+        _ = try await device.receive()
+        Issue.record("the connection stayed open")
+      } catch let error as WebSocketError {
+        #expect(error == .closedByPeer(code: .policyViolation, reason: ""))
+      }
+      await server.stop()
+    }
+  }
+
+  @Test func refusedHandshakeIsATypedErrorAndCloses() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let opening = try await open(device, phone, clock: ManualClock(), status: 1)
+      await #expect(throws: DeviceError.handshakeRefused(status: 1)) { _ = try await opening.value }
+      await #expect(throws: WebSocketError.self) { _ = try await device.receive() }
+      await server.stop()
+    }
+  }
+
+  @Test func noHelloTimesOutOnTheClock() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let clock = ManualClock()
+      let opening = Task {
+        try await WiFiTransport.open(
+          connection: phone, configuration: configuration, clock: AnyClock(clock))
+      }
+      #expect(await eventually { clock.sleeperCount == 1 })
+      clock.advance(by: .seconds(10))
+      await #expect(throws: DeviceError.timeout(operation: "HELLO")) { _ = try await opening.value }
+      await #expect(throws: WebSocketError.self) { _ = try await device.receive() }
+      await server.stop()
+    }
+  }
+
+  @Test func consumerStopSendsSTOPAndReturnsNil() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let transport = try await open(device, phone, clock: ManualClock()).value
+      let streaming = Task {
+        try await transport.stream(sessionId: 5, start: 0, end: 1000) { _ in .stop }
+      }
+      #expect(try await device.receive() == .sync(session: 5, scene: 1, start: 0, end: 1000))
+      try await device.send(
+        .content(WiFiContent(session: 5, offset: 0, last: false, data: [1, 2, 3])))
+      #expect(try await device.receive() == .stop)
+      try await device.send(.content(WiFiContent(session: 5, offset: 3, last: false, data: [4])))
+      try await device.send(.stopResult(status: 0))
+      #expect(try await streaming.value == nil)
+      let finishing = Task { await transport.finish() }
+      #expect(try await device.receive() == .stop)
+      try await device.send(.stopResult(status: 0))
+      await finishing.value
+      await server.stop()
+    }
+  }
+
+  @Test func deviceClosingMidStreamIsADisconnect() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let transport = try await open(device, phone, clock: ManualClock()).value
+      let streaming = Task {
+        try await transport.stream(sessionId: 5, start: 0, end: 1000) { _ in .continue }
+      }
+      #expect(try await device.receive() == .sync(session: 5, scene: 1, start: 0, end: 1000))
+      try await device.send(.content(WiFiContent(session: 5, offset: 0, last: false, data: [1])))
+      await device.socket.close()
+      await #expect(throws: DeviceError.disconnected(.remoteTerminated)) {
+        _ = try await streaming.value
+      }
+      await #expect(throws: DeviceError.disconnected(.remoteTerminated)) {
+        _ = try await transport.listRecordings()
+      }
+      await server.stop()
+    }
+  }
+
+  @Test func rejectedSyncLeavesTheSessionUsable() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let transport = try await open(device, phone, clock: ManualClock()).value
+      let streaming = Task {
+        try await transport.stream(sessionId: 5, start: 0, end: 10) { _ in .continue }
+      }
+      _ = try await device.receive()
+      try await device.send(.syncStatus(session: 5, status: 3))
+      await #expect(throws: DeviceError.rejected(operation: "SYNC", status: 3)) {
+        _ = try await streaming.value
+      }
+      let deleting = Task { try await transport.delete(sessionId: 5) }
+      #expect(try await device.receive() == .delete(session: 5, scene: 1))
+      try await device.send(.deleteResult(session: 5, status: 0))
+      try await deleting.value
+      let finishing = Task { await transport.finish() }
+      #expect(try await device.receive() == .stop)
+      try await device.send(.stopResult(status: 0))
+      await finishing.value
+      await server.stop()
+    }
+  }
+}
