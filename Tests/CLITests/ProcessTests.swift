@@ -189,7 +189,7 @@ struct ProcessTests {
     let directory = try TemporaryDirectory("kill")
     let emulator = try EmulatorProcess(
       in: directory, token: Self.token,
-      minutes: [3] + Array(repeating: 0.5, count: 6) + Array(repeating: 0.25, count: 3),
+      minutes: [3] + Array(repeating: 0.5, count: 12) + Array(repeating: 0.25, count: 6),
       seed: seed % 1000 + 1, timeScale: 50)
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
@@ -202,9 +202,19 @@ struct ProcessTests {
     var run = 0
     while kills < 20 {
       run += 1
-      // A moment anywhere from before the connection to well into the transfer.
-      let delay = Double.random(in: 0.05...1.0, using: &random)
+      // One kill in five lands in start-up (before or during connection and handshake);
+      // the rest a random 0-1200 ms after the device's list arrived, so the moments spread
+      // over transfers, stores, exports and deletes however slow start-up is.
+      let early = Double.random(in: 0...1, using: &random) < 0.2
+      let delay =
+        early
+        ? Double.random(in: 0.02...0.4, using: &random) : Double.random(in: 0...1.2, using: &random)
       let child = try RecorderProcess(sync, in: directory, label: "kill-\(run)")
+      if !early {
+        waitUntil(timeout: .seconds(30)) {
+          child.stderr.contains("device lists") || !child.process.isRunning
+        }
+      }
       let exited = waitUntil(timeout: .milliseconds(Int64(delay * 1000))) {
         !child.process.isRunning
       }
@@ -217,9 +227,10 @@ struct ProcessTests {
       }
       child.kill()
       kills += 1
+      let durable = (try? journalDurableBytes(out + "/journal.sqlite"))?.values.reduce(0, +) ?? 0
       print(
-        "kill \(kills): run \(run) after \(Int(delay * 1000)) ms, \(try emulator.manifest().deletes.count) deleted"
-      )
+        "kill \(kills): run \(run), \(Int(delay * 1000)) ms after \(early ? "start" : "LIST"), "
+          + "journal \(durable) bytes durable, \(try emulator.manifest().deletes.count) deleted")
       try expectNothingDeletedEarly(
         manifest: emulator.manifest(), expected: manifest, out: out, seed: seed, run: run)
     }
@@ -268,11 +279,7 @@ struct ProcessTests {
       (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? NSNumber)?.int64Value ?? 0
     try #require(partSize >= 700_000, "the sync ended before the kill: \(child.stderr)")
     let durable = try journalDurableBytes(out + "/journal.sqlite")[recording.sessionId] ?? 0
-    withKnownIssue(
-      "RecorderKit: RangeReceiver fsyncs every 256 KiB but SyncEngine journals the durable offset only when a stream ends, so a kill mid-file restarts it from 0"
-    ) {
-      #expect(durable >= 262_144, "\(partSize) bytes on disk, journal says \(durable) durable")
-    }
+    #expect(durable >= 262_144, "\(partSize) bytes on disk, journal says \(durable) durable")
 
     let final = try RecorderProcess.run(sync, in: directory, label: "sync-final")
     #expect(final.status == 0, "\(final.stderr)")
