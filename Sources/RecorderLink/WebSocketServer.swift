@@ -34,7 +34,8 @@ public final class WebSocketServer: Sendable {
   private let state = Locked(State())
 
   /// Binds `host:port` (loopback by default; the Wi-Fi path binds the hotspot interface on
-  /// 8081) and starts accepting.
+  /// 8081) and starts accepting. The accept loop keeps the server alive until ``stop()``:
+  /// every server must be stopped.
   /// - Throws: ``WebSocketError/socket(_:)`` when the address cannot be bound.
   public init(
     host: String = "127.0.0.1", port: UInt16 = 0,
