@@ -189,7 +189,7 @@ struct ProcessTests {
     let directory = try TemporaryDirectory("kill")
     let emulator = try EmulatorProcess(
       in: directory, token: Self.token,
-      minutes: [3] + Array(repeating: 0.5, count: 12) + Array(repeating: 0.25, count: 6),
+      minutes: [2] + Array(repeating: 0.5, count: 12) + Array(repeating: 0.25, count: 6),
       seed: seed % 1000 + 1, timeScale: 50)
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
@@ -202,17 +202,24 @@ struct ProcessTests {
     var run = 0
     while kills < 20 {
       run += 1
-      // One kill in five lands in start-up (before or during connection and handshake);
-      // the rest a random 0-1200 ms after the device's list arrived, so the moments spread
-      // over transfers, stores, exports and deletes however slow start-up is.
+      // One kill in five lands in start-up (before or during connection and handshake).
+      // The others are timed by the sync's own progress, not by the clock, so the 20
+      // moments spread over transfers, stores, exports and deletes however fast or loaded
+      // the machine is: after 0-5 progress lines past the device's LIST (each line is a
+      // step: a chunk transferred, a file stored, exported or deleted), then 0-150 ms more.
       let early = Double.random(in: 0...1, using: &random) < 0.2
+      let steps = Int.random(in: 0...5, using: &random)
       let delay =
         early
-        ? Double.random(in: 0.02...0.4, using: &random) : Double.random(in: 0...1.2, using: &random)
+        ? Double.random(in: 0.02...0.4, using: &random)
+        : Double.random(in: 0...0.15, using: &random)
       let child = try RecorderProcess(sync, in: directory, label: "kill-\(run)")
       if !early {
         waitUntil(timeout: .seconds(30)) {
-          child.stderr.contains("device lists") || !child.process.isRunning
+          let text = child.stderr
+          guard let list = text.range(of: "device lists") else { return !child.process.isRunning }
+          let after = text[list.upperBound...].filter { $0 == "\n" }.count - 1
+          return after >= steps || !child.process.isRunning
         }
       }
       let exited = waitUntil(timeout: .milliseconds(Int64(delay * 1000))) {
@@ -229,7 +236,7 @@ struct ProcessTests {
       kills += 1
       let durable = (try? journalDurableBytes(out + "/journal.sqlite"))?.values.reduce(0, +) ?? 0
       print(
-        "kill \(kills): run \(run), \(Int(delay * 1000)) ms after \(early ? "start" : "LIST"), "
+        "kill \(kills): run \(run), \(early ? "\(Int(delay * 1000)) ms after start" : "\(steps) steps + \(Int(delay * 1000)) ms after LIST"), "
           + "journal \(durable) bytes durable, \(try emulator.manifest().deletes.count) deleted")
       try expectNothingDeletedEarly(
         manifest: emulator.manifest(), expected: manifest, out: out, seed: seed, run: run)
