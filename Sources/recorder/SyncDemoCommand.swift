@@ -22,7 +22,8 @@ struct DemoCommand: RecorderCommand {
 
     OPTIONS:
       --realtime     Run the link at radio speed (the hour-long file takes ~9 minutes).
-      --format F     mp3 (default), wav, opus or pcm.
+      --format F     opus (default: Ogg Opus, the device's packets as they are), mp3,
+                     wav or pcm. An hour of MP3 costs ~35 s of encoding.
       --out DIR      Where exports go (default ./recordings).
       --capture      Instead, decode the captured V0095 session of PROTOCOL.md §11.
       --json         With --capture: one JSON object per frame.
@@ -37,8 +38,10 @@ struct DemoCommand: RecorderCommand {
 
   init(arguments: inout Arguments) throws {
     realtime = arguments.flag("realtime")
-    let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm"]) ?? "mp3"
-    format = ExportFormat(rawValue: formatName) ?? .mp3
+    // Ogg Opus by default: the device's packets are passed through, so the demo takes
+    // seconds; an hour of MP3 is ~35 s of LAME on one core.
+    let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm"]) ?? "opus"
+    format = ExportFormat(rawValue: formatName) ?? .opus
     out = try arguments.option("out") ?? "recordings"
     capture = arguments.flag("capture")
     json = arguments.flag("json")

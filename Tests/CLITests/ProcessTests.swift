@@ -295,16 +295,8 @@ struct ProcessTests {
 
   // MARK: - 4. demo
 
-  /// SLOW: ~35 s of CPU in a debug build (an hour-long recording is transferred, verified
-  /// and exported to MP3; 81 s of wall time on a loaded 2-core machine), so it runs only when
-  /// `RECORDER_SLOW_TESTS=1` is set, e.g.
-  /// `RECORDER_SLOW_TESTS=1 swift test --filter 'ProcessTests/demo'`.
-  @Test(
-    "demo runs to completion, prints the summary and an empty device (slow: RECORDER_SLOW_TESTS=1)",
-    .tags(.slow),
-    .enabled(
-      if: ProcessInfo.processInfo.environment["RECORDER_SLOW_TESTS"] == "1",
-      "slow: set RECORDER_SLOW_TESTS=1"))
+  /// The demo as `make demo` runs it (Ogg Opus exports, ~6 s in a debug build).
+  @Test("demo runs to completion, prints the summary and an empty device")
   func demo() throws {
     let directory = try TemporaryDirectory("demo")
     let out = directory.file("recordings")
@@ -315,10 +307,10 @@ struct ProcessTests {
     #expect(result.stdout.contains("VERIFIED"))
     #expect(result.stdout.contains("The device now holds 0 recordings."))
     let exports = try FileManager.default.contentsOfDirectory(atPath: out).filter {
-      $0.hasSuffix(".mp3")
+      $0.hasSuffix(".opus")
     }
     #expect(exports.count == 4)
-    let rows = result.stdout.split(separator: "\n").filter { $0.contains(".mp3") }
+    let rows = result.stdout.split(separator: "\n").filter { $0.contains(".opus") }
     #expect(rows.count == 4)
     #expect(rows.allSatisfy { $0.contains("yes") })
   }
@@ -388,9 +380,4 @@ struct ProcessTests {
         "seed \(seed) run \(run): \(name) under its final name is not the device's bytes")
     }
   }
-}
-
-extension Tag {
-  /// Tests too slow for every `make test` (enabled with `RECORDER_SLOW_TESTS=1`).
-  @Tag static var slow: Self
 }
