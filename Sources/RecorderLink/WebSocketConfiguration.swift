@@ -28,7 +28,7 @@ public struct WebSocketConfiguration: Sendable {
     handshakeTimeout: Duration = .seconds(10),
     closeTimeout: Duration = .seconds(5),
     headLimits: HTTPUpgradeHead.Limits = HTTPUpgradeHead.Limits(),
-    readChunkSize: Int = 64 << 10,
+    readChunkSize: Int = 256 << 10,
     outgoingFragmentSize: Int? = nil
   ) {
     precondition(outgoingFragmentSize.map { $0 > 0 } ?? true, "fragments need at least a byte")

@@ -62,25 +62,27 @@ public struct WebSocketFrame: Sendable, Equatable {
   }
 
   /// XORs `bytes[start...]` with the repeating 4-byte key (§5.3); masking and unmasking are
-  /// the same operation.
+  /// the same operation. Eight bytes at a time: every byte a device sends passes through here.
   public static func applyMask(_ key: [UInt8], to bytes: inout [UInt8], from start: Int) {
     precondition(key.count == 4, "a masking key is 4 bytes")
-    let k0 = key[0]
-    let k1 = key[1]
-    let k2 = key[2]
-    let k3 = key[3]
-    bytes.withUnsafeMutableBufferPointer { buffer in
-      var i = start
-      var j = 0
-      while i < buffer.count {
-        switch j & 3 {
-        case 0: buffer[i] ^= k0
-        case 1: buffer[i] ^= k1
-        case 2: buffer[i] ^= k2
-        default: buffer[i] ^= k3
-        }
-        i += 1
-        j += 1
+    guard start < bytes.count else { return }
+    var wide: UInt64 = 0
+    withUnsafeMutableBytes(of: &wide) { word in
+      for index in 0..<8 { word[index] = key[index & 3] }
+    }
+    bytes.withUnsafeMutableBytes { buffer in
+      guard let base = buffer.baseAddress.map({ $0 + start }) else { return }
+      let count = buffer.count - start
+      var index = 0
+      while index + 8 <= count {
+        let value = base.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ wide
+        base.storeBytes(of: value, toByteOffset: index, as: UInt64.self)
+        index += 8
+      }
+      while index < count {
+        let value = base.load(fromByteOffset: index, as: UInt8.self) ^ key[index & 3]
+        base.storeBytes(of: value, toByteOffset: index, as: UInt8.self)
+        index += 1
       }
     }
   }

@@ -50,6 +50,23 @@ struct WebSocketFrameTests {
     #expect(Array(b64k.prefix(10)) == [0x82, 0x7F, 0, 0, 0, 0, 0, 1, 0, 0])
   }
 
+  /// The word-at-a-time masking agrees with the byte-by-byte definition of §5.3 at every
+  /// length and start offset.
+  @Test func maskingMatchesTheDefinition() {
+    let key: [UInt8] = [0x01, 0x80, 0xFE, 0x7F]
+    for count in 0..<40 {
+      for start in 0...min(count, 9) {
+        let original = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        var masked = original
+        WebSocketFrame.applyMask(key, to: &masked, from: start)
+        let expected = original.enumerated().map { index, byte in
+          index < start ? byte : byte ^ key[(index - start) % 4]
+        }
+        #expect(masked == expected, "count \(count), start \(start)")
+      }
+    }
+  }
+
   /// The three length encodings at their edges, masked and not, fed one byte at a time.
   @Test(arguments: [0, 1, 125, 126, 127, 65535, 65536, 70000])
   func lengthEdgesRoundTripByteByByte(_ count: Int) throws {
