@@ -108,7 +108,10 @@ public final class WebSocketServer: Sendable {
     let connection = WebSocketConnection(
       socket: socket, role: .server, configuration: configuration, clock: clock,
       leftover: upgrade.leftover)
+    // Out of `pending` in the same step as taking the slot: from here on the connection, not
+    // the handshake, owns the socket, and ``stop()`` closes it with a close frame.
     let slot = state.withLock { state -> Bool? in
+      state.pending.removeValue(forKey: key)
       if state.stopped { return nil }
       if let active = state.active, !active.isClosed { return false }
       state.active = connection

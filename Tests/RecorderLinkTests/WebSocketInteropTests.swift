@@ -28,22 +28,36 @@ private let deviceScript = #"""
       kind, length = struct.unpack("<HH", message[4:8])
       return kind, json.loads(message[8:8 + length]), message[8 + length:]
 
+  STASH = []
+
+  async def expect(ws, kind):
+      """The next PDU of `kind`; others are kept for later (the phone may send its next
+      request before the answer to our PING: the order between them is not fixed)."""
+      for index, item in enumerate(STASH):
+          if item[0] == kind:
+              return STASH.pop(index)
+      while True:
+          item = parse(await ws.recv())
+          if item[0] == kind:
+              return item
+          STASH.append(item)
+
   async def session(ws):
       token = hashlib.md5(SERIAL.encode()).hexdigest().upper()
       await ws.send(pdu(2, {"token": token, "pVer": 1}))
-      kind, obj, _ = parse(await ws.recv())
+      kind, obj, _ = await expect(ws, 1)
       assert kind == 1 and list(obj) == ["token", "stamp"], obj
       assert obj["token"] == "BLETOKEN42".ljust(32, "0"), "handshake token not padded"
       await ws.send(pdu(1, {"status": 0}))
       await ws.send(pdu(3, {"volume": 80, "voltage": 4000, "charging": 0}))
-      kind, obj, _ = parse(await ws.recv())
+      kind, obj, _ = await expect(ws, 3)
       assert kind == 3 and obj == {}, (kind, obj)
       await asyncio.wait_for(await ws.ping(b"device"), 10)
-      kind, obj, _ = parse(await ws.recv())
+      kind, obj, _ = await expect(ws, 11)
       assert kind == 11 and list(obj) == ["uid", "start", "single"], obj
       entries = b"".join(struct.pack("<IIH", sid, len(c), scene) for sid, (c, scene) in RECORDINGS.items())
       await ws.send(pdu(11, {"offset": 0, "count": len(RECORDINGS), "status": 0, "uid": obj["uid"]}, entries))
-      kind, obj, _ = parse(await ws.recv())
+      kind, obj, _ = await expect(ws, 12)
       assert kind == 12 and list(obj) == ["session", "scene", "start", "end"], obj
       content, scene = RECORDINGS[obj["session"]]
       assert obj["scene"] == scene, "scene mismatch"
@@ -56,10 +70,10 @@ private let deviceScript = #"""
                         content[position:position + n])
           await ws.send([message[:10], message[10:30], message[30:]] if last else message)
           position += n
-      kind, obj, _ = parse(await ws.recv())
+      kind, obj, _ = await expect(ws, 16)
       assert kind == 16 and obj == {}, (kind, obj)
       await ws.send(pdu(0, {"cmd": 16, "status": 0}))
-      kind, obj, _ = parse(await ws.recv())
+      kind, obj, _ = await expect(ws, 15)
       assert kind == 15, kind
       await ws.send(pdu(15, {"status": 0}))
       await ws.close(code=1000, reason="done")
