@@ -42,6 +42,7 @@ public actor WiFiTransport: RecordingTransport {
     /// The handshake's `stamp`: unix seconds now.
     public var unixTime: @Sendable () -> Int64
 
+    /// Ten seconds per answer, a keep-alive every 30 s, five seconds for STOP.
     public init(
       serial: String, bleToken: DeviceToken, audioChannels: Int = 1,
       responseTimeout: Duration = .seconds(10), keepAliveInterval: Duration? = .seconds(30),
@@ -155,7 +156,9 @@ public actor WiFiTransport: RecordingTransport {
 
   // MARK: RecordingTransport
 
+  /// The serial the HELLO token was checked against.
   public var serial: String { configuration.serial }
+  /// From the configuration: Wi-Fi does not report it.
   public var audioChannels: Int { configuration.audioChannels }
 
   /// Every recording, page by page (`start` = entries received so far) until the device's

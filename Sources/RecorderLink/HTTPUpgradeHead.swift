@@ -20,6 +20,7 @@ public struct HTTPUpgradeHead: Sendable, Equatable {
     public var maxHeadBytes: Int
     /// Header field lines.
     public var maxFields: Int
+    /// 8 KiB and 64 fields by default: a device's upgrade request needs a few hundred bytes.
     public init(maxHeadBytes: Int = 8192, maxFields: Int = 64) {
       self.maxHeadBytes = maxHeadBytes
       self.maxFields = maxFields

@@ -3,7 +3,9 @@
 /// A struct rather than an enum: peers may send any code in the application ranges
 /// 3000–4999, and a closed enum could not carry them.
 public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  /// The code as sent on the wire (big-endian there).
   public let rawValue: UInt16
+  /// Any code; ``isValidOnWire`` says whether it may be sent.
   public init(rawValue: UInt16) { self.rawValue = rawValue }
 
   /// 1000: the purpose of the connection was fulfilled (the device's "done").

@@ -21,6 +21,8 @@ public struct WebSocketConfiguration: Sendable {
   /// Outgoing data messages larger than this go out as several frames; nil sends one frame.
   public var outgoingFragmentSize: Int?
 
+  /// The defaults suit a device on a hotspot: 16 MiB messages, 10 s to finish a frame or the
+  /// handshake, 5 s for the close handshake, no idle limit.
   public init(
     maxMessageSize: Int = 16 << 20,
     frameTimeout: Duration = .seconds(10),

@@ -18,11 +18,14 @@ public struct WebSocketFrame: Sendable, Equatable {
   /// Largest payload of a control frame (§5.5).
   public static let maxControlPayload = 125
 
+  /// Set on the last (or only) frame of a message; always set on control frames.
   public var fin: Bool
+  /// What the frame carries.
   public var opcode: WebSocketOpcode
   /// The unmasked payload.
   public var payload: [UInt8]
 
+  /// A frame; nothing is checked here (the encoder writes what it is given).
   public init(fin: Bool = true, opcode: WebSocketOpcode, payload: [UInt8] = []) {
     self.fin = fin
     self.opcode = opcode

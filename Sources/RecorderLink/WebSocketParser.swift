@@ -43,6 +43,7 @@ public struct WebSocketParser: Sendable {
   private var fragmented: (opcode: WebSocketOpcode, bytes: [UInt8])?
   private var failed: WebSocketError?
 
+  /// A parser for the bytes that reach `role`, refusing messages over `maxMessageSize`.
   public init(role: WebSocketRole, maxMessageSize: Int = 16 << 20) {
     precondition(maxMessageSize >= WebSocketFrame.maxControlPayload, "limit below 125 bytes")
     self.role = role

@@ -45,6 +45,7 @@ public struct JSONParser: Sendable {
   /// Deepest nesting of arrays and objects accepted.
   public var maxDepth: Int
 
+  /// 64 KiB and 32 levels by default: a §6 JSON part is at most 65 535 bytes and flat.
   public init(maxSize: Int = 64 << 10, maxDepth: Int = 32) {
     self.maxSize = maxSize
     self.maxDepth = maxDepth

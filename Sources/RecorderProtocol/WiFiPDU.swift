@@ -15,12 +15,16 @@ public struct WiFiPDU: Sendable, Equatable, CustomStringConvertible, CustomDebug
   /// RecorderKit's pduVersion before the device's HELLO names one, and the emulator's [project].
   public static let defaultVersion: UInt8 = 1
 
+  /// `pduVersion`: the device's from its HELLO, else ``defaultVersion``.
   public var version: UInt8
+  /// The §6 type number (``WiFiPDUType``); its meaning depends on the direction.
   public var type: UInt16
   /// The JSON object, keys in the order they are (or were) written.
   public var json: JSONValue
+  /// The binary part after the JSON (LIST entries, content bytes, OTA data).
   public var payload: [UInt8]
 
+  /// A PDU from its parts; ``encoded()`` checks the sizes.
   public init(
     version: UInt8 = WiFiPDU.defaultVersion, type: UInt16, json: JSONValue, payload: [UInt8] = []
   ) {

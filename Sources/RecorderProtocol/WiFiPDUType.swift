@@ -39,12 +39,14 @@ public enum WiFiPDUType {
 public struct WiFiListEntry: Sendable, Equatable, Hashable {
   /// Encoded size of one entry.
   public static let size = 10
+  /// The recording's id (its start time in unix seconds).
   public var sessionId: UInt32
   /// The recording's size in bytes.
   public var size: UInt32
   /// The recording's scene; SYNC and DELETE must repeat it or the device refuses [sdk].
   public var scene: UInt16
 
+  /// An entry; the scene defaults to 1, the device's default [sdk].
   public init(sessionId: UInt32, size: UInt32, scene: UInt16 = 1) {
     self.sessionId = sessionId
     self.size = size
@@ -54,12 +56,18 @@ public struct WiFiListEntry: Sendable, Equatable, Hashable {
 
 /// A LIST page from the device.
 public struct WiFiListPage: Sendable, Equatable {
+  /// The request's `uid`, echoed.
   public var uid: Int64
+  /// 0 when the listing worked.
   public var status: Int64
+  /// The number of recordings on the device.
   public var count: Int64
+  /// Where this page starts in the listing.
   public var offset: Int64
+  /// This page's recordings.
   public var entries: [WiFiListEntry]
 
+  /// A page.
   public init(uid: Int64, status: Int64 = 0, count: Int64, offset: Int64, entries: [WiFiListEntry])
   {
     self.uid = uid
@@ -72,12 +80,16 @@ public struct WiFiListPage: Sendable, Equatable {
 
 /// A content PDU: bytes `[offset, offset + data.count)` of recording `session`.
 public struct WiFiContent: Sendable, Equatable {
+  /// The recording.
   public var session: UInt32
+  /// Where `data` starts in the recording.
   public var offset: UInt32
   /// True on the last chunk of the requested range.
   public var last: Bool
+  /// The bytes; `length` on the wire is their count.
   public var data: [UInt8]
 
+  /// A chunk.
   public init(session: UInt32, offset: UInt32, last: Bool, data: [UInt8]) {
     self.session = session
     self.offset = offset
