@@ -291,14 +291,24 @@ public actor DeviceSession {
     var tail: SyncTail?
     var headStatus: UInt8?
     var stopped = false
+    // If the caller gives up (a background budget expired), the device must stop streaming
+    // at once: SYNC_STOP goes straight to the link from the cancellation handler, not through
+    // the request queue (its `001E` reply then arrives as an unsolicited frame).
+    let link = self.link
+    let stop = PhoneMessage.syncStop.encoded(portVersion: info.portVersion)
     do {
-      try await streamExchange(
-        sessionId: sessionId, start: start, end: end, silenceTimeout: silenceTimeout,
-        onData: onData, tail: &tail, headStatus: &headStatus, stopped: &stopped)
-    } catch .cancelled {
-      // The caller gave up (a background budget expired): tell the device to stop streaming,
-      // from a task of our own since the caller's is cancelled.
-      Task { try? await self.stopStream() }
+      try await withTaskCancellationHandler {
+        try await streamExchange(
+          sessionId: sessionId, start: start, end: end, silenceTimeout: silenceTimeout,
+          onData: onData, tail: &tail, headStatus: &headStatus, stopped: &stopped)
+      } onCancel: {
+        Task {
+          try? await link.write(stop, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+        }
+      }
+    } catch let error as DeviceError {
+      throw error
+    } catch {
       throw .cancelled
     }
     if let headStatus, headStatus != 0 {

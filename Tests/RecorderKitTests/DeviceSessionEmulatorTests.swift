@@ -198,10 +198,10 @@ struct DeviceSessionEmulatorTests {
   func overTCP() async throws {
     let directory = NSTemporaryDirectory() + "recorderkit-tcp-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    // A scaled clock speeds the radio up; the unauthenticated-central timeout is kept at
-    // a real second so TCP round trips fit in it.
+    // A scaled clock speeds the radio up; the unauthenticated-central timeout is set to ten
+    // real seconds so TCP round trips fit in it on a loaded machine.
     var configuration = DeviceConfiguration()
-    configuration.authenticationTimeout = .seconds(20)
+    configuration.authenticationTimeout = .seconds(200)
     let device = try EmulatedDevice(
       configuration: configuration, flashDirectory: directory, time: .real(.scaled(20)))
     try await device.populate(count: 3, seed: 5)
