@@ -279,11 +279,18 @@ public actor WiFiTransport: RecordingTransport {
     } catch {
       throw await failed(.malformedReply(operation: "Wi-Fi", reason: error.description))
     }
-    do throws(WebSocketError) {
-      try await connection.send(binary: bytes)
-    } catch {
-      throw await failed(Self.deviceError(error), code: nil)
-    }
+    // In a task of its own: a cancelled caller must not cancel the socket write, which
+    // would close the connection before STOP could be sent (SocketConnection's rule).
+    let connection = self.connection
+    let sent = await Task { () -> Result<Void, WebSocketError> in
+      do throws(WebSocketError) {
+        try await connection.send(binary: bytes)
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }.value
+    if case .failure(let error) = sent { throw await failed(Self.deviceError(error), code: nil) }
   }
 
   private func sendKeepAlive() async -> Bool {

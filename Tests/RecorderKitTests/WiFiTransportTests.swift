@@ -259,6 +259,27 @@ struct WiFiTransportTests {
     }
   }
 
+  /// Cancelling the caller mid-transfer still ends the session properly: STOP, then 1000.
+  @Test func cancelledStreamSendsSTOPAndCloses() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      let transport = try await open(device, phone, clock: ManualClock()).value
+      let streaming = Task {
+        try await transport.stream(sessionId: 5, start: 0, end: 1000) { _ in .continue }
+      }
+      #expect(try await device.receive() == .sync(session: 5, scene: 1, start: 0, end: 1000))
+      streaming.cancel()
+      await #expect(throws: DeviceError.cancelled) { _ = try await streaming.value }
+      #expect(try await device.receive() == .stop)
+      try await device.send(.stopResult(status: 0))
+      await #expect(throws: WebSocketError.closedByPeer(code: .normalClosure, reason: "")) {
+        _ = try await device.receive()
+      }
+      await #expect(throws: DeviceError.closed) { _ = try await transport.listRecordings() }
+      await server.stop()
+    }
+  }
+
   @Test func rejectedSyncLeavesTheSessionUsable() async throws {
     try await within {
       let (server, device, phone) = try await connectDevice()
