@@ -9,6 +9,9 @@
 /// - Every fault ends the connection the same way: a close frame with the fault's code
 ///   (``WebSocketError/closeCode``) when one applies, then the TCP socket is closed, and the
 ///   error is thrown from this and every later call. No path leaves the socket open.
+/// - Cancelling a task inside ``receive()`` or ``send(_:)`` closes the connection without a
+///   close frame (the socket layer's rule: a half-done read or write leaves the stream
+///   unusable). Callers that must survive cancellation send from a task of their own.
 /// - Waiting uses the injected clock: a peer that stops mid-frame is closed with 1008 after
 ///   ``WebSocketConfiguration/frameTimeout`` of that clock's time.
 public actor WebSocketConnection {
