@@ -64,6 +64,11 @@ public actor DeviceSession {
   /// backlog it keeps a simulated clock still while this side has input to work through,
   /// so a slow-to-schedule task never lets a timeout fire "early" in virtual time.
   private let unhandled = Locked(0)
+  /// The receive loop parks here while the request in flight is more than
+  /// ``backlogLimit`` frames behind, so back pressure reaches the link (and a simulated
+  /// radio waits) instead of frames piling up in memory.
+  private var backlogWaiter: CheckedContinuation<Void, Never>?
+  static let backlogLimit = 64
   private var removeBusyProbe: (@Sendable () -> Void)?
 
   /// What the receive loop hands to the request in flight.
@@ -379,6 +384,7 @@ public actor DeviceSession {
 
   /// Drops the link without the closing command (set-up failures, tests).
   func abandon() async {
+    resumeReceiving()
     releaseSetUpHold()
     removeBusyProbe?()
     removeBusyProbe = nil
@@ -459,7 +465,10 @@ public actor DeviceSession {
     }
     // From here we wait for the device: simulated time may pass.
     releaseSetUpHold()
-    defer { unhandled.withLock { $0 = 0 } }
+    defer {
+      unhandled.withLock { $0 = 0 }
+      resumeReceiving()
+    }
     do {
       for try await incoming in stream {
         let done: Bool
@@ -472,7 +481,9 @@ public actor DeviceSession {
         // Cancel the watchdog before releasing the clock: its sleeper must not be the
         // next deadline a simulation jumps to.
         if done { watchdog.cancel() }
-        unhandled.withLock { $0 -= 1 }
+        if unhandled.withLock({ $0 -= 1; return $0 }) <= Self.backlogLimit / 2 {
+          resumeReceiving()
+        }
         if done { return }
       }
     } catch let error as DeviceError {
@@ -521,9 +532,20 @@ public actor DeviceSession {
       for await event in events {
         guard let self else { return }
         await self.receive(event)
+        await self.waitForBacklog()
       }
       await self?.linkEnded(.remoteTerminated)
     }
+  }
+
+  private func waitForBacklog() async {
+    guard unhandled.withLock({ $0 }) > Self.backlogLimit, endReason == nil else { return }
+    await withCheckedContinuation { backlogWaiter = $0 }
+  }
+
+  private func resumeReceiving() {
+    backlogWaiter?.resume()
+    backlogWaiter = nil
   }
 
   private func receive(_ event: LinkEvent) {
@@ -580,6 +602,7 @@ public actor DeviceSession {
     active = nil
     eventContinuation.yield(.disconnected(reason))
     eventContinuation.finish()
+    resumeReceiving()
     removeBusyProbe?()
     removeBusyProbe = nil
   }
