@@ -481,11 +481,11 @@ public actor DeviceSession {
         // Cancel the watchdog before releasing the clock: its sleeper must not be the
         // next deadline a simulation jumps to.
         if done { watchdog.cancel() }
-        if unhandled.withLock({
-          $0 -= 1; return $0
-        }) <= Self.backlogLimit / 2 {
-          resumeReceiving()
+        let left = unhandled.withLock { count -> Int in
+          count -= 1
+          return count
         }
+        if left <= Self.backlogLimit / 2 { resumeReceiving() }
         if done { return }
       }
     } catch let error as DeviceError {
