@@ -7,7 +7,7 @@ import Testing
 
 /// Every emulator recording is real device audio: it decodes with libopus and lasts what
 /// LIST implies.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct AudioContentTests {
   @Test(arguments: [UInt8(1), 2])
   func everyRecordingDecodesAndHasTheDurationListImplies(channels: UInt8) async throws {

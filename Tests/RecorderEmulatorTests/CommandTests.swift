@@ -5,7 +5,7 @@ import RecorderProtocol
 import Testing
 
 /// Every §3.1 opcode answered as PROTOCOL.md says, byte-exact where §11 has a vector.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct CommandTests {
   @Test func sessionOpcodesMatchTheVectors() async throws {
     let bench = try TestBench()

@@ -5,7 +5,7 @@ import RecorderProtocol
 import Testing
 
 /// Each fault of `FaultPlan`, and the device-level ones (reboot, range).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct FaultTests {
   @Test func dropTheLinkAtNotifiedByteN() async throws {
     let bench = try TestBench()

@@ -5,7 +5,7 @@ import RecorderProtocol
 import Testing
 
 /// LIST, SYNC_START, SYNC_STOP, DELETE (PROTOCOL.md §3.3).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct FileTests {
   @Test(arguments: [64, 100, 185, 247])
   func listComesInPagesSizedToTheMTU(mtu: Int) async throws {

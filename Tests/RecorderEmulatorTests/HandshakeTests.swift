@@ -4,7 +4,7 @@ import RecorderLink
 import RecorderProtocol
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct HandshakeTests {
   @Test func advertisesPerSection1() async throws {
     let bench = try TestBench()

@@ -5,7 +5,7 @@ import RecorderProtocol
 import Testing
 
 /// REC_* commands, unsolicited REC_* events, and a recording growing in virtual time.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct RecordingTests {
   @Test func appControlledRecordingGrowsWithVirtualTime() async throws {
     let bench = try TestBench()
