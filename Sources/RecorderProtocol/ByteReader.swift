@@ -41,8 +41,7 @@ public struct ByteReader: Sendable {
     UInt16(truncatingIfNeeded: try unsigned(2, field))
   }
 
-  /// A 24-bit little-endian unsigned integer (firmware version codes, Wi-Fi PDU totals are
-  /// big-endian: see ``u24BE(_:)``).
+  /// A 24-bit little-endian unsigned integer (firmware version codes, Wi-Fi PDU totals).
   public mutating func u24(_ field: String) throws(FrameError) -> UInt32 {
     UInt32(truncatingIfNeeded: try unsigned(3, field))
   }
