@@ -41,6 +41,10 @@ func waitUntil(timeout: Duration, _ condition: () -> Bool) -> Bool {
 
 /// One `recorder` subprocess with stdout and stderr captured to files (so a chatty child
 /// can never block on a full pipe), killed if it outlives its deadline.
+///
+/// `@unchecked Sendable`: every stored property is a `let` set in `init`; `Process` is only
+/// asked for `isRunning`, `processIdentifier` and `terminationStatus` (read-only once
+/// running) and the exit is signalled through a `DispatchSemaphore`, which is thread-safe.
 final class RecorderProcess: @unchecked Sendable {
   let process = Process()
   let stdoutPath: String
@@ -113,6 +117,9 @@ final class RecorderProcess: @unchecked Sendable {
 
 /// `recorder emulate` in its own process: started, its address read from its first stdout
 /// line, and always terminated (`stop()` in a `defer`, and again on release).
+///
+/// `@unchecked Sendable` for the reason given on ``RecorderProcess``: only `let`s, set in
+/// `init`, around a `RecorderProcess`.
 final class EmulatorProcess: @unchecked Sendable {
   let child: RecorderProcess
   let url: String
