@@ -158,7 +158,25 @@ struct EmulateCommand: RecorderCommand {
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
+    // A flash directory we made ourselves goes away on SIGINT / SIGTERM (SIGKILL cannot be
+    // caught: pass --flash to choose where it lives).
+    let signals = flash == nil ? Self.removeOnTermination(directory) : []
+    defer { signals.forEach { $0.cancel() } }
     try await keepManifest(device)
+  }
+
+  /// Installs SIGINT and SIGTERM handlers that remove `directory` and exit 0.
+  private static func removeOnTermination(_ directory: String) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        try? FileManager.default.removeItem(atPath: directory)
+        exit(0)
+      }
+      source.resume()
+      return source
+    }
   }
 
   /// Writes the manifest at start and after every DELETE; otherwise just keeps running.
