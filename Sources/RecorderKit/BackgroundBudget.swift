@@ -42,8 +42,14 @@ public final class BackgroundBudget: Sendable {
       return next
     }
     let expiry = Locked<Duration?>(nil)
-    let task = Task { try await work() }
     let clock = self.clock
+    // The end is stamped by the work's own task the moment it returns: read later, from the
+    // caller, a simulated clock could have moved on while the caller waited its turn.
+    let ended = Locked<Duration?>(nil)
+    let task = Task {
+      defer { ended.withLock { $0 = clock.elapsed } }
+      return try await work()
+    }
     let cancel: @Sendable (Duration) -> Void = { now in
       let first = expiry.withLock { expiredAt in
         guard expiredAt == nil else { return false }
@@ -55,13 +61,17 @@ public final class BackgroundBudget: Sendable {
     running.withLock { $0[id] = cancel }
     let timer = Task {
       guard let granted else { return }
+      // The grant ends at this instant, whenever this task next gets to run.
+      let deadline = clock.elapsed + granted
       do { try await clock.sleep(for: granted) } catch { return }
-      cancel(clock.elapsed)
+      cancel(deadline)
     }
     let result = await task.result
     timer.cancel()
     running.withLock { $0[id] = nil }
-    return Run(result: result, expiredAt: expiry.withLock { $0 }, endedAt: clock.elapsed)
+    return Run(
+      result: result, expiredAt: expiry.withLock { $0 },
+      endedAt: ended.withLock { $0 } ?? clock.elapsed)
   }
 
   /// The platform ended background time early: every running work is cancelled now.
