@@ -180,7 +180,7 @@ struct TimedOut: Error, CustomStringConvertible {
 /// Runs `body`, failing with ``TimedOut`` after `seconds` (a failure guard, never a pacing
 /// sleep). A body that ignores cancellation is left behind rather than hanging the suite.
 func withTimeout<T: Sendable>(
-  _ seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
+  _ seconds: Double = 120, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
   let result = await withCheckedContinuation {
     (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
