@@ -247,7 +247,6 @@ public actor DeviceSession {
     let tag = configuration.unixTime()
     let channels = info.audioChannels
     var entries: [Int: ListEntry] = [:]
-    var total: Int?
     try await exchange(
       .list(ListRequest(requestTag: tag)), operation: "LIST", timeout: configuration.replyTimeout,
       accepts: { incoming in
@@ -256,12 +255,10 @@ public actor DeviceSession {
       }
     ) { incoming -> Bool in
       guard case .message(.listPage(let page)) = incoming else { return false }
-      total = Int(page.total)
       for (offset, entry) in page.entries.enumerated() { entries[Int(page.index) + offset] = entry }
       return entries.count >= Int(page.total)
     }
-    _ = total
-    return entries.sorted { $0.key < $1.key }.map(\.value)
+    return entries.values
       .map {
         Recording(
           sessionId: $0.sessionId, size: $0.size, scene: $0.scene, attribute: $0.attribute,
