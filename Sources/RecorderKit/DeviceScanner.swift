@@ -29,6 +29,18 @@ public struct DeviceScanner: Sendable {
   {
     let state = await central.state
     guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
+    // On a simulated clock, a device already in range is heard after a few task hops that
+    // take real time but no simulated time: hold the clock for a moment of real time so the
+    // timeout below cannot fire first. (No-op on a real clock.)
+    let release = clock.holdTime()
+    let grace = Task {
+      try? await Task.sleep(for: Self.simulatedClockGrace)
+      release()
+    }
+    defer {
+      grace.cancel()
+      release()
+    }
     let found: DiscoveredDevice? = await withTaskGroup(of: DiscoveredDevice?.self) { group in
       group.addTask {
         for await device in discover() where device.serial == serial { return device }
@@ -45,6 +57,9 @@ public struct DeviceScanner: Sendable {
     guard let found else { throw .deviceNotFound(serial: serial) }
     return found
   }
+
+  /// Real time a simulated clock is held at the start of ``find(serial:timeout:clock:)``.
+  static let simulatedClockGrace: Duration = .milliseconds(500)
 
   /// The recorder this advertisement comes from, or nil if it is not one.
   public static func recognise(_ advertisement: Advertisement) -> DiscoveredDevice? {
