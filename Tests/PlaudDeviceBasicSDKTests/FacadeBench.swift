@@ -51,9 +51,10 @@ struct FacadeBench {
   }
 }
 
-/// Waits (in real time, the virtual clock running on its own) until `condition` holds.
+/// Waits (in real time, the virtual clock running on its own) until `condition` holds; the
+/// timeout is a hang guard, generous because `make tsan` runs ~50x slower.
 func eventually(
-  _ what: String, timeout: Duration = .seconds(20), _ condition: @Sendable () async -> Bool
+  _ what: String, timeout: Duration = .seconds(120), _ condition: @Sendable () async -> Bool
 ) async throws {
   let start = ContinuousClock.now
   while !(await condition()) {
