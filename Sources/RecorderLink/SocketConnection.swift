@@ -36,15 +36,20 @@ public final class SocketConnection: Sendable {
   {
     let (seconds, attoseconds) = timeout.components
     let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<SocketConnection, SocketError>, Never>) in
+    // The connection is built on a dispatch thread; it crosses to the caller through a lock,
+    // an explicit happens-before edge for everything its initialiser wrote (ThreadSanitizer
+    // does not see one through the continuation alone).
+    let box = Locked<Result<SocketConnection, SocketError>?>(nil)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue.global().async {
-        continuation.resume(
-          returning: Result { () throws(SocketError) in
-            try connectBlocking(host: host, port: port, timeoutMilliseconds: max(milliseconds, 1))
-          })
+        let result = Result { () throws(SocketError) in
+          try connectBlocking(host: host, port: port, timeoutMilliseconds: max(milliseconds, 1))
+        }
+        box.withLock { $0 = result }
+        continuation.resume()
       }
     }
+    guard let result = box.withLock({ $0 }) else { throw .closed }
     return try result.get()
   }
 
