@@ -58,10 +58,13 @@ let package = Package(
         "RecorderStore",
       ]),
 
-    .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol"]),
+    // Seeded generators shared by the test targets (not shipped in any product).
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
-    .testTarget(name: "RecorderLinkTests", dependencies: ["RecorderLink", "RecorderProtocol"]),
+    .testTarget(
+      name: "RecorderLinkTests", dependencies: ["RecorderLink", "RecorderProtocol", "TestSupport"]),
     .testTarget(
       name: "RecorderEmulatorTests",
       dependencies: ["RecorderEmulator", "RecorderProtocol", "RecorderLink", "RecorderAudio"]),

@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import RecorderProtocol
 
 /// Random valid values of every message and frame, in the canonical forms the codec

@@ -2,12 +2,12 @@ import Foundation
 
 /// SplitMix64: a tiny deterministic generator, so a failing property or fuzz run can be
 /// replayed exactly from its seed (`RECORDER_TEST_SEED=<n> swift test …`).
-struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: RandomNumberGenerator {
   private var state: UInt64
 
-  init(seed: UInt64) { state = seed }
+  public init(seed: UInt64) { state = seed }
 
-  mutating func next() -> UInt64 {
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,12 +16,12 @@ struct SplitMix64: RandomNumberGenerator {
   }
 }
 
-enum TestSeed {
+public enum TestSeed {
   /// The fixed default, so CI runs are reproducible.
-  static let defaultSeed: UInt64 = 0x5EED_2026_0002
+  public static let defaultSeed: UInt64 = 0x5EED_2026_0002
 
   /// `RECORDER_TEST_SEED` (decimal or `0x` hex) when set, else ``defaultSeed``.
-  static var current: UInt64 {
+  public static var current: UInt64 {
     guard let text = ProcessInfo.processInfo.environment["RECORDER_TEST_SEED"] else {
       return defaultSeed
     }
@@ -33,17 +33,17 @@ enum TestSeed {
 }
 
 /// Value helpers over a ``SplitMix64``, biased towards the edges (0, max) where codecs break.
-struct Gen {
-  var rng: SplitMix64
+public struct Gen {
+  public var rng: SplitMix64
 
-  init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+  public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
-  mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
-  mutating func bool() -> Bool { rng.next() & 1 == 1 }
+  public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
+  public mutating func bool() -> Bool { rng.next() & 1 == 1 }
   /// True with probability 1/n.
-  mutating func oneIn(_ n: UInt64) -> Bool { rng.next() % n == 0 }
+  public mutating func oneIn(_ n: UInt64) -> Bool { rng.next() % n == 0 }
 
-  mutating func integer<T: FixedWidthInteger & UnsignedInteger>(_: T.Type = T.self) -> T {
+  public mutating func integer<T: FixedWidthInteger & UnsignedInteger>(_: T.Type = T.self) -> T {
     switch rng.next() % 8 {
     case 0: 0
     case 1: T.max
@@ -52,29 +52,29 @@ struct Gen {
     }
   }
 
-  mutating func u8() -> UInt8 { integer() }
-  mutating func u16() -> UInt16 { integer() }
-  mutating func u32() -> UInt32 { integer() }
-  mutating func u64() -> UInt64 { integer() }
-  mutating func i8() -> Int8 { Int8(bitPattern: u8()) }
+  public mutating func u8() -> UInt8 { integer() }
+  public mutating func u16() -> UInt16 { integer() }
+  public mutating func u32() -> UInt32 { integer() }
+  public mutating func u64() -> UInt64 { integer() }
+  public mutating func i8() -> Int8 { Int8(bitPattern: u8()) }
 
-  mutating func maybe<T>(_ make: (inout Gen) -> T) -> T? {
+  public mutating func maybe<T>(_ make: (inout Gen) -> T) -> T? {
     bool() ? make(&self) : nil
   }
 
-  mutating func bytes(_ count: ClosedRange<Int>) -> [UInt8] {
+  public mutating func bytes(_ count: ClosedRange<Int>) -> [UInt8] {
     (0..<int(count)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
   }
 
-  mutating func element<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
+  public mutating func element<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
 
   /// Printable ASCII (0x20–0x7E), exactly `count` characters.
-  mutating func printable(_ count: Int) -> [UInt8] {
+  public mutating func printable(_ count: Int) -> [UInt8] {
     (0..<count).map { _ in UInt8(0x20 + rng.next() % 95) }
   }
 
   /// Valid UTF-8 without NUL, at most `maxBytes` bytes, mixing 1- to 4-byte characters.
-  mutating func text(maxBytes: Int) -> String {
+  public mutating func text(maxBytes: Int) -> String {
     let pool: [String] = ["a", "Z", "0", "_", " ", "~", "é", "ß", "日", "本", "🎙", "\u{7F}", "\u{1}"]
     var out = ""
     let target = int(0...maxBytes)
