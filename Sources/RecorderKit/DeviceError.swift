@@ -30,6 +30,9 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
   case closed
   /// The calling task was cancelled.
   case cancelled
+  /// Wi-Fi Fast Transfer cannot be used: the device has none, refused its hotspot, or the
+  /// network could not be joined or served. The BLE session is unaffected.
+  case wifiUnavailable(String)
 
   public var description: String {
     switch self {
@@ -46,6 +49,7 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case .rejected(let operation, let status): "\(operation): the device answered status \(status)"
     case .closed: "the session is closed"
     case .cancelled: "cancelled"
+    case .wifiUnavailable(let reason): "Wi-Fi unavailable: \(reason)"
     }
   }
 }
