@@ -45,7 +45,7 @@ public actor DeviceSession {
   public private(set) var malformedFrames = 0
 
   private let link: any PeripheralLink
-  private let configuration: Configuration
+  let configuration: Configuration
   private let eventContinuation: AsyncStream<DeviceEvent>.Continuation
   private var receiver: Task<Void, Never>?
   private var active: ActiveRequest?

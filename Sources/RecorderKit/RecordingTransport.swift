@@ -30,6 +30,13 @@ public protocol RecordingTransport: Sendable {
   ) async throws(DeviceError) -> SyncTail?
   /// Deletes one recording from the device.
   func delete(sessionId: UInt32) async throws(DeviceError)
+  /// Whether the device copes with a DELETE only after every download of the batch (Wi-Fi:
+  /// a delete between downloads stalls the device [sdk]). False by default.
+  var deletesOnlyAfterBatch: Bool { get }
+}
+
+extension RecordingTransport {
+  public var deletesOnlyAfterBatch: Bool { false }
 }
 
 /// The BLE transport: one ``DeviceSession``.

@@ -37,7 +37,7 @@ public actor SyncEngine {
     public init() {}
   }
 
-  private let journal: Journal
+  let journal: Journal
   private let fileSystem: any DurableFileSystem
   private let root: String
   private let options: Options
@@ -137,7 +137,10 @@ public actor SyncEngine {
         eventContinuation.yield(.overall(done: done, total: recordings.count))
       }
       let stored = record
-      pendingFinish = Task { await self.finish(stored, recording: recording, transport: transport) }
+      let deleteNow = !transport.deletesOnlyAfterBatch
+      pendingFinish = Task {
+        await self.finish(stored, recording: recording, transport: transport, delete: deleteNow)
+      }
     }
     if let previous = pendingFinish {
       report.files.append(try await Self.finished(previous).get())
@@ -145,6 +148,50 @@ public actor SyncEngine {
       done += 1
       eventContinuation.yield(.overall(done: done, total: recordings.count))
     }
+    if transport.deletesOnlyAfterBatch, !Task.isCancelled {
+      try await deleteAfterBatch(report: &report, serial: serial, via: transport)
+    }
+  }
+
+  /// The deletes a Wi-Fi batch held back, oldest first, each still behind the same rule
+  /// (stored, verified, exported if asked, journaled) and journaled as it happens.
+  private func deleteAfterBatch(
+    report: inout SyncReport, serial: String, via transport: any RecordingTransport
+  ) async throws(SyncError) {
+    for index in report.files.indices where !report.files[index].deletedFromDevice {
+      if Task.isCancelled { return }
+      let file = report.files[index]
+      guard
+        let record = try journalRead({ tx in
+          try tx.recording(serial: serial, sessionId: file.sessionId)
+        }),
+        try await deleteIfSafe(record, via: transport) != nil
+      else { continue }
+      report.files[index].deletedFromDevice = true
+    }
+  }
+
+  /// DELETE on the device and journal it, if `record` is safe to delete (invariant 1).
+  /// Returns the updated record, or nil when it is not to be deleted.
+  private func deleteIfSafe(_ record: RecordingRecord, via transport: any RecordingTransport)
+    async throws(SyncError) -> RecordingRecord?
+  {
+    let exportSatisfied = options.format == nil || record.stage >= .exported
+    guard options.deleteFromDevice, record.verification == .verified, exportSatisfied,
+      record.stage >= .stored, record.stage < .deletedFromDevice
+    else { return nil }
+    do {
+      try await transport.delete(sessionId: record.sessionId)
+    } catch {
+      throw .device(error)
+    }
+    let deleted = try journalWrite { tx in
+      try tx.update(serial: record.serial, sessionId: record.sessionId) {
+        $0.stage = .deletedFromDevice
+      }
+    }
+    eventContinuation.yield(.fileDeleted(sessionId: record.sessionId))
+    return deleted
   }
 
   // MARK: - Transfer
@@ -164,12 +211,20 @@ public actor SyncEngine {
       try fileSystem.openForAppend(partPath, truncatingTo: offset)
     }
     defer { file.close() }
-    if initial.stage != .transferring || initial.durableBytes != offset {
+    // A file resumed on another transport names both, in order ("ble+wifi").
+    var carriedBy = transport.name
+    if offset > 0, let earlier = initial.transport, !earlier.isEmpty {
+      let names = earlier.split(separator: "+").map(String.init)
+      carriedBy = names.last == transport.name ? earlier : earlier + "+" + transport.name
+    }
+    if initial.stage != .transferring || initial.durableBytes != offset
+      || initial.transport != carriedBy
+    {
       try journalWrite { tx in
         try tx.update(serial: initial.serial, sessionId: initial.sessionId) {
           $0.stage = .transferring
           $0.durableBytes = offset
-          $0.transport = transport.name
+          $0.transport = carriedBy
         }
       }
     }
@@ -255,7 +310,7 @@ public actor SyncEngine {
     report.bytesReceived += receiver.bytesReceived
     let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
     return try store(
-      initial, partPath: partPath, verification: verification, transport: transport.name)
+      initial, partPath: partPath, verification: verification, transport: carriedBy)
   }
 
   private func makeReceiver(
@@ -321,7 +376,8 @@ public actor SyncEngine {
 
   /// Export (if asked and allowed), then delete the device copy (if asked and safe).
   private func finish(
-    _ initial: RecordingRecord, recording: Recording, transport: any RecordingTransport
+    _ initial: RecordingRecord, recording: Recording, transport: any RecordingTransport,
+    delete: Bool
   ) async -> Result<SyncReport.File, SyncError> {
     do throws(SyncError) {
       var record = initial
@@ -330,19 +386,8 @@ public actor SyncEngine {
       {
         record = try export(record, format: format)
       }
-      let exportSatisfied = options.format == nil || record.stage >= .exported
-      if options.deleteFromDevice, verified, exportSatisfied, record.stage < .deletedFromDevice {
-        do {
-          try await transport.delete(sessionId: record.sessionId)
-        } catch {
-          throw .device(error)
-        }
-        record = try journalWrite { tx in
-          try tx.update(serial: record.serial, sessionId: record.sessionId) {
-            $0.stage = .deletedFromDevice
-          }
-        }
-        eventContinuation.yield(.fileDeleted(sessionId: record.sessionId))
+      if delete, let deleted = try await deleteIfSafe(record, via: transport) {
+        record = deleted
       }
       return .success(
         SyncReport.File(
@@ -442,6 +487,14 @@ public actor SyncEngine {
 
   private func storage<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T {
     do { return try body() } catch { throw .storage(error) }
+  }
+
+  private func journalRead<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
+    do {
+      return try journal.read(body)
+    } catch {
+      throw .journal("\(error)")
+    }
   }
 
   private func journalWrite<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {

@@ -168,11 +168,14 @@ public actor WiFiLink {
         host: configuration.host, port: configuration.port,
         configuration: configuration.webSocket, clock: clock)
     } catch {
-      throw .wifiUnavailable("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+      throw .wifiUnavailable(
+        "cannot listen on \(configuration.host):\(configuration.port): \(error)")
     }
     do throws(DeviceError) {
       try await joiner.join(hotspot, serverPort: server.port)
-      guard let connection = await firstConnection(server, within: configuration.connectTimeout, clock: clock)
+      guard
+        let connection = await firstConnection(
+          server, within: configuration.connectTimeout, clock: clock)
       else { throw DeviceError.timeout(operation: "Wi-Fi connect") }
       let transport = try await WiFiTransport.open(
         connection: connection, configuration: session, clock: clock)

@@ -15,7 +15,8 @@ struct SyncCommand: RecorderCommand {
     it resumes from its journal (DIR/journal.sqlite), with each recording exactly once in
     DIR/exports. Progress goes to stderr; the summary to stdout.
 
-    USAGE: recorder sync --device URL --token T --out DIR [--format F] [options]
+    USAGE: recorder sync --device URL --token T --out DIR [--format F] [--wifi --hotspot URL]
+                         [options]
 
     OPTIONS:
     \(DeviceOptions.help)
@@ -24,6 +25,13 @@ struct SyncCommand: RecorderCommand {
       --channels 1|2        Export channels (default: as recorded).
       --keep-on-device      Do not delete device copies.
       --attempts N          Reconnect up to N times after a link loss (default 20).
+      --wifi                Move a large backlog over the device's Wi-Fi (PROTOCOL.md §6),
+                            BLE for the rest and whenever Wi-Fi fails.
+      --hotspot URL         How to join the device's hotspot: tcp://HOST:PORT, the join
+                            port `recorder emulate` prints (required with --wifi on Linux).
+      --wifi-min-backlog B  Use Wi-Fi only when at least B bytes are left (default 4194304).
+      --wifi-listen HOST    Address our WebSocket server binds (default 127.0.0.1; a phone
+                            on a real hotspot binds 0.0.0.0:8081).
       --json                The summary as JSON.
       -h, --help            Show this help.
     """
@@ -35,6 +43,7 @@ struct SyncCommand: RecorderCommand {
   var keepOnDevice: Bool
   var attempts: Int
   var json: Bool
+  var wifi: WiFiSyncPlan?
 
   init(arguments: inout Arguments) throws {
     device = try DeviceOptions(arguments: &arguments)
@@ -47,6 +56,27 @@ struct SyncCommand: RecorderCommand {
     attempts = try arguments.option("attempts", as: Int.self) ?? 20
     guard attempts >= 1 else { throw UsageError("--attempts must be at least 1") }
     json = arguments.flag("json")
+    let useWiFi = arguments.flag("wifi")
+    let hotspot = try arguments.option("hotspot")
+    let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
+    let listen = try arguments.option("wifi-listen") ?? "127.0.0.1"
+    if useWiFi {
+      guard let hotspot else { throw UsageError("--wifi needs --hotspot tcp://HOST:PORT") }
+      // The same tcp://HOST:PORT syntax as --device.
+      guard let address = try? TCPCentral(url: hotspot) else {
+        throw UsageError("--hotspot must be tcp://HOST:PORT")
+      }
+      var plan = WiFiSyncPlan(
+        joiner: TCPHotspotJoiner(host: address.host, port: address.port),
+        link: WiFiLink.Configuration(host: listen, port: 0))
+      if let minimumBacklog {
+        guard minimumBacklog >= 0 else { throw UsageError("--wifi-min-backlog must be ≥ 0") }
+        plan.minimumBacklogBytes = minimumBacklog
+      }
+      wifi = plan
+    } else if hotspot != nil || minimumBacklog != nil {
+      throw UsageError("--hotspot and --wifi-min-backlog need --wifi")
+    }
     try arguments.finish()
   }
 
@@ -69,7 +99,7 @@ struct SyncCommand: RecorderCommand {
 
     let deviceOptions = device
     let serial = Locked<String?>(device.serial)
-    let runner = SyncRunner(engine: engine, maximumAttempts: attempts) {
+    let runner = SyncRunner(engine: engine, maximumAttempts: attempts, wifi: wifi) {
       var options = deviceOptions
       options.serial = serial.withLock { $0 }
       let (session, central) = try await options.connect()

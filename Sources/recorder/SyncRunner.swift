@@ -14,6 +14,8 @@ struct SyncRunner {
 
   var engine: SyncEngine
   var maximumAttempts: Int
+  /// Wi-Fi for a large backlog (BLE for the rest and when Wi-Fi fails), or BLE only.
+  var wifi: WiFiSyncPlan? = nil
   var connect: Connector
 
   /// The merged report of every attempt, per file (the last word on each wins).
@@ -31,8 +33,10 @@ struct SyncRunner {
         continue
       }
       do {
-        let report = try await engine.sync(using: connection.transport)
+        let report = try await engine.sync(session: connection.transport.session, wifi: wifi)
         await connection.close()
+        if wifi != nil, let reason = report.wifiFallback { printError("over BLE: \(reason)") }
+        total.wifiFallback = report.wifiFallback
         for file in report.files { merged[file.sessionId] = file }
         total.bytesReceived += report.bytesReceived
         total.reissues += report.reissues
@@ -56,7 +60,7 @@ struct SyncRunner {
 /// The sync summary table (stdout).
 func renderSummary(_ report: SyncReport) -> String {
   var lines = [
-    "FILE                                      DURATION     SIZE       FORMAT  VERIFIED  DELETED"
+    "FILE                                      DURATION     SIZE       FORMAT  VERIFIED  DELETED  VIA"
   ]
   for file in report.files {
     let name =
@@ -65,7 +69,8 @@ func renderSummary(_ report: SyncReport) -> String {
     lines.append(
       name.padding(42) + formatDuration(milliseconds: file.durationMs).padding(13)
         + formatBytes(file.size).padding(11) + format.padding(8)
-        + (file.verified ? "yes" : "NO").padding(10) + (file.deletedFromDevice ? "yes" : "no"))
+        + (file.verified ? "yes" : "NO").padding(10)
+        + (file.deletedFromDevice ? "yes" : "no").padding(9) + (file.transport ?? "-"))
   }
   return lines.joined(separator: "\n")
 }
