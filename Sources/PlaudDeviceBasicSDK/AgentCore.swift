@@ -23,6 +23,10 @@ actor AgentCore {
   private var eventTask: Task<Void, Never>?
   private var scanTask: Task<Void, Never>?
   private var workspace: SyncWorkspace?
+  /// The handshake token of the last successful connection: the Wi-Fi handshake sends it.
+  private var handshakeToken: RecorderDeviceToken?
+  /// Whether the device's hotspot is up (WIFI_OPEN answered 0, no WIFI_CLOSE since).
+  private let hotspotOpen = Guarded(false)
   private let token = Guarded<(jwt: String?, domain: String?)>((nil, nil))
   private let lastError = Guarded<PlaudSDKError?>(nil)
   private let beaconsActive = Guarded(false)
@@ -45,7 +49,8 @@ actor AgentCore {
     }
   }
 
-  private func fail(_ error: PlaudSDKError) { lastError.withLock { $0 = error } }
+  /// Records the detail of a failure reported through a callback (``PlaudDeviceAgent/lastError``).
+  nonisolated func fail(_ error: PlaudSDKError) { lastError.withLock { $0 = error } }
 
   var firmwareVersion: String { get async { await session?.info.firmware?.description ?? "" } }
 
@@ -165,8 +170,10 @@ actor AgentCore {
     }
     session = connected
     device = found
+    self.handshakeToken = handshakeToken
     BleAgent.shared.setConnected(found)
     let info = await connected.info
+    channels = info.audioChannels
     emit { $0.bleConnectState(state: 1) }
     emit {
       $0.bleBind(sn: info.serial, status: 0, protVersion: Int(info.portVersion), timezone: timezone)
@@ -270,10 +277,7 @@ actor AgentCore {
     }
     do {
       let listed = try await current.listRecordings().filter { Int($0.sessionId) > start }
-      let offsets = (try? openWorkspace().checkpoints(serial: serial)) ?? []
-      let durable = Dictionary(
-        offsets.map { ($0.sessionId, $0.stage < .stored ? Int($0.durableBytes) : Int($0.size)) },
-        uniquingKeysWith: { first, _ in first })
+      let durable = durableOffsets(serial: serial)
       emit { delegate in
         delegate.bleFileList(
           bleFiles: listed.map { BleFile($0, offset: durable[$0.sessionId] ?? 0) })
@@ -288,12 +292,43 @@ actor AgentCore {
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int,
     report: @escaping ExportReporter
   ) async {
-    guard let current = session, let id = UInt32(exactly: sessionId) else {
-      let error: PlaudSDKError =
-        session == nil ? .notConnected : .operationFailed("no recording \(sessionId)")
+    guard let current = session else {
+      fail(.notConnected)
+      report { $0.onError(PlaudSDKError.notConnected.description) }
+      return
+    }
+    let emit = self.emit
+    var hooks = ReportingTransport.Hooks()
+    hooks.frame = { id, offset, data in
+      emit { $0.bleData(sessionId: Int(id), start: offset, data: data) }
+    }
+    hooks.finished = { _ in emit { $0.bleDataComplete() } }
+    _ = await export(
+      sessionId: sessionId, outputDir: outputDir, format: format, channels: channels,
+      over: BLETransport(session: current), hooks: hooks, report: report)
+  }
+
+  /// How an export over either transport ended.
+  enum ExportOutcome: Sendable {
+    case exported(path: String)
+    /// The failure reported to `onError`, and the transport's error when it was one.
+    case failed(PlaudSDKError, DeviceError?)
+  }
+
+  /// One export through the sync engine (resume, verify, store, export, journal) over
+  /// `base` narrowed to `sessionId`: `onProgress(0)` → `hooks` as frames arrive, with
+  /// `onProgress(1…99)` → `onProgress(100)` → `onComplete`, or `onError`. Shared by
+  /// `exportAudio` (BLE) and `exportAudioViaWiFi`.
+  func export(
+    sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int,
+    over base: any RecordingTransport, hooks: ReportingTransport.Hooks,
+    report: @escaping ExportReporter
+  ) async -> ExportOutcome {
+    guard let id = UInt32(exactly: sessionId) else {
+      let error = PlaudSDKError.operationFailed("no recording \(sessionId)")
       fail(error)
       report { $0.onError(error.description) }
-      return
+      return .failed(error, nil)
     }
     let fileFormat: AudioFileFormat =
       switch format {
@@ -302,18 +337,41 @@ actor AgentCore {
       case .wav: .wav
       case .opus: .opus
       }
+    let progress = ExportProgress()
+    var reporting = hooks
+    reporting.listed = { recordings in
+      if let size = recordings.first?.size { progress.setTotal(Int(size)) }
+      hooks.listed(recordings)
+    }
+    reporting.frame = { id, offset, data in
+      hooks.frame(id, offset, data)
+      if let percent = progress.advance(to: offset + data.count) {
+        report { $0.onProgress(percent, message: "receiving") }
+      }
+    }
     do {
       let workspace = try openWorkspace()
       let engine = workspace.makeEngine(
         format: fileFormat, channels: channels, exportDirectory: outputDir,
         deleteFromDevice: false, clock: clock)
-      let transport = OneRecordingTransport(
-        base: BLETransport(session: current), sessionId: id, emit: emit, report: report)
+      let transport = ReportingTransport(base: base, only: id, hooks: reporting)
       report { $0.onProgress(0, message: "starting") }
-      let result = try await engine.sync(using: transport)
+      let result: SyncReport
+      do {
+        result = try await engine.sync(using: transport)
+      } catch {
+        if case .device(let deviceError) = error {
+          let wrapped = PlaudSDKError.operationFailed(error.description)
+          fail(wrapped)
+          report { $0.onError(wrapped.description) }
+          return .failed(wrapped, deviceError)
+        }
+        throw PlaudSDKError.operationFailed(error.description)
+      }
       if let file = result.files.first(where: { $0.sessionId == id }), let path = file.exportPath {
         report { $0.onProgress(100, message: "exported") }
         report { $0.onComplete(outputPath: path) }
+        return .exported(path: path)
       } else if result.skippedInProgress.contains(id) {
         throw PlaudSDKError.operationFailed("recording \(sessionId) is still being recorded")
       } else {
@@ -322,11 +380,27 @@ actor AgentCore {
     } catch let error as PlaudSDKError {
       fail(error)
       report { $0.onError(error.description) }
+      return .failed(error, nil)
     } catch {
       let wrapped = PlaudSDKError.operationFailed("\(error)")
       fail(wrapped)
       report { $0.onError(wrapped.description) }
+      return .failed(wrapped, nil)
     }
+  }
+
+  /// Bytes held locally per recording of `serial` (where a transfer would resume), for
+  /// `BleFile.offset`.
+  func durableOffsets(serial: String) -> [UInt32: Int] {
+    let offsets = (try? openWorkspace().checkpoints(serial: serial)) ?? []
+    return Dictionary(
+      offsets.map { ($0.sessionId, $0.stage < .stored ? Int($0.durableBytes) : Int($0.size)) },
+      uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Journals that the device no longer holds `sessionId` (a Wi-Fi delete).
+  func noteDeleted(serial: String, sessionId: UInt32) {
+    try? openWorkspace().noteDeletedOnDevice(serial: serial, sessionId: sessionId)
   }
 
   func delete(sessionId: Int) async {
@@ -386,12 +460,76 @@ actor AgentCore {
     }
   }
 
-  // MARK: - Not available yet
+  // MARK: - Wi-Fi over BLE
 
-  func reportWiFiUnavailable() {
-    fail(.notAvailableYet(feature: "Wi-Fi Fast Transfer"))
-    emit { $0.bleWiFiOpen(PlaudWiFiAgent.notAvailableStatus, "", "", "") }
+  /// Whether the hotspot is up (``PlaudDeviceAgent/isWiFiTransferActive``).
+  nonisolated var isHotspotOpen: Bool { hotspotOpen.current }
+
+  /// WIFI_OPEN with a fresh eight-character password: `bleWiFiOpen(0, ssid, ssid, password)`,
+  /// or `bleWiFiOpen(-1, "", "", "")` (not connected, no Wi-Fi, refused; `lastError` says
+  /// which). The password goes to the delegate only, never to a log or an error.
+  func openHotspot() async {
+    guard let current = session else {
+      fail(.notConnected)
+      emit { $0.bleWiFiOpen(-1, "", "", "") }
+      return
+    }
+    do {
+      let hotspot = try await current.openWiFi(password: Self.makeHotspotPassword())
+      hotspotOpen.withLock { $0 = true }
+      let ssid = hotspot.ssid
+      let password = hotspot.password
+      emit { $0.bleWiFiOpen(0, ssid, ssid, password) }
+    } catch {
+      fail(.operationFailed(error.description))
+      emit { $0.bleWiFiOpen(-1, "", "", "") }
+    }
   }
+
+  /// WIFI_CLOSE when the hotspot is up and BLE is connected (best effort: a failure is
+  /// recorded in `lastError`; the device's own ~2 min idle timeout is the fallback).
+  func closeHotspot() async {
+    let wasOpen = hotspotOpen.withLock { open in
+      defer { open = false }
+      return open
+    }
+    guard wasOpen, let current = session else { return }
+    do {
+      try await current.closeWiFi()
+    } catch {
+      fail(.operationFailed(error.description))
+    }
+  }
+
+  /// What the Wi-Fi handshake needs from the BLE side: the serial (`serial` when the app set
+  /// `PlaudWiFiAgent.bleDevice`, else the device connected last), its BLE token and channels.
+  /// BLE need not be up any more (the device may drop it while its hotspot runs).
+  func wifiSession(serial: String?) throws(PlaudSDKError) -> WiFiTransport.Configuration {
+    guard let serial = serial ?? device?.serial else { throw .notConnected }
+    let token: RecorderDeviceToken
+    if let handshakeToken {
+      token = handshakeToken
+    } else {
+      token = try resolveToken(nil)
+    }
+    var wifi = WiFiTransport.Configuration(serial: serial, bleToken: token)
+    wifi.audioChannels = device.map { $0.serial == serial } == true ? max(1, channels) : 1
+    wifi.responseTimeout = configuration.wifiResponseTimeout
+    wifi.unixTime = { [configuration] in Int64(configuration.unixTime()) }
+    return wifi
+  }
+
+  private var channels = 1
+
+  /// Eight random letters and digits: the hotspot's WPA password for this session.
+  static func makeHotspotPassword() -> String {
+    let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")
+    var generator = SystemRandomNumberGenerator()
+    return String(
+      (0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+  }
+
+  // MARK: - Not available yet
 
   func reportFirmwareUnavailable(_ message: String) {
     fail(.notAvailableYet(feature: "Firmware update"))

@@ -42,6 +42,9 @@ public final class PlaudDeviceAgent: Sendable {
   let callbackQueue = DispatchQueue(label: "PlaudDeviceBasicSDK.callbacks")
   let configuration: PlaudSDKConfiguration
   let core: AgentCore
+  /// RecorderKit addition: this agent's Wi-Fi agent (``PlaudWiFiAgent/shared`` is the one of
+  /// ``shared``). It shares the callback queue, the BLE session's token and the journal.
+  public let wifiAgent: PlaudWiFiAgent
   private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
   private let delegateReference = Guarded(WeakReference<AnyObject>(nil))
 
@@ -59,6 +62,7 @@ public final class PlaudDeviceAgent: Sendable {
         event(target)
       }
     }
+    wifiAgent = PlaudWiFiAgent(configuration: configuration, agentCore: core, queue: queue)
     Task {
       for await command in stream { await command() }
     }
@@ -170,18 +174,34 @@ public final class PlaudDeviceAgent: Sendable {
   /// Stops the recording; `bleRecordStop` answers.
   public func stopRecord() { enqueue { await $0.record(.stop) } }
 
-  // MARK: - Wi-Fi (not available yet)
+  // MARK: - Wi-Fi Fast Transfer
 
-  /// Opens (or closes) the device's hotspot. Not available yet: `bleWiFiOpen(-1, "", "", "")`.
+  /// `open: true` asks the connected device to raise its hotspot (WIFI_OPEN with a fresh
+  /// eight-character password): `bleWiFiOpen(0, wifiName, wholeName, wifiPass)` where both
+  /// names are the SSID to join (`PLAUD` + the serial's last four characters), or
+  /// `bleWiFiOpen(-1, "", "", "")` (not connected, no Wi-Fi, refused; ``lastError`` says
+  /// which). Then hand over to ``PlaudWiFiAgent/connectWifi(_:_:_:)``.
+  ///
+  /// `open: false` ends Wi-Fi: a Wi-Fi session still up is closed first (STOP, clean close;
+  /// `wifiConnectionStatus(ssid, false)` → `wifiClose(0)` on the Wi-Fi delegate), then
+  /// WIFI_CLOSE over BLE. No callback of its own.
   public func setDeviceWiFi(open: Bool) {
-    enqueue { await $0.reportWiFiUnavailable() }
+    if open {
+      enqueue { await $0.openHotspot() }
+    } else {
+      wifiAgent.end()
+    }
   }
 
-  /// Ends a Wi-Fi transfer session: nothing is open yet, so there is nothing to end.
-  public func endWiFiTransfer() {}
+  /// Ends Wi-Fi Fast Transfer on every exit path (success, failure, cancel): closes the
+  /// Wi-Fi session if one is up and drops the hotspot with WIFI_CLOSE if it is still up.
+  /// The WIFI_CLOSE only reaches the device while BLE is up; otherwise the device's own
+  /// ~2 minute idle timeout ends it. Safe to call more than once.
+  public func endWiFiTransfer() { wifiAgent.end() }
 
-  /// Whether a Wi-Fi transfer session is open: never yet.
-  public var isWiFiTransferActive: Bool { false }
+  /// Whether Wi-Fi Fast Transfer is under way: the hotspot opened through this agent and not
+  /// closed yet, or a Wi-Fi session up.
+  public var isWiFiTransferActive: Bool { core.isHotspotOpen || wifiAgent.isConnected }
 
   // MARK: - Firmware (not available yet)
 

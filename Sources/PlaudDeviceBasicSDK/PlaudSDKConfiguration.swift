@@ -1,8 +1,8 @@
 import Foundation
 import RecorderKit
 
-/// What the facade runs on: the Bluetooth central, the storage root, the clock and the
-/// beacon service. Set it with ``PlaudDeviceAgent/configure(_:)`` before the first access to
+/// What the facade runs on: the Bluetooth central, the storage root, the clock, the beacon
+/// service and, for Wi-Fi Fast Transfer, the hotspot joiner and the phone's WebSocket server. Set it with ``PlaudDeviceAgent/configure(_:)`` before the first access to
 /// ``PlaudDeviceAgent/shared`` (the vendor's SDK has no such hook: it always uses
 /// CoreBluetooth). On Linux, in CI and in the iOS Simulator, pass a `TCPCentral` connected to
 /// `recorder emulate`; in tests, an `EmulatorCentral` and a manual clock.
@@ -27,6 +27,33 @@ public struct PlaudSDKConfiguration: Sendable {
   }
   /// Local time-zone offset in seconds, sent with TIME_SYNC and reported by `bleBind`.
   public var timeZoneSeconds: @Sendable () -> Int = { TimeZone.current.secondsFromGMT() }
+
+  // MARK: Wi-Fi Fast Transfer (PROTOCOL.md §6)
+
+  /// Joins the device's hotspot for ``PlaudWiFiAgent/connectWifi(_:_:_:)``: the platform's
+  /// part of Wi-Fi Fast Transfer. On iOS an adapter over `NEHotspotConfiguration`; on Linux
+  /// and in tests nobody joins a real network, so inject a joiner for the emulator
+  /// (`TCPHotspotJoiner(host:port:)` to `recorder emulate`'s join port). nil (the default):
+  /// every Wi-Fi call fails through its callbacks (`wifiHandshake(-1)`, `wifiCommonErr`, …)
+  /// and ``PlaudDeviceAgent/lastError`` says no joiner is configured. Opening the hotspot
+  /// over BLE (`setDeviceWiFi(open:)`) does not need it.
+  public var hotspotJoiner: (any HotspotJoiner)?
+  /// Where the phone's WebSocket server listens once the hotspot is joined (the device
+  /// connects to it as a client): host `0.0.0.0`, port 8081 on a phone [sdk]; loopback and
+  /// port 0 (the system chooses) in tests. `connectTimeout` bounds each join attempt's wait
+  /// for the device to connect (``PlaudWiFiAgent/connectWifi(_:_:_:)`` retries within its
+  /// own timeout).
+  public var wifiServer = WiFiLink.Configuration()
+  /// The pause between join attempts inside `connectWifi`'s timeout (the vendor re-applies
+  /// the hotspot configuration and retries internally).
+  public var wifiRetryInterval: Duration = .seconds(3)
+  /// How long each Wi-Fi request (LIST, SYNC, DELETE, STOP) may wait for the device.
+  public var wifiResponseTimeout: Duration = .seconds(10)
+  /// The clock of the Wi-Fi session's waits (join timeout, retries, answers, keep-alive).
+  /// nil: ``clock``. Tests that drive BLE on a simulated clock but Wi-Fi over real loopback
+  /// TCP may pass the continuous clock here, so a simulated jump never expires a real socket
+  /// wait.
+  public var wifiClock: RecorderClock?
 
   /// - Parameters:
   ///   - central: the radio (nil: none).

@@ -10,8 +10,14 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
   case noCentral
   /// The call needs a connected, authenticated device.
   case notConnected
-  /// The feature arrives with a later issue (Wi-Fi Fast Transfer, firmware update).
+  /// The feature arrives with a later issue (firmware update).
   case notAvailableYet(feature: String)
+  /// Wi-Fi Fast Transfer needs a hotspot joiner and none was configured
+  /// (``PlaudSDKConfiguration/hotspotJoiner``).
+  case noHotspotJoiner
+  /// The Wi-Fi call needs a Wi-Fi session: `connectWifi` first, then wait for
+  /// `wifiHandshake(0)`.
+  case wifiNotConnected
   /// The device or the sync failed; the text says how.
   case operationFailed(String)
 
@@ -22,6 +28,9 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
     case .noCentral: "no Bluetooth central is configured (PlaudSDKConfiguration.central)"
     case .notConnected: "no device is connected"
     case .notAvailableYet(let feature): "\(feature) is not available in RecorderKit yet"
+    case .noHotspotJoiner:
+      "no hotspot joiner is configured (PlaudSDKConfiguration.hotspotJoiner): this platform cannot join the device's Wi-Fi"
+    case .wifiNotConnected: "no Wi-Fi session: call connectWifi and wait for wifiHandshake(0)"
     case .operationFailed(let text): text
     }
   }

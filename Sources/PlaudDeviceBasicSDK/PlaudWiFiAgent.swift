@@ -1,22 +1,49 @@
 import Foundation
+import RecorderKit
 
-/// The delegate of ``PlaudWiFiAgent``. Every member is optional (empty defaults below).
-/// Until Wi-Fi Fast Transfer lands, only `wifiHandshake(-1)`, `wifiCommonErr` and
-/// `wifiClose` fire, each reporting that the feature is not available yet.
+/// The delegate of ``PlaudWiFiAgent``. Every member is optional (empty defaults below;
+/// Swift on Linux has no `@objc optional`). Callbacks arrive on the facade's serial callback
+/// queue (the same one as ``PlaudDeviceAgentProtocol``'s), never the main queue, in the
+/// order documented on each ``PlaudWiFiAgent`` method.
+///
+/// Status codes: 0 success; a device's own non-zero status where it answered one (a SYNC it
+/// refused, a handshake it refused); -1 for everything else (no Wi-Fi session, no hotspot
+/// joiner, link lost, timeout), with ``PlaudDeviceAgent/lastError`` saying which.
 public protocol PlaudWiFiAgentProtocol: AnyObject {
-  /// `0` handshake complete, ready to list and transfer; `-1` not available.
+  /// `0` handshake complete, ready to list and transfer; otherwise the join or handshake
+  /// failed within `connectWifi`'s timeout (the device's refusal status, else -1).
   func wifiHandshake(_ status: Int)
+  /// The Wi-Fi session to the device's hotspot `ssid` came up (`true`, just before
+  /// `wifiHandshake(0)`) or ended (`false`, just before `wifiClose`).
   func wifiConnectionStatus(_ ssid: String, _ connected: Bool)
+  /// The answer to `getFileList(_:_:_:)`.
   func wifiFileList(_ files: [BleFile])
+  /// `getFileList(_:_:_:)` failed (then `wifiCommonErr(11, status)`).
+  func wifiFileListFail(_ status: Int)
+  /// The device accepted (`0`) or refused (its status, -1 when it never answered) a SYNC.
   func wifiSyncFile(_ sessionId: Int, _ status: Int)
+  /// A chunk of file data: `count` bytes at byte `offset` of the recording (contiguous
+  /// chunks of up to 16 KiB, in order).
   func wifiSyncFileData(_ sessionId: Int, _ offset: Int, _ count: Int, _ binData: Data)
+  /// A single-file transfer finished: every byte of the range arrived.
   func wifiDataComplete()
+  /// A transfer stopped after `stopSyncFile(_:_:)` (`0`).
   func wifiSyncFileStop(_ status: Int)
+  /// The answer to `deleteFile(_:_:)`: 0 deleted, else the device's status or -1.
+  func wifiFileDelete(_ sessionId: Int, _ status: Int)
+  /// Progress of `startDownloadAll()`: `currentFileIndex` counts from 1; `currentFile` is
+  /// the recording being moved (its `offset` the bytes received so far), nil in the final
+  /// report; `totalProgress` 0…1 over the bytes of the whole batch.
   func wifiDownloadAllProgress(
-    _ totalFiles: Int, _ currentFileIndex: Int, _ currentFile: BleFile?, _ totalProgress: Float)
+    _ totalFiles: Int, _ currentFileIndex: Int, _ currentFile: BleFile?, _ totalProgress: Double)
+  /// The batch ended: `completedFiles` stored and exported, `failedFiles` not (failed, or
+  /// left by `stopDownloadAll()`).
   func wifiDownloadAllCompleted(_ completedFiles: Int, _ failedFiles: Int)
-  /// A command failed: `cmd` the Wi-Fi command, `status` -1 for "not available yet".
+  /// A command failed: `cmd` is the Wi-Fi PDU type of the command (``PlaudWiFiAgent/Command``:
+  /// 1 handshake, 11 list, 12 sync, 14 delete, 15 stop), `status` as above.
   func wifiCommonErr(_ cmd: Int, _ status: Int)
+  /// The Wi-Fi session closed: `0` cleanly (by `disconnect()`, or the device ending it),
+  /// `-1` lost (or `disconnect()` with no session).
   func wifiClose(_ status: Int)
 }
 
@@ -24,97 +51,217 @@ extension PlaudWiFiAgentProtocol {
   public func wifiHandshake(_ status: Int) {}
   public func wifiConnectionStatus(_ ssid: String, _ connected: Bool) {}
   public func wifiFileList(_ files: [BleFile]) {}
+  public func wifiFileListFail(_ status: Int) {}
   public func wifiSyncFile(_ sessionId: Int, _ status: Int) {}
   public func wifiSyncFileData(_ sessionId: Int, _ offset: Int, _ count: Int, _ binData: Data) {}
   public func wifiDataComplete() {}
   public func wifiSyncFileStop(_ status: Int) {}
+  public func wifiFileDelete(_ sessionId: Int, _ status: Int) {}
   public func wifiDownloadAllProgress(
-    _ totalFiles: Int, _ currentFileIndex: Int, _ currentFile: BleFile?, _ totalProgress: Float
+    _ totalFiles: Int, _ currentFileIndex: Int, _ currentFile: BleFile?, _ totalProgress: Double
   ) {}
   public func wifiDownloadAllCompleted(_ completedFiles: Int, _ failedFiles: Int) {}
   public func wifiCommonErr(_ cmd: Int, _ status: Int) {}
   public func wifiClose(_ status: Int) {}
 }
 
-/// Wi-Fi Fast Transfer, declared as the vendor's reference has it. Wi-Fi arrives with a
-/// later issue: until then every call answers through the delegate (or the export callback)
-/// that Wi-Fi is not available yet, on the callback queue, never a silent no-op.
+/// Wi-Fi Fast Transfer (PROTOCOL.md §6), as the vendor's reference has it: after
+/// `PlaudDeviceAgent.setDeviceWiFi(open: true)` answers `bleWiFiOpen(0, …)`, join with
+/// ``connectWifi(_:_:_:)``, wait for `wifiHandshake(0)`, then list, transfer, export, delete;
+/// end with ``disconnect()`` (or `PlaudDeviceAgent.endWiFiTransfer()`) on every path.
+///
+/// Every method returns at once. Commands run one at a time in call order on the agent's
+/// own command stream (the device serves one Wi-Fi request at a time); only the stops act at
+/// once on the transfer running. Joining the network is the configured
+/// ``PlaudSDKConfiguration/hotspotJoiner``; everything after it is real TCP: our WebSocket
+/// server, the device's connection, the §6 session.
 public final class PlaudWiFiAgent: Sendable {
-  /// The one agent.
-  public static let shared = PlaudWiFiAgent()
+  /// The agent of ``PlaudDeviceAgent/shared`` (its first use creates that one, so call
+  /// ``PlaudDeviceAgent/configure(_:)`` before touching either).
+  public static let shared: PlaudWiFiAgent = PlaudDeviceAgent.shared.wifiAgent
 
-  /// Status given with every "not available yet" callback.
-  public static let notAvailableStatus = -1
-  /// Wi-Fi command numbers used in `wifiCommonErr` (RecorderKit's own numbering).
+  /// The commands `wifiCommonErr` names: their Wi-Fi PDU types (PROTOCOL.md §6). The
+  /// device's keep-alive acknowledgement ERR `{cmd:16,status:0}` is not an error and is not
+  /// reported.
   public enum Command: Int, Sendable {
-    case connect = 1, fileList = 2, syncFile = 3, stopSyncFile = 4, export = 5
+    case handshake = 1
+    case fileList = 11
+    case syncFile = 12
+    case deleteFile = 14
+    case stopSyncFile = 15
   }
 
-  private let delegateReference = Guarded(WeakReference<AnyObject>(nil))
+  private let delegateReference: Guarded<WeakReference<AnyObject>>
   private let device = Guarded<BleDevice.Snapshot?>(nil)
-  private let queue = DispatchQueue(label: "PlaudDeviceBasicSDK.wifi-callbacks")
+  private let queue: DispatchQueue
+  private let storageRoot: String
+  let core: WiFiCore
+  /// Queues a delegate callback on the callback queue, in call order.
+  private let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void
+  private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
 
-  /// The delegate, held weakly.
+  init(configuration: PlaudSDKConfiguration, agentCore: AgentCore, queue: DispatchQueue) {
+    self.queue = queue
+    storageRoot = configuration.storageRoot
+    let reference = Guarded(WeakReference<AnyObject>(nil))
+    delegateReference = reference
+    let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void = { event in
+      let delegate = reference.current
+      queue.async {
+        guard let target = delegate.value as? any PlaudWiFiAgentProtocol else { return }
+        event(target)
+      }
+    }
+    self.emit = emit
+    core = WiFiCore(configuration: configuration, core: agentCore, emit: emit)
+    let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+    commands = continuation
+    Task {
+      for await command in stream { await command() }
+    }
+  }
+
+  deinit { commands.finish() }
+
+  private func enqueue(_ work: @escaping @Sendable (WiFiCore) async -> Void) {
+    let core = self.core
+    commands.yield { await work(core) }
+  }
+
+  /// The delegate, held weakly. Assign it before ``connectWifi(_:_:_:)``.
   public var delegate: (any PlaudWiFiAgentProtocol)? {
     get { delegateReference.current.value as? any PlaudWiFiAgentProtocol }
     set { delegateReference.withLock { $0 = WeakReference(newValue) } }
   }
 
-  /// The device to talk to (set it from `BleAgent.shared.bleDevice`).
+  /// The device to talk to (set it from `BleAgent.shared.bleDevice` in `bleWiFiOpen`): its
+  /// serial checks the device's HELLO. nil: the device the BLE agent connected last.
   public var bleDevice: BleDevice? {
     get { device.current.map(BleDevice.init(snapshot:)) }
     set { device.withLock { $0 = newValue?.snapshot } }
   }
 
-  /// Joins the device's hotspot and shakes hands. Not available yet: `wifiHandshake(-1)`
-  /// then `wifiCommonErr(connect, -1)`.
+  /// Whether a Wi-Fi session is up (after `wifiHandshake(0)`, until `wifiClose`).
+  public var isConnected: Bool { core.state.current.connected }
+  /// Whether a single-file transfer (`syncFile`, `exportAudioViaWiFi`) is running.
+  public var isDownloading: Bool { core.state.current.downloading }
+  /// Whether `startDownloadAll()` is running.
+  public var isDownloadingAll: Bool { core.state.current.downloadingAll }
+  /// The recording of the transfer running or run last (0 before any).
+  public var currentSessionId: Int { core.state.current.currentSessionId }
+
+  // MARK: - Session
+
+  /// Joins the hotspot `wholeName` with `wifiPass` (from `bleWiFiOpen`), waits for the
+  /// device to connect to our server and shakes hands, re-joining and retrying internally
+  /// until the handshake or `timeout` seconds: `wifiConnectionStatus(wholeName, true)` →
+  /// `wifiHandshake(0)`; or `wifiHandshake(status)` → `wifiCommonErr(1, status)` (no hotspot
+  /// joiner configured, no BLE token, the device never came, the device refused). A session
+  /// already up is closed first. The password is never logged.
   public func connectWifi(_ wholeName: String, _ wifiPass: String, _ timeout: Int = 60) {
-    fail(.connect) { $0.wifiHandshake(Self.notAvailableStatus) }
+    let serial = device.current?.serialNumber
+    enqueue {
+      await $0.connect(ssid: wholeName, password: wifiPass, timeout: timeout, serial: serial)
+    }
   }
 
-  /// Lists files over Wi-Fi. Not available yet: `wifiCommonErr(fileList, -1)`.
-  public func getFileList(_ uid: Int, _ sessionId: Int, _ single: Bool) { fail(.fileList) }
+  /// Ends the Wi-Fi session: stops a transfer in flight, STOP and a clean WebSocket close,
+  /// our server stopped, the hotspot left: `wifiConnectionStatus(ssid, false)` →
+  /// `wifiClose(0)` (`wifiClose(-1)` when there was none); then WIFI_CLOSE over BLE when the
+  /// hotspot was opened through this facade and BLE is still up.
+  public func disconnect() {
+    core.requestStop()
+    enqueue { await $0.close(reportIdle: true, closeHotspot: true) }
+  }
 
-  /// Streams one file over Wi-Fi. Not available yet: `wifiSyncFile(sessionId, -1)` then
-  /// `wifiCommonErr(syncFile, -1)`.
+  /// RecorderKit's earlier name for ``disconnect()``; the same call.
+  public func close() { disconnect() }
+
+  /// `PlaudDeviceAgent.endWiFiTransfer()` / `setDeviceWiFi(open: false)`: as ``disconnect()``
+  /// but silent when no Wi-Fi session is up.
+  func end() {
+    core.requestStop()
+    enqueue { await $0.close(reportIdle: false, closeHotspot: true) }
+  }
+
+  // MARK: - Files
+
+  /// Lists the device's recordings over Wi-Fi: `wifiFileList(files)`, or
+  /// `wifiFileListFail(status)` → `wifiCommonErr(11, status)`. `uid` tags the request (the
+  /// vendor passes a timestamp; RecorderKit numbers its LIST requests itself); `sessionId`
+  /// 0 lists everything, otherwise the recordings after it (with `single`, just that one).
+  /// `BleFile.offset` is where a transfer would resume, as over BLE.
+  public func getFileList(_ uid: Int, _ sessionId: Int, _ single: Bool = false) {
+    enqueue { await $0.list(sessionId: sessionId, single: single) }
+  }
+
+  /// Streams bytes `[start, end)` of one recording (`end` 0: to its end; `start` a
+  /// `BleFile.offset` to resume): `wifiSyncFile(sessionId, 0)` → `wifiSyncFileData`… →
+  /// `wifiDataComplete()`; refused: `wifiSyncFile(sessionId, status)` →
+  /// `wifiCommonErr(12, status)`. Nothing is stored: the app keeps the bytes. `scene` is
+  /// accepted for compatibility: RecorderKit always sends the scene the device listed, so a
+  /// mismatch cannot get the transfer rejected.
   public func syncFile(_ sessionId: Int, _ start: Int, _ end: Int = 0, _ scene: Int = 1) {
-    fail(.syncFile) { $0.wifiSyncFile(sessionId, Self.notAvailableStatus) }
+    enqueue { await $0.sync(sessionId: sessionId, start: start, end: end) }
   }
 
-  /// Stops a Wi-Fi transfer. Not available yet: `wifiSyncFileStop(-1)`.
+  /// Stops the transfer running now (`syncFile`, `exportAudioViaWiFi`, or the batch of
+  /// `startDownloadAll()`): it refuses its next frame, the device is told STOP and the
+  /// session stays up. Then `wifiSyncFileStop(0)` (also when nothing was running).
   public func stopSyncFile(_ sessionId: Int, _ scene: Int = 1) {
-    fail(.stopSyncFile) { $0.wifiSyncFileStop(Self.notAvailableStatus) }
+    core.requestStop()
+    let emit = self.emit
+    enqueue { _ in emit { $0.wifiSyncFileStop(0) } }
   }
 
-  /// Exports a file over Wi-Fi. Not available yet: `callback.onError` says so.
+  /// Deletes one recording from the device: `wifiFileDelete(sessionId, 0)`, or
+  /// `wifiFileDelete(sessionId, status)` → `wifiCommonErr(14, status)`. Delete only after
+  /// the whole batch is downloaded: a delete between downloads stalls the device's next
+  /// file [sdk]. (Commands run in call order, so a delete called during `startDownloadAll()`
+  /// runs after the batch.) `scene` is accepted for compatibility, as in ``syncFile(_:_:_:_:)``.
+  public func deleteFile(_ sessionId: Int, _ scene: Int = 1) {
+    enqueue { await $0.delete(sessionId: sessionId) }
+  }
+
+  /// Downloads one recording over Wi-Fi and exports it to `outputDir` as `format`, exactly
+  /// as `PlaudDeviceAgent.exportAudio` does over BLE (journalled, resumable, verified; the
+  /// device copy stays). `callback`: `onProgress(0)` → `onProgress(1…99)` → `onProgress(100)`
+  /// → `onComplete(outputPath:)`, or `onError`. The delegate hears the transfer as for
+  /// ``syncFile(_:_:_:_:)``. `callback` is held weakly: retain it until it completes.
   public func exportAudioViaWiFi(
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int = 1,
     callback: AudioExportCallback
   ) {
     let reference = WeakReference<AnyObject>(callback)
-    queue.async {
-      (reference.value as? any AudioExportCallback)?.onError(
-        PlaudSDKError.notAvailableYet(feature: "Wi-Fi Fast Transfer").description)
+    let queue = self.queue
+    let report: ExportReporter = { event in
+      queue.async {
+        guard let target = reference.value as? any AudioExportCallback else { return }
+        event(target)
+      }
+    }
+    enqueue {
+      await $0.export(
+        sessionId: sessionId, outputDir: outputDir, format: format, channels: channels,
+        report: report)
     }
   }
 
-  /// Closes the Wi-Fi session: `wifiClose(-1)` (there is none yet).
-  public func close() {
-    let reference = delegateReference.current
-    queue.async {
-      (reference.value as? any PlaudWiFiAgentProtocol)?.wifiClose(Self.notAvailableStatus)
-    }
+  /// Downloads every recording, oldest first, storing and exporting each as mp3 to
+  /// `<storageRoot>/exports`: `wifiDownloadAllProgress`… → `wifiDownloadAllCompleted`.
+  /// Nothing is deleted; call ``deleteFile(_:_:)`` after the batch.
+  public func startDownloadAll() {
+    startDownloadAll(outputDir: storageRoot + "/exports")
   }
 
-  private func fail(
-    _ command: Command,
-    first: (@Sendable (any PlaudWiFiAgentProtocol) -> Void)? = nil
+  /// RecorderKit addition: ``startDownloadAll()`` into `outputDir` as `format`.
+  public func startDownloadAll(
+    outputDir: String, format: AudioExportFormat = .mp3, channels: Int = 1
   ) {
-    let reference = delegateReference.current
-    queue.async {
-      guard let delegate = reference.value as? any PlaudWiFiAgentProtocol else { return }
-      first?(delegate)
-      delegate.wifiCommonErr(command.rawValue, Self.notAvailableStatus)
-    }
+    enqueue { await $0.downloadAll(outputDir: outputDir, format: format, channels: channels) }
   }
+
+  /// Stops the batch after the file in flight is stopped (STOP; the session stays up); the
+  /// batch then reports `wifiDownloadAllCompleted(completed, notDownloaded)`.
+  public func stopDownloadAll() { core.requestStop() }
 }

@@ -9,18 +9,39 @@ final class CallbackLog: PlaudDeviceAgentProtocol, AudioExportCallback, PlaudWiF
   Sendable
 {
   let entries = Locked<[String]>([])
+  /// The hotspot `bleWiFiOpen` reported (names and password are kept here, not in `entries`).
+  let hotspot = Locked<(wifiName: String, wholeName: String, password: String)?>(nil)
+  /// `wifiSyncFileData` chunks per recording, in arrival order.
+  let chunks = Locked<[Int: [(offset: Int, data: Data)]]>([:])
   /// Whether the delegate calls ever ran on the main thread (they must not).
   let sawMainThread = Locked(false)
+
+  /// Called with every entry after it is logged, on the callback queue (a test reacting to
+  /// a callback the way an app would, say stopping a transfer at its first data).
+  let reaction = Locked<(@Sendable (String) -> Void)?>(nil)
 
   func log(_ entry: String) {
     if Thread.isMainThread { sawMainThread.withLock { $0 = true } }
     entries.withLock { $0.append(entry) }
+    reaction.withLock { $0 }?(entry)
   }
   func count(_ prefix: String) -> Int {
     entries.withLock { $0.filter { $0.hasPrefix(prefix) }.count }
   }
   func has(_ entry: String) -> Bool { entries.withLock { $0.contains(entry) } }
   var all: [String] { entries.withLock { $0 } }
+
+  /// The bytes `wifiSyncFileData` delivered for `sessionId` since the last call, starting at
+  /// `start`; nil when the chunks were not contiguous from there.
+  func takeBytes(_ sessionId: Int, from start: Int) -> [UInt8]? {
+    let delivered = chunks.withLock { $0.removeValue(forKey: sessionId) } ?? []
+    var bytes: [UInt8] = []
+    for chunk in delivered {
+      guard chunk.offset == start + bytes.count else { return nil }
+      bytes += chunk.data
+    }
+    return bytes
+  }
 
   // PlaudDeviceAgentProtocol
   func blePenState(
@@ -60,6 +81,7 @@ final class CallbackLog: PlaudDeviceAgentProtocol, AudioExportCallback, PlaudWiF
   func bleDeleteFile(sessionId: Int, status: Int) { log("bleDeleteFile status=\(status)") }
   func bleDepair(_ status: Int) { log("bleDepair \(status)") }
   func bleWiFiOpen(_ status: Int, _ wifiName: String, _ wholeName: String, _ wifiPass: String) {
+    if status == 0 { hotspot.withLock { $0 = (wifiName, wholeName, wifiPass) } }
     log("bleWiFiOpen \(status)")
   }
   func bleFotaResult(uid: Int, status: Int, errmsg: String?) { log("bleFotaResult \(status)") }
@@ -72,19 +94,32 @@ final class CallbackLog: PlaudDeviceAgentProtocol, AudioExportCallback, PlaudWiF
 
   // PlaudWiFiAgentProtocol
   func wifiHandshake(_ status: Int) { log("wifiHandshake \(status)") }
-  func wifiConnectionStatus(_ ssid: String, _ connected: Bool) { log("wifiConnectionStatus") }
-  func wifiFileList(_ files: [BleFile]) { log("wifiFileList") }
+  func wifiConnectionStatus(_ ssid: String, _ connected: Bool) {
+    log("wifiConnectionStatus \(ssid) \(connected)")
+  }
+  func wifiFileList(_ files: [BleFile]) {
+    log("wifiFileList \(files.map { "\($0.sessionId):\($0.size):\($0.offset):\($0.scenes)" })")
+  }
+  func wifiFileListFail(_ status: Int) { log("wifiFileListFail \(status)") }
   func wifiSyncFile(_ sessionId: Int, _ status: Int) { log("wifiSyncFile \(status)") }
   func wifiSyncFileData(_ sessionId: Int, _ offset: Int, _ count: Int, _ binData: Data) {
+    if count != binData.count { log("wifiSyncFileData count mismatch") }
+    chunks.withLock { $0[sessionId, default: []].append((offset, binData)) }
     log("wifiSyncFileData")
+  }
+  func wifiFileDelete(_ sessionId: Int, _ status: Int) {
+    log("wifiFileDelete \(sessionId) \(status)")
   }
   func wifiDataComplete() { log("wifiDataComplete") }
   func wifiSyncFileStop(_ status: Int) { log("wifiSyncFileStop \(status)") }
   func wifiDownloadAllProgress(
-    _ totalFiles: Int, _ currentFileIndex: Int, _ currentFile: BleFile?, _ totalProgress: Float
-  ) { log("wifiDownloadAllProgress") }
+    _ totalFiles: Int, _ currentFileIndex: Int, _ currentFile: BleFile?, _ totalProgress: Double
+  ) {
+    let file = currentFile.map { "\($0.sessionId)" } ?? "nil"
+    log("wifiDownloadAllProgress \(totalFiles) \(currentFileIndex) \(file) \(totalProgress)")
+  }
   func wifiDownloadAllCompleted(_ completedFiles: Int, _ failedFiles: Int) {
-    log("wifiDownloadAllCompleted")
+    log("wifiDownloadAllCompleted \(completedFiles) \(failedFiles)")
   }
   func wifiCommonErr(_ cmd: Int, _ status: Int) { log("wifiCommonErr \(cmd) \(status)") }
   func wifiClose(_ status: Int) { log("wifiClose \(status)") }

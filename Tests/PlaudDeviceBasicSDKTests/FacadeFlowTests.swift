@@ -7,7 +7,9 @@ import Testing
 
 @Suite("PlaudDeviceBasicSDK against the emulator (in process, virtual time)")
 struct FacadeFlowTests {
-  @Test("every method with its exact labels; no central, Wi-Fi and firmware report clear errors")
+  @Test(
+    "every method with its exact labels; no central, no Wi-Fi session or joiner, firmware report clear errors"
+  )
   func surfaceAndUnavailableFeatures() async throws {
     let agent = PlaudDeviceAgent(configuration: PlaudSDKConfiguration())
     let log = CallbackLog()
@@ -57,31 +59,55 @@ struct FacadeFlowTests {
     #expect(AudioExportFormat.wav.rawValue == 2 && AudioExportFormat.opus.rawValue == 3)
     #expect(PlaudFirmwarePhase.allCases == [.downloading, .installing, .restarting, .complete])
 
-    let wifi = PlaudWiFiAgent.shared
+    // Wi-Fi: every method and property of 002 (and the vendor's shipped interface) with its
+    // exact shape; with no Wi-Fi session and no hotspot joiner each answers a clear failure.
+    #expect(PlaudWiFiAgent.shared === PlaudDeviceAgent.shared.wifiAgent)
+    let wifi = agent.wifiAgent
     wifi.delegate = log
     wifi.bleDevice = BleAgent.shared.bleDevice
-    wifi.connectWifi("PLAUD-1234", "password", 180)
+    wifi.bleDevice = BleDevice(serialNumber: "8881234567890123")
+    #expect(wifi.bleDevice?.serialNumber == "8881234567890123")
+    #expect(!wifi.isConnected && !wifi.isDownloading && !wifi.isDownloadingAll)
+    #expect(wifi.currentSessionId == 0)
+    wifi.connectWifi("PLAUD0123", "password", 180)
+    wifi.connectWifi("PLAUD0123", "password")
     wifi.getFileList(Int(Date().timeIntervalSince1970), 0, false)
+    wifi.getFileList(1, 0)
     wifi.syncFile(1, 0, 0, 1)
+    wifi.syncFile(1, 0)
     wifi.stopSyncFile(1, 1)
+    wifi.stopSyncFile(1)
+    wifi.deleteFile(1, 1)
+    wifi.deleteFile(1)
     wifi.exportAudioViaWiFi(
       sessionId: 1, outputDir: "/tmp", format: .mp3, channels: 1, callback: log)
+    wifi.exportAudioViaWiFi(sessionId: 1, outputDir: "/tmp", format: .wav, callback: log)
+    wifi.startDownloadAll()
+    wifi.startDownloadAll(outputDir: "/tmp", format: .opus, channels: 1)
+    wifi.stopDownloadAll()
+    wifi.disconnect()
     wifi.close()
 
     try await eventually("every answer") {
-      log.count("bleDepair -1") == 1 && log.count("bleWiFiOpen -1") == 2
-        && log.count("wifiClose") == 1 && firmware.withLock { $0.count } == 3
+      log.count("bleDepair -1") == 1 && log.count("bleWiFiOpen -1") == 1
+        && log.count("wifiClose") == 2 && firmware.withLock { $0.count } == 3
         && permission.withLock { $0 } != nil && log.count("bleDeleteFile status=-1") == 1
     }
     #expect(log.count("bleScanOverTime") == 1)
     #expect(log.count("bleConnectState -1") == 3)
     #expect(log.count("bleFileList []") == 1)
     #expect(log.count("onError no device is connected") == 2)
-    #expect(log.count("onError Wi-Fi Fast Transfer is not available in RecorderKit yet") == 1)
     #expect(log.count("bleFotaResult -1") == 2)
-    #expect(
-      log.has("wifiHandshake -1") && log.has("wifiSyncFile -1") && log.has("wifiSyncFileStop -1"))
-    #expect(log.count("wifiCommonErr") == 4)
+    #expect(log.count("wifiHandshake -1") == 2 && log.count("wifiCommonErr 1 -1") == 2)
+    #expect(log.count("wifiFileListFail -1") == 2 && log.count("wifiCommonErr 11 -1") == 4)
+    #expect(log.count("wifiSyncFile -1") == 2 && log.count("wifiCommonErr 12 -1") == 2)
+    #expect(log.count("wifiSyncFileStop 0") == 2)
+    #expect(log.count("wifiFileDelete 1 -1") == 2 && log.count("wifiCommonErr 14 -1") == 2)
+    #expect(log.count("wifiCommonErr") == 10)
+    #expect(log.count("onError \(PlaudSDKError.wifiNotConnected)") == 2)
+    #expect(log.count("wifiDownloadAllCompleted 0 0") == 2)
+    #expect(log.count("wifiClose -1") == 2 && log.count("wifiConnectionStatus") == 0)
+    #expect(!agent.isWiFiTransferActive)
     #expect(
       firmware.withLock { $0 }.contains(
         "check false Firmware update is not available in RecorderKit yet"))
