@@ -67,7 +67,9 @@ let package = Package(
       name: "RecorderLinkTests", dependencies: ["RecorderLink", "RecorderProtocol", "TestSupport"]),
     .testTarget(
       name: "RecorderEmulatorTests",
-      dependencies: ["RecorderEmulator", "RecorderProtocol", "RecorderLink", "RecorderAudio"]),
+      dependencies: [
+        "RecorderEmulator", "RecorderProtocol", "RecorderLink", "RecorderAudio", "RecorderKit",
+      ]),
     .testTarget(
       name: "RecorderKitTests",
       dependencies: ["RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink"]),

@@ -1,3 +1,4 @@
+import RecorderLink
 import RecorderProtocol
 
 /// Who the emulated device is and how it starts: identity, firmware, flash, battery, timing.
@@ -20,6 +21,7 @@ public struct DeviceConfiguration: Sendable {
   public var token: DeviceToken
   /// 1 on V0095 [device]; 2 makes every 20 ms frame two mono 80-byte packets.
   public var audioChannels: UInt8
+  /// Non-zero: the device raises a hotspot on WIFI_OPEN (PROTOCOL.md §6); 0 refuses it.
   public var supportWifi: UInt8
   /// Time zone reported until TIME_SYNC sets another (V0095 capture: +3:00).
   public var tzHours: Int8
@@ -47,6 +49,8 @@ public struct DeviceConfiguration: Sendable {
   public var maximumRecordingDuration: Duration
   /// The radio: MTU, connection interval, packets per event, PHY, queues.
   public var link: LinkParameters
+  /// Wi-Fi Fast Transfer (used when ``supportWifi`` is non-zero): timers, clock, sizes.
+  public var wifi: WiFiParameters
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")
@@ -75,7 +79,8 @@ public struct DeviceConfiguration: Sendable {
     rssi: Int = -55,
     authenticationTimeout: Duration = .seconds(1),
     maximumRecordingDuration: Duration = .seconds(5 * 3600),
-    link: LinkParameters = LinkParameters()
+    link: LinkParameters = LinkParameters(),
+    wifi: WiFiParameters = WiFiParameters()
   ) {
     precondition((1..<20).contains(portVersion), "portVersion 20+ needs Mode B (not emulated)")
     precondition(audioChannels == 1 || audioChannels == 2, "the device records 1 or 2 channels")
@@ -101,6 +106,7 @@ public struct DeviceConfiguration: Sendable {
     self.authenticationTimeout = authenticationTimeout
     self.maximumRecordingDuration = maximumRecordingDuration
     self.link = link
+    self.wifi = wifi
   }
 
   /// Bytes of one 20 ms frame on flash and on the wire: 80 × channels.

@@ -95,9 +95,11 @@ extension EmulatedDevice {
         ? BatteryStatus(level: batteryLevel, charging: charging ? 1 : 0)
         : BatteryStatus(level: batteryLevel)
       reply(.battery(status), readyAt: readyAt)
-    case .wifiOpen, .wifiClose:
-      // Wi-Fi Fast Transfer is not emulated yet: refuse at once rather than stay silent.
-      reply(.wifiOpen(WiFiOpenResponse(status: 1)), readyAt: readyAt)
+    case .wifiOpen(let request): reply(.wifiOpen(openWiFi(request)), readyAt: readyAt)
+    case .wifiClose:
+      dropHotspot(closeCode: .normalClosure)
+      // The SDK awaits the WIFI_CLOSE reply as opcode 000A [sdk].
+      reply(.wifiOpen(WiFiOpenResponse(status: 0)), readyAt: readyAt)
     case .setPrivacy(let on):
       privacy = on
       reply(.privacy(on: on), readyAt: readyAt)
@@ -271,18 +273,19 @@ extension EmulatedDevice {
   }
 
   private func delete(_ sessionId: UInt32, readyAt: Duration) {
-    let status: UInt8
-    if recording?.sessionId == sessionId {
-      status = 2  // still recording [project]
-    } else if flash.delete(sessionId) {
-      status = 0
-      deletes.append(
-        DeleteRecord(sessionId: sessionId, virtualTime: time.now, unixTime: unixTimeNow))
-      if connection?.sync?.sessionId == sessionId { connection?.sync = nil }
-    } else {
-      status = 1  // no such recording [project]
-    }
+    let status = deleteRecording(sessionId)
     reply(.deleted(SessionStatus(sessionId: sessionId, status: status)), readyAt: readyAt)
+  }
+
+  /// Deletes a recording from flash and logs it, for BLE DELETE and Wi-Fi DELETE alike.
+  /// Returns the DELETE status: 0 deleted, 1 no such recording, 2 still recording [project].
+  func deleteRecording(_ sessionId: UInt32) -> UInt8 {
+    if recording?.sessionId == sessionId { return 2 }
+    guard flash.delete(sessionId) else { return 1 }
+    deletes.append(
+      DeleteRecord(sessionId: sessionId, virtualTime: time.now, unixTime: unixTimeNow))
+    if connection?.sync?.sessionId == sessionId { connection?.sync = nil }
+    return 0
   }
 
   func clearAllRecordings() {

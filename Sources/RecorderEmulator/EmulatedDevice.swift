@@ -56,6 +56,14 @@ public actor EmulatedDevice {
   var connection: Connection?
   var nextConnectionID = 0
   var closedReasons: [Int: DisconnectReason] = [:]
+  /// The access point WIFI_OPEN raised (PROTOCOL.md §6); survives BLE disconnects.
+  var hotspot: Hotspot?
+  var nextHotspotGeneration = 0
+  /// The one Wi-Fi session a joined phone runs (the device is its WebSocket client).
+  var wifiSession: WiFiDeviceSession?
+  var nextWiFiSessionID = 0
+  /// ``DeviceCounters/wifiContentBytesSent`` when the fault plan was set.
+  var faultBaseWiFiBytes = 0
 
   /// A device whose flash is the directory `flashDirectory` (created if missing; recordings
   /// already there are kept, so a flash survives an emulator restart).
@@ -134,6 +142,7 @@ public actor EmulatedDevice {
     faults = plan
     faultBaseBytes = counterValues.bytesNotified
     faultBaseDataFrames = dataFrameOrdinal
+    faultBaseWiFiBytes = counterValues.wifiContentBytesSent
     faultTimer?.cancel()
     faultTimer = nil
     if plan.flashFull, recording != nil {
@@ -161,11 +170,13 @@ public actor EmulatedDevice {
   }
 
   /// Restarts the firmware: the link drops (the central sees a link loss), a recording in
-  /// progress stops, authentication and any sync are forgotten, the random address rotates.
+  /// progress stops, authentication and any sync are forgotten, the random address rotates,
+  /// the hotspot vanishes and a Wi-Fi session's TCP connection drops without a close frame.
   /// Flash, settings, name and the clock are kept.
   public func reboot() {
     if recording != nil { stopRecording(reason: RecordingStopReason.power, notify: false) }
     if let link = connection { disconnect(link.id, reason: .linkLoss) }
+    dropHotspot(closeCode: nil)
     bootCount += 1
     counterValues.reboots += 1
     pastAddresses.insert(address)

@@ -21,11 +21,21 @@ public struct FaultPlan: Sendable, Equatable {
   public var flashFull: Bool
   /// Extra time the device takes before answering each request.
   public var processingDelay: Duration
+  /// Drop the Wi-Fi TCP connection abruptly (no close frame, as a device that loses power
+  /// does) once this many recording bytes went out in content PDUs: the content PDU that
+  /// would pass the count is cut to end exactly there, then TCP is dropped. Once.
+  public var dropWiFiAfterContentBytes: Int?
+  /// WIFI_OPEN fails (status 1): the hotspot cannot be raised, so the phone stays on BLE.
+  public var refuseWiFiOpen: Bool
+  /// The hotspot is raised but every join is refused (the phone cannot get on the network).
+  public var refuseHotspotJoins: Bool
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
     corruptDataFrame: Int? = nil, duplicateDataFrame: Int? = nil, dropDataFrame: Int? = nil,
-    flashFull: Bool = false, processingDelay: Duration = .zero
+    flashFull: Bool = false, processingDelay: Duration = .zero,
+    dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
+    refuseHotspotJoins: Bool = false
   ) {
     self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
     self.dropLinkAt = dropLinkAt
@@ -34,6 +44,9 @@ public struct FaultPlan: Sendable, Equatable {
     self.dropDataFrame = dropDataFrame
     self.flashFull = flashFull
     self.processingDelay = processingDelay
+    self.dropWiFiAfterContentBytes = dropWiFiAfterContentBytes
+    self.refuseWiFiOpen = refuseWiFiOpen
+    self.refuseHotspotJoins = refuseHotspotJoins
   }
 
   /// No faults.
@@ -61,6 +74,17 @@ public struct DeviceCounters: Sendable, Equatable {
   public var connectionEvents = 0
   public var connections = 0
   public var reboots = 0
+  /// Wi-Fi: hotspots raised, joins accepted (each starts a session), joins refused.
+  public var hotspotsRaised = 0
+  public var wifiSessions = 0
+  public var wifiJoinsRefused = 0
+  /// Wi-Fi: recording bytes sent in content PDUs.
+  public var wifiContentBytesSent = 0
+  /// Wi-Fi: phone messages received, and those that were not a §6 PDU the device knows.
+  public var wifiMessagesReceived = 0
+  public var wifiMalformedMessages = 0
+  /// Wi-Fi: hotspots that quit after the idle timeout.
+  public var wifiIdleCloses = 0
 
   public init() {}
 }

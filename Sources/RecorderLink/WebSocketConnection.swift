@@ -169,6 +169,13 @@ public actor WebSocketConnection {
     }
   }
 
+  /// Drops TCP at once, without a close frame: what the peer sees when a device loses power
+  /// or leaves the network (the emulator's fault injection). Calls in progress and every later
+  /// call throw ``WebSocketError/connectionLost``. Idempotent.
+  public func abort() {
+    _ = finish(.connectionLost)
+  }
+
   // MARK: - Internals
 
   /// Reads more bytes into the parser, applying the frame or idle timeout.

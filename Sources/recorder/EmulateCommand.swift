@@ -11,7 +11,8 @@ struct EmulateCommand: RecorderCommand {
   static let help = """
     OVERVIEW: Run an emulated Plaud Note (firmware V0095, portVersion 10 by default) with N
     generated recordings, reachable over TCP. The first line on stdout is its address,
-    tcp://127.0.0.1:PORT. Runs until interrupted.
+    tcp://127.0.0.1:PORT; the second, hotspot tcp://127.0.0.1:PORT, is the Wi-Fi join port
+    (docs/tcp-link.md; absent with --no-wifi). Runs until interrupted.
 
     USAGE: recorder emulate [--port N] [--recordings N] [--token T] [options]
 
@@ -41,6 +42,11 @@ struct EmulateCommand: RecorderCommand {
       --drop-frame K          Never send the K-th data frame (once).
       --flash-full            Report a full flash.
       --slow-ms N             Extra processing time per request.
+      --hotspot-port N        Wi-Fi join port (default 0: any free port).
+      --no-wifi               Emulate a device without Wi-Fi (WIFI_OPEN is refused).
+      --wifi-drop-at-byte N   Drop the Wi-Fi TCP connection after N content bytes (once).
+      --wifi-refuse-open      WIFI_OPEN fails: the hotspot cannot be raised.
+      --wifi-refuse-join      The hotspot is raised but every join is refused.
       -h, --help              Show this help.
     """
 
@@ -55,6 +61,7 @@ struct EmulateCommand: RecorderCommand {
   var flash: String?
   var configuration: DeviceConfiguration
   var faults: FaultPlan
+  var hotspotPort: UInt16
 
   init(arguments: inout Arguments) throws {
     host = try arguments.option("host") ?? "127.0.0.1"
@@ -110,9 +117,11 @@ struct EmulateCommand: RecorderCommand {
     }
     let channels = try arguments.option("channels", as: UInt8.self) ?? 1
     guard channels == 1 || channels == 2 else { throw UsageError("--channels must be 1 or 2") }
+    hotspotPort = try arguments.option("hotspot-port", as: UInt16.self) ?? 0
     configuration = DeviceConfiguration(
       portVersion: portVersion, serial: try arguments.option("serial") ?? "8881234567890123",
-      token: token, audioChannels: channels, seed: seed, link: link)
+      token: token, audioChannels: channels, supportWifi: arguments.flag("no-wifi") ? 0 : 1,
+      seed: seed, link: link)
     // The device drops a central that has not authenticated within ~1 s [device]; under
     // --time-scale that second stays a real second, or TCP round trips could not fit in it.
     configuration.authenticationTimeout = .seconds(timeScale)
@@ -124,7 +133,10 @@ struct EmulateCommand: RecorderCommand {
       duplicateDataFrame: try arguments.option("duplicate-frame", as: Int.self),
       dropDataFrame: try arguments.option("drop-frame", as: Int.self),
       flashFull: arguments.flag("flash-full"),
-      processingDelay: .milliseconds(try arguments.option("slow-ms", as: Int.self) ?? 0))
+      processingDelay: .milliseconds(try arguments.option("slow-ms", as: Int.self) ?? 0),
+      dropWiFiAfterContentBytes: try arguments.option("wifi-drop-at-byte", as: Int.self),
+      refuseWiFiOpen: arguments.flag("wifi-refuse-open"),
+      refuseHotspotJoins: arguments.flag("wifi-refuse-join"))
     try arguments.finish()
   }
 
@@ -155,6 +167,19 @@ struct EmulateCommand: RecorderCommand {
       throw CommandFailure(.unavailable, "cannot listen on \(host):\(port): \(error)")
     }
     print("tcp://\(host):\(bound)")
+    // The Wi-Fi join port (docs/tcp-link.md): the phone's JOIN reaches the device here.
+    var joinServer: HotspotJoinServer?
+    if configuration.supportWifi != 0 {
+      do {
+        joinServer = try HotspotJoinServer(host: host, port: hotspotPort) { request in
+          await device.joinHotspot(request)
+        }
+      } catch {
+        throw CommandFailure(.unavailable, "cannot listen on \(host):\(hotspotPort): \(error)")
+      }
+      print("hotspot tcp://\(host):\(joinServer?.port ?? 0)")
+    }
+    defer { joinServer?.stop() }
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
