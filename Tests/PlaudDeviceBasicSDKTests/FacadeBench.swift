@@ -4,7 +4,12 @@ import RecorderEmulator
 import RecorderKit
 import RecorderLink
 
-/// An emulated recorder on a manual clock, and a facade agent wired to it in process.
+/// An emulated recorder on a manual clock, and a facade agent wired to it in process. With
+/// `wifi`, the device also answers hotspot joins on a loopback join port
+/// (`HotspotJoinServer` → `EmulatedDevice.joinHotspot`) and the agent joins through it with
+/// `TCPHotspotJoiner`; its Wi-Fi session then runs over real loopback TCP on the continuous
+/// clock (the emulator's Wi-Fi side runs on its own continuous clock too: a simulated jump
+/// must never expire a real socket wait).
 struct FacadeBench {
   let clock = ManualClock()
   let device: EmulatedDevice
@@ -12,8 +17,9 @@ struct FacadeBench {
   let directory: String
   let agent: PlaudDeviceAgent
   let beacon: RangeBeacon
+  let joinServer: HotspotJoinServer?
 
-  init(seed: UInt64 = 1) throws {
+  init(seed: UInt64 = 1, wifi: Bool = false) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
     device = try EmulatedDevice(
       configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
@@ -26,6 +32,19 @@ struct FacadeBench {
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
     configuration.scanTimeout = .seconds(5)
+    if wifi {
+      let device = self.device
+      let server = try HotspotJoinServer { request in await device.joinHotspot(request) }
+      joinServer = server
+      configuration.hotspotJoiner = TCPHotspotJoiner(host: "127.0.0.1", port: server.port)
+      configuration.wifiServer = WiFiLink.Configuration(
+        host: "127.0.0.1", port: 0, connectTimeout: .seconds(20))
+      configuration.wifiClock = .continuous
+      configuration.wifiRetryInterval = .milliseconds(200)
+      configuration.wifiResponseTimeout = .seconds(30)
+    } else {
+      joinServer = nil
+    }
     agent = PlaudDeviceAgent(configuration: configuration)
     clock.startAutoAdvance()
   }
@@ -34,6 +53,7 @@ struct FacadeBench {
   var anyClock: AnyClock { AnyClock(clock) }
 
   func cleanUp() {
+    joinServer?.stop()
     clock.stopAutoAdvance()
     try? FileManager.default.removeItem(atPath: directory)
   }
