@@ -1,10 +1,11 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|all]
+// USAGE: recorder-bench [audio|sync|wifi|all]   (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
 //   recorder-bench audio-export-child INPUT OUTPUT FORMAT CHANNELS
 //   recorder-bench audio-generate PATH SECONDS CHANNELS [SEED]
+//   recorder-bench wifi-sender tcp|ws PORT BYTES   (the sending side of the Wi-Fi figures)
 
 #if canImport(Glibc)
   import Glibc
@@ -16,12 +17,13 @@
 let sections: [(name: String, run: () throws -> Void)] = [
   ("audio", AudioBenchmarks.run),
   ("sync", SyncBenchmarks.run),
+  ("wifi", WiFiBenchmarks.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let word = arguments.first ?? "all"
 do {
-  if AudioBenchmarks.handleHelper(arguments) {
+  if AudioBenchmarks.handleHelper(arguments) || WiFiBenchmarks.handleHelper(arguments) {
     exit(0)
   } else if word == "all" {
     for section in sections { try section.run() }

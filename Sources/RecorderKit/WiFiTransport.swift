@@ -61,8 +61,6 @@ public actor WiFiTransport: RecordingTransport {
 
   /// "wifi", as the journal records it.
   public nonisolated let name = "wifi"
-  /// A delete between downloads stalls the device [sdk].
-  public nonisolated var deletesOnlyAfterBatch: Bool { true }
   /// The connection the device opened.
   public nonisolated let connection: WebSocketConnection
   private let configuration: Configuration
@@ -70,6 +68,8 @@ public actor WiFiTransport: RecordingTransport {
   /// The device's pduVersion from its HELLO; every PDU we send carries it.
   private var pduVersion = WiFiPDU.defaultVersion
   private var inbox: [WiFiDeviceMessage] = []
+  /// The reader, parked while the inbox is full (see ``inboxLimit``).
+  private var readerParked: CheckedContinuation<Void, Never>?
   private var waiter:
     (id: UInt64, resume: CheckedContinuation<Result<WiFiDeviceMessage, DeviceError>, Never>)?
   private var nextWaiter: UInt64 = 0
@@ -80,6 +80,12 @@ public actor WiFiTransport: RecordingTransport {
   private var nextListUID: Int64 = 1
   /// Each recording's scene from the last LIST: SYNC and DELETE must repeat it [sdk].
   private var scenes: [UInt32: UInt16] = [:]
+
+  /// Messages the reader may hold for the operation before it stops reading from the socket.
+  /// TCP's flow control then holds the device back, so memory stays bounded whatever the
+  /// recording's length when the consumer (a disk, fsyncs) is slower than the link:
+  /// 16 content PDUs of ~32 KB. Without it a 5-hour file piled up here (issue 7's benchmark).
+  static let inboxLimit = 16
 
   private init(connection: WebSocketConnection, configuration: Configuration, clock: AnyClock) {
     self.connection = connection
@@ -119,6 +125,7 @@ public actor WiFiTransport: RecordingTransport {
         do throws(WebSocketError) {
           let message = try await connection.receive()
           await self.deliver(message)
+          await self.waitForRoom()
         } catch {
           await self.readerEnded(error)
           return
@@ -324,7 +331,11 @@ public actor WiFiTransport: RecordingTransport {
   private func nextMessage(operation: String, timeout: Duration? = nil) async throws(DeviceError)
     -> WiFiDeviceMessage
   {
-    if !inbox.isEmpty { return inbox.removeFirst() }
+    if !inbox.isEmpty {
+      let message = inbox.removeFirst()
+      if inbox.count < Self.inboxLimit { unparkReader() }
+      return message
+    }
     if let failure { throw failure }
     nextWaiter += 1
     let id = nextWaiter
@@ -401,6 +412,18 @@ public actor WiFiTransport: RecordingTransport {
     }
   }
 
+  /// Parks the reader while the inbox is full; ``nextMessage(operation:timeout:)`` taking a
+  /// message, or the shutdown, lets it go on.
+  private func waitForRoom() async {
+    guard inbox.count >= Self.inboxLimit, failure == nil else { return }
+    await withCheckedContinuation { readerParked = $0 }
+  }
+
+  private func unparkReader() {
+    readerParked?.resume()
+    readerParked = nil
+  }
+
   private func readerEnded(_ error: WebSocketError) async {
     _ = await failed(Self.deviceError(error), code: nil)
   }
@@ -426,6 +449,7 @@ public actor WiFiTransport: RecordingTransport {
   private func shutDown(code: WebSocketCloseCode?) async {
     keepAlive?.cancel()
     keepAlive = nil
+    unparkReader()
     if let code { await connection.close(code: code) } else { await connection.close() }
     reader?.cancel()
     reader = nil

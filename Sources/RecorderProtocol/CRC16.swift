@@ -20,12 +20,27 @@ public struct CRC16: Sendable, Equatable {
     value = crc
   }
 
-  /// The fast path: a table lookup per byte over contiguous memory, no generic iteration.
+  /// The fast path over contiguous memory: eight bytes per step with eight tables
+  /// ("slicing-by-8"), then a table lookup per byte for the rest. Every byte of a Wi-Fi
+  /// transfer passes through here; byte at a time it was the largest CPU cost of the receive
+  /// (issue 7's benchmark: ~0.4 s per 100 MB).
   private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
     var crc = value
-    Self.table.withUnsafeBufferPointer { table in
-      for byte in buffer {
-        crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+    Self.slices.withUnsafeBufferPointer { t in
+      var index = 0
+      while index + 8 <= buffer.count {
+        let b0 = Int(UInt8(truncatingIfNeeded: crc >> 8) ^ buffer[index])
+        let b1 = Int(UInt8(truncatingIfNeeded: crc) ^ buffer[index + 1])
+        crc =
+          t[7 << 8 | b0] ^ t[6 << 8 | b1] ^ t[5 << 8 | Int(buffer[index + 2])]
+          ^ t[4 << 8 | Int(buffer[index + 3])] ^ t[3 << 8 | Int(buffer[index + 4])]
+          ^ t[2 << 8 | Int(buffer[index + 5])] ^ t[1 << 8 | Int(buffer[index + 6])]
+          ^ t[Int(buffer[index + 7])]
+        index += 8
+      }
+      while index < buffer.count {
+        crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ buffer[index])]
+        index += 1
       }
     }
     value = crc
@@ -45,4 +60,17 @@ public struct CRC16: Sendable, Equatable {
     }
     return crc
   }
+
+  /// Eight tables of 256, back to back: table k is the CRC of a byte followed by k zero
+  /// bytes, so eight bytes fold into the CRC with one lookup each. Table 0 is ``table``.
+  static let slices: [UInt16] = {
+    var slices = table
+    for k in 1..<8 {
+      for index in 0..<256 {
+        let previous = slices[(k - 1) << 8 | index]
+        slices.append((previous << 8) ^ table[Int(previous >> 8)])
+      }
+    }
+    return slices
+  }()
 }

@@ -46,6 +46,23 @@ struct CRC16Tests {
     #expect(frames.value == CRC16.checksum([UInt8](repeating: 0xAB, count: 240)))
   }
 
+  /// The eight-bytes-per-step path agrees with byte at a time at every length and alignment.
+  @Test("slicing-by-8 equals byte at a time")
+  func slicing() {
+    var gen = Gen(seed: TestSeed.current ^ 0x5EED)
+    for _ in 0..<50 {
+      let bytes = gen.bytes(0...2000)
+      var byteByByte = CRC16()
+      for byte in bytes { byteByByte.update(CollectionOfOne(byte)) }
+      #expect(CRC16.checksum(bytes) == byteByByte.value, "seed \(TestSeed.current)")
+      let split = bytes.count / 3
+      var twoParts = CRC16()
+      twoParts.update(bytes[..<split])
+      twoParts.update(bytes[split...])
+      #expect(twoParts.value == byteByByte.value, "seed \(TestSeed.current)")
+    }
+  }
+
   /// The table-driven CRC agrees with the bitwise definition (poly 0x1021, MSB first).
   @Test("table matches the bitwise definition")
   func bitwise() {
