@@ -1,0 +1,288 @@
+import Foundation
+import RecorderEmulator
+import RecorderKit
+import RecorderLink
+import RecorderStore
+import Testing
+
+/// Issue 7: the sync engine over Wi-Fi Fast Transfer (PROTOCOL.md §6) against the emulated
+/// device's Wi-Fi side, over real loopback TCP: Wi-Fi for a backlog, deletes only after the
+/// batch, BLE when Wi-Fi is refused or drops, a file resumed across transports from the same
+/// durable offset (both ways), and power loss in the middle of a Wi-Fi sync, each with the
+/// exactly-once end state of the main job.
+@Suite("Sync over Wi-Fi")
+struct SyncWiFiTests {
+  static let seed: UInt64 = 0x5749_4649_0007
+
+  /// Four recordings, 107 s of audio, 428 000 bytes.
+  static let durations: [Duration] = [30, 12, 45, 20].map { .seconds($0) }
+
+  @Test("a backlog goes over Wi-Fi; deletes wait for the batch; exact end state")
+  func backlogOverWiFi() async throws {
+    let (bench, template) = try await Self.bench()
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    let engine = try bench.makeEngine()
+    let collector = Task {
+      var events: [SyncEvent] = []
+      var deleted = 0
+      for await event in engine.events {
+        events.append(event)
+        if case .fileDeleted = event { deleted += 1 }
+        if deleted == Self.durations.count { break }
+      }
+      return events
+    }
+
+    let report = try await bench.syncOnce(engine, wifi: bench.wifiPlan(join))
+    // The stream stays open while the engine lives: stop waiting if the deletes never came.
+    if report.files.contains(where: { !$0.deletedFromDevice }) { collector.cancel() }
+
+    #expect(report.wifiFallback == nil)
+    #expect(report.files.map(\.transport) == Array(repeating: "wifi", count: 4))
+    try await Self.expectExactEndState(bench, template, report)
+    let counters = await bench.device.counters
+    #expect(counters.hotspotsRaised == 1)
+    #expect(counters.wifiSessions == 1)
+    #expect(counters.wifiContentBytesSent == Int(template.totalBytes))
+    #expect(counters.dataBytesSent == 0, "no recording byte went over BLE")
+    // Every DELETE came after the last download [sdk: a delete in between stalls the device].
+    let events = await collector.value
+    let lastStored = try #require(
+      events.lastIndex { if case .fileStored = $0 { true } else { false } })
+    let firstDeleted = try #require(
+      events.firstIndex { if case .fileDeleted = $0 { true } else { false } })
+    #expect(lastStored < firstDeleted)
+    #expect(await bench.device.hasWiFiSession == false, "the Wi-Fi session is closed")
+    #expect(await bench.device.hotspotSSID == nil, "WIFI_CLOSE dropped the hotspot")
+  }
+
+  @Test("a small backlog stays on BLE: no hotspot is raised")
+  func smallBacklogStaysOnBLE() async throws {
+    let (bench, template) = try await Self.bench()
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    let engine = try bench.makeEngine()
+    var plan = bench.wifiPlan(join)
+    plan.minimumBacklogBytes = template.totalBytes + 1
+
+    let report = try await bench.syncOnce(engine, wifi: plan)
+
+    #expect(report.files.map(\.transport) == Array(repeating: "ble", count: 4))
+    #expect(report.wifiFallback == nil)
+    #expect(await bench.device.counters.hotspotsRaised == 0)
+    try await Self.expectExactEndState(bench, template, report)
+  }
+
+  @Test(
+    "a refused hotspot or a refused join falls back to BLE",
+    arguments: [
+      FaultPlan(refuseWiFiOpen: true), FaultPlan(refuseHotspotJoins: true),
+    ])
+  func refusedWiFiFallsBackToBLE(fault: FaultPlan) async throws {
+    let (bench, template) = try await Self.bench()
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    await bench.device.setFaults(fault)
+    let engine = try bench.makeEngine()
+
+    let report = try await bench.syncOnce(engine, wifi: bench.wifiPlan(join))
+
+    let fallback = try #require(report.wifiFallback)
+    guard case .wifiUnavailable = fallback else {
+      Issue.record("expected wifiUnavailable, got \(fallback)")
+      return
+    }
+    #expect(report.files.map(\.transport) == Array(repeating: "ble", count: 4))
+    try await Self.expectExactEndState(bench, template, report)
+    #expect(await bench.device.hotspotSSID == nil, "the phone sent WIFI_CLOSE on the way out")
+  }
+
+  @Test("Wi-Fi drops mid-file: BLE finishes that file from its durable offset (wifi+ble)")
+  func wifiDropResumesOnBLE() async throws {
+    let (bench, template) = try await Self.bench()
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    // Cut inside the third recording (the 45-second one).
+    let sizes = template.recordings.sorted { $0.sessionId < $1.sessionId }.map { Int($0.size) }
+    let cut = sizes[0] + sizes[1] + sizes[2] / 2 + 123
+    await bench.device.setFaults(FaultPlan(dropWiFiAfterContentBytes: cut))
+    let engine = try bench.makeEngine()
+
+    let report = try await bench.syncOnce(engine, wifi: bench.wifiPlan(join))
+
+    #expect(report.wifiFallback != nil)
+    let byId = Dictionary(uniqueKeysWithValues: report.files.map { ($0.sessionId, $0) })
+    let ids = template.recordings.map(\.sessionId).sorted()
+    #expect(byId[ids[0]]?.transport == "wifi")
+    #expect(byId[ids[1]]?.transport == "wifi")
+    #expect(byId[ids[2]]?.transport == "wifi+ble")
+    #expect(byId[ids[3]]?.transport == "ble")
+    try await Self.expectExactEndState(bench, template, report)
+    // Resumed, not restarted: BLE moved the rest of the third file and the fourth, give or
+    // take the bytes still in flight when TCP was cut (at most one content PDU).
+    let counters = await bench.device.counters
+    #expect(counters.wifiContentBytesSent == cut)
+    let rest = Int(template.totalBytes) - cut
+    #expect(counters.dataBytesSent >= rest)
+    #expect(counters.dataBytesSent <= rest + 32 * 1024 + 80)
+  }
+
+  @Test("BLE drops mid-file: the next sync finishes it over Wi-Fi (ble+wifi)")
+  func bleDropResumesOnWiFi() async throws {
+    let (bench, template) = try await Self.bench()
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    let first = template.recordings.map(\.sessionId).min()!
+    let firstSize = Int(template.recordings.first { $0.sessionId == first }!.size)
+    // The link goes down halfway through the first file, on a BLE-only run.
+    await bench.device.setFaults(FaultPlan(dropLinkAfterNotifiedBytes: firstSize / 2))
+    let engine = try bench.makeEngine()
+    await #expect(throws: SyncError.self) { _ = try await bench.syncOnce(engine, wifi: nil) }
+    let durable = try #require(try bench.journalRecords()[first]).durableBytes
+    #expect(durable > 0)
+    await bench.device.setFaults(.none)
+
+    let report = try await bench.syncOnce(engine, wifi: bench.wifiPlan(join))
+
+    #expect(report.wifiFallback == nil)
+    #expect(report.files.first { $0.sessionId == first }?.transport == "ble+wifi")
+    try await Self.expectExactEndState(bench, template, report)
+    // The Wi-Fi side moved the rest, not the whole first file again.
+    let counters = await bench.device.counters
+    #expect(counters.wifiContentBytesSent == Int(template.totalBytes - durable))
+  }
+
+  @Test("power lost at 24 seeded moments of a Wi-Fi sync: exactly once, never deleted early")
+  func powerLossDuringWiFiSync() async throws {
+    let seed = Self.seed
+    let template = try await SyncFlashTemplate.make(
+      seed: seed, durations: [8, 3, 10, 5].map { .seconds($0) })
+    defer { template.cleanUp() }
+    var options = SyncEngine.Options.fast
+    options.checkpointBytes = 4 * 1024
+
+    // How many file operations an uninterrupted Wi-Fi sync takes.
+    let reference = try SyncBench(seed: seed, template: template)
+    defer { reference.cleanUp() }
+    let referenceJoin = try reference.joinPort()
+    defer { referenceJoin.stop() }
+    let counting = PowerLossFileSystem()
+    _ = try await reference.syncOnce(
+      try reference.makeEngine(fileSystem: counting, options: options),
+      wifi: reference.wifiPlan(referenceJoin))
+    let operations = counting.operationCount
+    let digests = template.digests
+
+    var random = SyncRandom(seed: seed)
+    let points = (0..<24).map { index in
+      random.next(in: (operations * index / 24)...max(0, operations * (index + 1) / 24 - 1))
+    }
+    var cut = 0
+    for point in points {
+      let context = "seed \(seed), power lost after \(point) operations"
+      let bench = try SyncBench(seed: seed, template: template)
+      defer { bench.cleanUp() }
+      let join = try bench.joinPort()
+      defer { join.stop() }
+      let fileSystem = PowerLossFileSystem(crashAfter: point)
+      do {
+        _ = try await bench.syncOnce(
+          try bench.makeEngine(fileSystem: fileSystem, options: options),
+          wifi: bench.wifiPlan(join))
+      } catch let error as SyncError {
+        cut += 1
+        #expect(error == .storage(.powerLost), "\(context)")
+      } catch let error as StorageError {
+        cut += 1
+        #expect(error == .powerLost, "\(context)")  // creating the root
+      }
+      try fileSystem.recoverFromPowerLoss()
+      // Every device copy deleted before the cut has its raw copy and a journal that says so.
+      let records =
+        FileManager.default.fileExists(atPath: bench.journalPath) ? try bench.journalRecords() : [:]
+      for id in await bench.device.deleteLog.map(\.sessionId) {
+        #expect(records[id].map { $0.stage >= .stored } == true, "\(context)")
+        #expect(sha256(ofFile: bench.rawPath(id)) == digests[id], "\(context)")
+      }
+      // Power back: a new engine finishes over Wi-Fi.
+      let report = try await bench.syncOnce(
+        try bench.makeEngine(fileSystem: PowerLossFileSystem(), options: options),
+        wifi: bench.wifiPlan(join))
+      try await Self.expectExactEndState(bench, template, nil, context: context)
+      #expect(report.files.allSatisfy { $0.verified }, "\(context)")
+      #expect(await bench.device.deleteLog.count == template.recordings.count, "\(context)")
+    }
+    print(
+      "power loss over Wi-Fi: \(points.count) cuts over \(operations) operations, \(cut) mid-sync (seed \(seed))"
+    )
+    #expect(cut >= points.count * 3 / 4)
+  }
+
+  // MARK: - Helpers
+
+  static func bench() async throws -> (SyncBench, SyncFlashTemplate) {
+    let template = try await SyncFlashTemplate.make(seed: seed, durations: durations)
+    let bench = try SyncBench(seed: seed, template: template)
+    return (bench, template)
+  }
+
+  /// Every recording exactly once in the exports, raw copies byte-identical, the device
+  /// empty, no partial files left.
+  static func expectExactEndState(
+    _ bench: SyncBench, _ template: SyncFlashTemplate, _ report: SyncReport?,
+    context: String = ""
+  ) async throws {
+    for recording in template.recordings {
+      #expect(sha256(ofFile: bench.rawPath(recording.sessionId)) == recording.sha256, "\(context)")
+      #expect(
+        !FileManager.default.fileExists(atPath: bench.partPath(recording.sessionId)), "\(context)")
+    }
+    let exports = bench.exportNames()
+    #expect(exports.count == template.recordings.count, "\(context) \(exports)")
+    #expect(!exports.contains { $0.hasPrefix(".partial-") }, "\(context)")
+    #expect(
+      try await bench.device.recordings().isEmpty, "\(context) the device still holds recordings")
+    let records = try bench.journalRecords()
+    #expect(records.values.allSatisfy { $0.stage == .deletedFromDevice }, "\(context)")
+    if let report {
+      #expect(report.files.count == template.recordings.count, "\(context)")
+      #expect(report.files.allSatisfy { $0.verified && $0.deletedFromDevice }, "\(context)")
+    }
+  }
+}
+
+extension SyncBench {
+  /// The emulator host's hotspot join port for this device (what `recorder emulate` runs).
+  func joinPort() throws -> HotspotJoinServer {
+    let device = self.device
+    return try HotspotJoinServer { request in await device.joinHotspot(request) }
+  }
+
+  /// Wi-Fi for any backlog, on loopback, through `join`. The Wi-Fi session runs on the
+  /// continuous clock: it is real TCP.
+  func wifiPlan(_ join: HotspotJoinServer) -> WiFiSyncPlan {
+    WiFiSyncPlan(
+      joiner: TCPHotspotJoiner(port: join.port),
+      link: WiFiLink.Configuration(host: "127.0.0.1", port: 0, connectTimeout: .seconds(20)),
+      minimumBacklogBytes: 0, responseTimeout: .seconds(20))
+  }
+
+  /// Connects, syncs once (Wi-Fi per `wifi`), closes (even when the sync throws).
+  func syncOnce(_ engine: SyncEngine, wifi: WiFiSyncPlan?) async throws -> SyncReport {
+    let session = try await connect()
+    do {
+      let report = try await engine.sync(session: session, wifi: wifi)
+      await session.close()
+      return report
+    } catch {
+      await session.close()
+      throw error
+    }
+  }
+}
