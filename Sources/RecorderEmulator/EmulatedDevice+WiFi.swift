@@ -28,7 +28,7 @@ extension EmulatedDevice {
   public var hotspotSSID: String? { hotspot?.ssid }
 
   /// True while a phone that joined the hotspot has a §6 session open.
-  public var hasWiFiSession: Bool { wifiSession != nil }
+  public var hasWiFiSession: Bool { wifiSession.map { !$0.isOver } ?? false }
 
   /// The device's verdict on a phone joining its hotspot (the emulator host's join port hands
   /// each `JOIN` here: wire it as `HotspotJoinServer { await device.joinHotspot($0) }`).
@@ -49,7 +49,7 @@ extension EmulatedDevice {
         refusal = "wrong SSID"
       } else if request.password != hotspot.password {
         refusal = "wrong password"
-      } else if wifiSession != nil {
+      } else if let session = wifiSession, !session.isOver {
         refusal = "a Wi-Fi session is already active"
       } else {
         refusal = nil
@@ -155,6 +155,12 @@ extension EmulatedDevice {
   func wifiSessionEnded(_ id: Int) {
     if wifiSession?.id == id { wifiSession = nil }
   }
+
+  /// The phone answered a PING.
+  func noteWiFiPong() { counterValues.wifiPongsReceived += 1 }
+
+  /// The battery for a Wi-Fi PING.
+  func wifiBattery() -> (level: UInt8, charging: Bool) { (batteryLevel, charging) }
 
   /// Every recording for a Wi-Fi LIST, oldest first (a live one with its bytes so far).
   func wifiListEntries() -> [WiFiListEntry] {

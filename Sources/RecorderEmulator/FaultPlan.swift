@@ -83,6 +83,8 @@ public struct DeviceCounters: Sendable, Equatable {
   /// Wi-Fi: phone messages received, and those that were not a §6 PDU the device knows.
   public var wifiMessagesReceived = 0
   public var wifiMalformedMessages = 0
+  /// Wi-Fi: PONGs received (answers to the device's PINGs).
+  public var wifiPongsReceived = 0
   /// Wi-Fi: hotspots that quit after the idle timeout.
   public var wifiIdleCloses = 0
 

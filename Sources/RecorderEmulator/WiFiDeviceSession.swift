@@ -35,8 +35,12 @@ actor WiFiDeviceSession {
   /// Counts handled phone messages: the close after STOP checks nothing came since.
   private var messagesHandled = 0
   private var stopGraceTimer: Task<Void, Never>?
+  private var pinger: Task<Void, Never>?
   /// Set when the current streamer sent its range's last PDU.
   private var streamerFinished = false
+  /// The connection once open, readable from outside the actor (see ``isOver``).
+  private let openConnection = Locked<WebSocketConnection?>(nil)
+  private let over = Locked(false)
 
   init(
     id: Int, device: EmulatedDevice, host: String, port: UInt16, serial: String,
@@ -50,6 +54,13 @@ actor WiFiDeviceSession {
     helloToken = DeviceToken(Self.md5Hex(serial))
     let padding = WiFiPhoneMessage.handshakeTokenLength - token.revealed.utf8.count
     expectedToken = token.revealed + String(repeating: "0", count: max(0, padding))
+  }
+
+  /// True once the session has ended or its connection is closed, even if the reader loop
+  /// has not noticed yet: a phone that closed and joins again at once is not refused as
+  /// "already active". Readable from any thread.
+  nonisolated var isOver: Bool {
+    over.withLock { $0 } || openConnection.withLock { $0?.isClosed ?? false }
   }
 
   /// The upper-case hex MD5 of `serial`: a genuine device's HELLO token [sdk].
@@ -68,20 +79,26 @@ actor WiFiDeviceSession {
   /// Connects to the phone and serves it until the connection ends; then frees the device's
   /// session slot.
   func run() async {
-    defer { stopGraceTimer?.cancel() }
+    defer {
+      stopGraceTimer?.cancel()
+      pinger?.cancel()
+    }
     let connection: WebSocketConnection
     do {
       connection = try await WebSocketConnection.connect(
         host: host, port: port, configuration: parameters.webSocket)
     } catch {
       ended = true
+      over.withLock { $0 = true }
       await device.wifiSessionEnded(id)
       return
     }
     self.connection = connection
+    openConnection.withLock { $0 = connection }
     guard !ended, let helloToken else {
       // Ended while connecting (WIFI_CLOSE, reboot): go away at once.
       await connection.close(code: .goingAway)
+      over.withLock { $0 = true }
       await device.wifiSessionEnded(id)
       return
     }
@@ -98,6 +115,7 @@ actor WiFiDeviceSession {
     ended = true
     streamGeneration += 1
     await connection.close()
+    over.withLock { $0 = true }
     await device.wifiSessionEnded(id)
   }
 
@@ -105,6 +123,7 @@ actor WiFiDeviceSession {
   func end(closeCode: WebSocketCloseCode?) async {
     guard !ended else { return }
     ended = true
+    over.withLock { $0 = true }
     streamGeneration += 1
     guard let connection else { return }  // still connecting: run() goes away after it
     if let closeCode {
@@ -131,7 +150,7 @@ actor WiFiDeviceSession {
     }
     switch request {
     case .handshake: await send(.handshakeResult(status: 0))
-    case .pong: break
+    case .pong: await device.noteWiFiPong()
     case .list(let uid, let start, let single): await list(uid: uid, start: start, single: single)
     case .sync(let session, let scene, let start, let end):
       await sync(session: session, scene: scene, start: start, end: end)
@@ -155,6 +174,24 @@ actor WiFiDeviceSession {
     }
     authenticated = true
     await send(.handshakeResult(status: 0))
+    guard let interval = parameters.pingInterval else { return }
+    let clock = parameters.clock
+    pinger = Task {
+      while true {
+        do { try await clock.sleep(for: interval) } catch { return }
+        guard await self.ping() else { return }
+      }
+    }
+  }
+
+  /// One PING with the battery's state; false once the session is over.
+  private func ping() async -> Bool {
+    guard !ended else { return false }
+    let (level, charging) = await device.wifiBattery()
+    // `volume` is taken as the battery percentage and `voltage` as millivolts [project].
+    let voltage = 3_300 + Int64(level) * 9
+    await send(.ping(volume: Int64(level), voltage: voltage, charging: charging ? 1 : 0))
+    return !ended
   }
 
   /// One page from `start` (entries the phone already has): `count` = all recordings,

@@ -21,15 +21,20 @@ public struct WiFiParameters: Sendable {
   public var contentChunkBytes: Int
   /// Entries per LIST page [project: paging is not documented].
   public var listPageEntries: Int
+  /// The device PINGs `{volume,voltage,charging}` this often once the handshake is done (on
+  /// ``clock``); nil sends none. The phone must answer each with PONG [sdk].
+  public var pingInterval: Duration?
   /// Limits of the device's WebSocket client.
   public var webSocket: WebSocketConfiguration
 
-  /// The defaults: continuous clock, 2 min idle, 32 KiB content PDUs, 100 entries a page.
+  /// The defaults: continuous clock, 2 min idle, 32 KiB content PDUs, 100 entries a page,
+  /// no PINGs.
   /// - Precondition: `contentChunkBytes` and `listPageEntries` are positive (programmer errors).
   public init(
     clock: AnyClock = .continuous, idleTimeout: Duration = .seconds(120),
     stopGrace: Duration = .seconds(1), contentChunkBytes: Int = 32 << 10,
-    listPageEntries: Int = 100, webSocket: WebSocketConfiguration = WebSocketConfiguration()
+    listPageEntries: Int = 100, pingInterval: Duration? = nil,
+    webSocket: WebSocketConfiguration = WebSocketConfiguration()
   ) {
     precondition(contentChunkBytes > 0, "content PDUs carry at least one byte")
     precondition(listPageEntries > 0, "LIST pages hold at least one entry")
@@ -38,6 +43,7 @@ public struct WiFiParameters: Sendable {
     self.stopGrace = stopGrace
     self.contentChunkBytes = contentChunkBytes
     self.listPageEntries = listPageEntries
+    self.pingInterval = pingInterval
     self.webSocket = webSocket
   }
 }

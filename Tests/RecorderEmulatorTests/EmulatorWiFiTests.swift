@@ -16,10 +16,14 @@ struct WiFiBench {
   let directory: String
   let joinServer: HotspotJoinServer
 
-  init(supportWifi: UInt8 = 1, chunkBytes: Int = 16 << 10, pageEntries: Int = 100) throws {
+  init(
+    supportWifi: UInt8 = 1, chunkBytes: Int = 16 << 10, pageEntries: Int = 100,
+    pingInterval: Duration? = nil
+  ) throws {
     directory = NSTemporaryDirectory() + "emulator-wifi-\(UUID().uuidString)"
     let wifi = WiFiParameters(
-      clock: AnyClock(wifiClock), contentChunkBytes: chunkBytes, listPageEntries: pageEntries)
+      clock: AnyClock(wifiClock), contentChunkBytes: chunkBytes, listPageEntries: pageEntries,
+      pingInterval: pingInterval)
     device = try EmulatedDevice(
       configuration: DeviceConfiguration(supportWifi: supportWifi, wifi: wifi),
       flashDirectory: directory, time: .manual(clock))
@@ -236,7 +240,18 @@ struct EmulatorWiFiTests {
     #expect(viaWiFi.map(\.size) == viaBLE.map(\.size))
     #expect(viaWiFi.map(\.scene) == viaBLE.map(\.scene))
     #expect(await bench.device.counters.wifiSessions == 1)
+    let hotspot = link.hotspot
+    await #expect(throws: HotspotJoinError.refused("a Wi-Fi session is already active")) {
+      try await HotspotJoinClient.join(
+        host: "127.0.0.1", port: bench.joinServer.port, ssid: hotspot.ssid,
+        password: hotspot.password, serverPort: 9)
+    }
     await link.close()
+    // A phone that closed may join again at once.
+    let again = try await bench.link(to: hotspot)
+    #expect(try await again.transport.listRecordings().map(\.sessionId) == viaBLE.map(\.sessionId))
+    await again.close()
+    #expect(await bench.device.counters.wifiSessions == 2)
     await session.close()
   }
 
@@ -473,6 +488,26 @@ struct EmulatorWiFiTests {
     let rest = ByteSink()
     _ = try await session.streamRange(sessionId: file.sessionId, start: 20_000) { rest.take($0) }
     #expect(sink.bytes + rest.bytes == (try await bench.flashBytes(file.sessionId)))
+    await session.close()
+  }
+
+  @Test("PINGs on the Wi-Fi clock are answered with PONG; a reboot drops TCP without a close")
+  func pingThenReboot() async throws {
+    let bench = try WiFiBench(pingInterval: .seconds(10))
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let link = try await bench.link(to: try await session.openWiFi())
+    #expect(await eventually { bench.wifiClock.sleeperCount == 2 })  // idle timer + pinger
+    bench.wifiClock.advance(by: .seconds(10))
+    #expect(await eventually { await bench.device.counters.wifiPongsReceived == 1 })
+    _ = try await link.transport.listRecordings()
+    await bench.device.reboot()
+    #expect(await bench.device.hotspotSSID == nil)
+    #expect(await eventually { link.transport.connection.isClosed })
+    await #expect(throws: DeviceError.disconnected(.linkLoss)) {
+      _ = try await link.transport.listRecordings()
+    }
+    await link.close()
     await session.close()
   }
 }
