@@ -61,6 +61,8 @@ public actor WiFiTransport: RecordingTransport {
 
   /// "wifi", as the journal records it.
   public nonisolated let name = "wifi"
+  /// A delete between downloads stalls the device [sdk].
+  public nonisolated var deletesOnlyAfterBatch: Bool { true }
   /// The connection the device opened.
   public nonisolated let connection: WebSocketConnection
   private let configuration: Configuration
