@@ -247,6 +247,58 @@ struct WiFiAgentTests {
     try await eventually("closed") { log.has("wifiClose 0") }
   }
 
+  @Test(
+    "a Wi-Fi link lost mid-export: onError, the session ends with wifiClose(-1); rejoin and the export resumes from its durable offset"
+  )
+  func lostLinkResumes() async throws {
+    let bench = try FacadeBench(seed: 17, wifi: true)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(300))
+    let digest = try await bench.device.recordings(includingDigests: true).first?.sha256
+    let log = CallbackLog()
+    let ssid = try await Self.openWiFi(bench, log)
+    let hotspot = try #require(log.hotspot.withLock { $0 })
+    let wifi = bench.agent.wifiAgent
+    let cut = 600_000
+    await bench.device.setFaults(FaultPlan(dropWiFiAfterContentBytes: cut))
+    wifi.exportAudioViaWiFi(
+      sessionId: Int(recording.sessionId), outputDir: bench.exports, format: .mp3,
+      callback: log)
+    try await eventually("lost") { log.count("wifiClose") == 1 }
+    #expect(log.count("onError") == 1 && log.count("onComplete") == 0)
+    #expect(log.has("wifiCommonErr 12 -1"))
+    let ending = log.all.filter {
+      $0.hasPrefix("wifiConnectionStatus") || $0.hasPrefix("wifiClose")
+    }
+    #expect(ending.suffix(2) == ["wifiConnectionStatus \(ssid) false", "wifiClose -1"])
+    #expect(!wifi.isConnected && bench.agent.isWiFiTransferActive)
+
+    // BLE still up: its list shows where the transfer will resume.
+    bench.agent.getFileList(startSessionId: 0)
+    try await eventually("BLE list") { log.count("bleFileList") == 1 }
+    let listed = try #require(log.all.first { $0.hasPrefix("bleFileList") })
+    let offset = try #require(
+      listed.split(separator: ":").dropFirst(2).first.flatMap { Int($0) })
+    #expect(offset > 0 && offset <= cut, "\(listed)")
+
+    await bench.device.setFaults(.none)
+    wifi.connectWifi(hotspot.wholeName, hotspot.password, 60)
+    try await eventually("rejoined") { log.count("wifiHandshake 0") == 2 }
+    wifi.exportAudioViaWiFi(
+      sessionId: Int(recording.sessionId), outputDir: bench.exports, format: .mp3,
+      callback: log)
+    try await eventually("exported") { log.count("onComplete") == 1 }
+    let resumed = log.chunks.withLock { $0[Int(recording.sessionId)] ?? [] }
+    #expect(resumed.contains { $0.offset == offset })
+    let workspace = try SyncWorkspace(root: bench.directory + "/store")
+    let checkpoint = try #require(try workspace.checkpoints(serial: bench.device.serial).first)
+    #expect(checkpoint.sha256 == digest)
+    #expect(FileManager.default.fileExists(atPath: try #require(checkpoint.exportPath)))
+    bench.agent.setDeviceWiFi(open: false)
+    try await eventually("closed") { log.has("wifiClose 0") }
+    try await eventually("hotspot down") { await bench.device.hotspotSSID == nil }
+  }
+
   @Test("failures: no joiner, a refused join retried until the timeout, the wrong device")
   func failures() async throws {
     // No joiner configured: the hotspot opens over BLE, the join fails clearly.
@@ -271,6 +323,11 @@ struct WiFiAgentTests {
       bench.agent.setDeviceWiFi(open: false)
       try await eventually("hotspot down") { await bench.device.hotspotSSID == nil }
       #expect(!bench.agent.isWiFiTransferActive && !log.has("wifiClose"))
+      // A device that cannot raise its hotspot: bleWiFiOpen(-1, "", "", "").
+      await bench.device.setFaults(FaultPlan(refuseWiFiOpen: true))
+      bench.agent.setDeviceWiFi(open: true)
+      try await eventually("refused") { log.has("bleWiFiOpen -1") }
+      #expect(!bench.agent.isWiFiTransferActive)
     }
     // A wrong password: the device refuses every join; retried until the timeout.
     do {
