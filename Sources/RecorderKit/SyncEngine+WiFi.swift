@@ -78,8 +78,11 @@ extension SyncEngine {
     } catch .device(let error) where error != .cancelled && !Task.isCancelled {
       failure = error
     }
+    // What Wi-Fi finished stays in the report, even files it already deleted.
+    let partial = interruptedReport
     var report = try await sync(using: ble)
     report.wifiFallback = failure
+    if let partial { report.merge(earlier: partial) }
     return report
   }
 
@@ -136,6 +139,18 @@ extension SyncEngine {
       guard record.stage < .stored else { return total }
       return total + max(0, Int64(recording.size) - record.durableBytes)
     }
+  }
+}
+
+extension SyncReport {
+  /// Adds what an earlier, interrupted run did: its files this report does not have (the
+  /// device no longer lists them), its bytes and re-issues. Files stay in session id order.
+  public mutating func merge(earlier: SyncReport) {
+    let known = Set(files.map(\.sessionId))
+    files += earlier.files.filter { !known.contains($0.sessionId) }
+    files.sort { $0.sessionId < $1.sessionId }
+    bytesReceived += earlier.bytesReceived
+    reissues += earlier.reissues
   }
 }
 

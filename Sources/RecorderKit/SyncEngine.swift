@@ -45,6 +45,10 @@ public actor SyncEngine {
   private let eventContinuation: AsyncStream<SyncEvent>.Continuation
   /// Progress, in order. Single consumer; finishes when the engine is released.
   public nonisolated let events: AsyncStream<SyncEvent>
+  /// What the last run that threw had done before it stopped (files finished, bytes moved),
+  /// so a caller that resumes can report every file, including those the device no longer
+  /// lists; nil after a run that completed.
+  public private(set) var interruptedReport: SyncReport?
 
   public init(
     journal: Journal, fileSystem: any DurableFileSystem = PosixFileSystem(), root: String,
@@ -90,10 +94,17 @@ public actor SyncEngine {
     } catch {
       // Never return while the previous file's export or DELETE still runs: a new run (after
       // a reconnect, a full disk, a power cut) would race with it on the same files.
-      if let previous = pendingFinish { _ = await Self.finished(previous) }
+      if let previous = pendingFinish {
+        if case .success(let file) = await Self.finished(previous) { report.files.append(file) }
+      }
+      interruptedReport = report
       throw Task.isCancelled ? .cancelled : error
     }
-    if Task.isCancelled { throw .cancelled }
+    if Task.isCancelled {
+      interruptedReport = report
+      throw .cancelled
+    }
+    interruptedReport = nil
     return report
   }
 

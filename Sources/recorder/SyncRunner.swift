@@ -45,6 +45,12 @@ struct SyncRunner {
         return total
       } catch {
         await connection.close()
+        // Files this attempt finished (and perhaps deleted) before it stopped.
+        if let partial = await engine.interruptedReport {
+          for file in partial.files { merged[file.sessionId] = file }
+          total.bytesReceived += partial.bytesReceived
+          total.reissues += partial.reissues
+        }
         lastError = error
         if case .storage = error { throw CommandFailure(.ioError, "\(error)") }
         if case .journal = error { throw CommandFailure(.ioError, "\(error)") }

@@ -171,6 +171,19 @@ final class EmulatorProcess: @unchecked Sendable {
   /// Device options for `ls`, `info`, `sync`.
   var device: [String] { ["--device", url, "--token", token] }
 
+  /// The Wi-Fi join port from the emulator's second stdout line (`hotspot tcp://…`).
+  func hotspot() throws -> String {
+    var address: String?
+    waitUntil(timeout: .seconds(30)) {
+      address =
+        child.stdout.split(separator: "\n").first { $0.hasPrefix("hotspot ") }
+        .map { String($0.dropFirst("hotspot ".count)) }
+      return address != nil || !child.process.isRunning
+    }
+    guard let address else { throw HarnessError("recorder emulate printed no hotspot line") }
+    return address
+  }
+
   func manifest() throws -> Manifest {
     let path = try #require(manifestPath)
     return try Manifest(data: Data(contentsOf: URL(fileURLWithPath: path)))
