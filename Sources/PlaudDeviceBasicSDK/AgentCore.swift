@@ -27,6 +27,8 @@ actor AgentCore {
   private var handshakeToken: RecorderDeviceToken?
   /// Whether the device's hotspot is up (WIFI_OPEN answered 0, no WIFI_CLOSE since).
   private let hotspotOpen = Guarded(false)
+  /// Audio channels of the device connected last (Wi-Fi does not report them).
+  private var channels = 1
   private let token = Guarded<(jwt: String?, domain: String?)>((nil, nil))
   private let lastError = Guarded<PlaudSDKError?>(nil)
   private let beaconsActive = Guarded(false)
@@ -513,13 +515,11 @@ actor AgentCore {
       token = try resolveToken(nil)
     }
     var wifi = WiFiTransport.Configuration(serial: serial, bleToken: token)
-    wifi.audioChannels = device.map { $0.serial == serial } == true ? max(1, channels) : 1
+    if device?.serial == serial { wifi.audioChannels = max(1, channels) }
     wifi.responseTimeout = configuration.wifiResponseTimeout
     wifi.unixTime = { [configuration] in Int64(configuration.unixTime()) }
     return wifi
   }
-
-  private var channels = 1
 
   /// Eight random letters and digits: the hotspot's WPA password for this session.
   static func makeHotspotPassword() -> String {

@@ -54,8 +54,9 @@ public protocol PlaudDeviceAgentProtocol: AnyObject {
   func bleDeleteFile(sessionId: Int, status: Int)
   /// The answer to `depair(clear:)`: 0 done (the device is then disconnected), else failed.
   func bleDepair(_ status: Int)
-  /// The answer to `setDeviceWiFi(open:)`. Until Wi-Fi Fast Transfer lands, always status
-  /// -1 with empty names (and `lastError` says why).
+  /// The answer to `setDeviceWiFi(open: true)`: status 0 with the hotspot's names (both the
+  /// SSID to pass to `PlaudWiFiAgent.connectWifi`) and its password; -1 with empty strings
+  /// when it could not be raised (`lastError` says why). Hand over to `PlaudWiFiAgent`.
   func bleWiFiOpen(_ status: Int, _ wifiName: String, _ wholeName: String, _ wifiPass: String)
   /// A firmware push result. Until firmware update lands: status -1 with the reason.
   func bleFotaResult(uid: Int, status: Int, errmsg: String?)
