@@ -3,7 +3,8 @@ import RecorderLink
 import RecorderProtocol
 
 /// A faithful emulated Plaud Note / NotePin (PROTOCOL.md): firmware state machine, flash of
-/// real Opus recordings, the BLE link timing model, advertising and fault injection.
+/// real Opus recordings, the BLE link timing model, advertising, Wi-Fi Fast Transfer (the
+/// hotspot and the §6 session over real TCP, ``joinHotspot(_:)``) and fault injection.
 ///
 /// Reach it as a phone would through ``EmulatorCentral`` (in process) or the TCP transport
 /// (which proxies any `Central`); drive the device side (buttons, battery, faults, reboot)

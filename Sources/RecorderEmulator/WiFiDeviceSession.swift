@@ -282,7 +282,8 @@ actor WiFiDeviceSession {
       guard generation == streamGeneration else { return }
       if !data.isEmpty {
         let content = WiFiContent(
-          session: session, offset: UInt32(offset), last: !drop && offset + data.count == end,
+          session: session, offset: UInt32(clamping: offset),
+          last: !drop && offset + data.count == end,
           data: data)
         guard await send(.content(content)) else { return }
       }
