@@ -518,6 +518,13 @@ actor AgentCore {
     if device?.serial == serial { wifi.audioChannels = max(1, channels) }
     wifi.responseTimeout = configuration.wifiResponseTimeout
     wifi.unixTime = { [configuration] in Int64(configuration.unixTime()) }
+    // A file still being recorded is left alone over Wi-Fi too, while BLE can tell.
+    if let current = session, device?.serial == serial {
+      wifi.recordingInProgress = { [weak current] in
+        guard let current else { return nil }
+        return try? await BLETransport(session: current).recordingInProgress()
+      }
+    }
     return wifi
   }
 

@@ -93,8 +93,10 @@ extension SyncEngine {
     let link: WiFiLink
     do throws(DeviceError) {
       let hotspot = try await session.openWiFi(password: plan.password)
-      let configuration = await session.wifiSessionConfiguration(
-        responseTimeout: plan.responseTimeout)
+      var configuration = await session.wifiSessionConfiguration()
+      configuration.responseTimeout = plan.responseTimeout
+      // The state LIST was judged against: the same file is left alone over Wi-Fi.
+      configuration.recordingInProgress = { inProgress }
       do throws(DeviceError) {
         link = try await WiFiLink.connect(
           to: hotspot, joiner: plan.joiner, session: configuration, configuration: plan.link,
@@ -108,8 +110,7 @@ extension SyncEngine {
     }
     let result: Result<SyncReport, SyncError>
     do {
-      result = .success(
-        try await sync(using: WiFiWithBLEState(wifi: link.transport, inProgress: inProgress)))
+      result = .success(try await sync(using: link.transport))
     } catch {
       result = .failure(error)
     }
@@ -155,40 +156,16 @@ extension SyncReport {
 }
 
 extension DeviceSession {
-  /// What the Wi-Fi session needs from this BLE session: the serial its HELLO must match,
-  /// the token for its handshake, the channel count.
-  func wifiSessionConfiguration(responseTimeout: Duration) -> WiFiTransport.Configuration {
-    WiFiTransport.Configuration(
-      serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels,
-      responseTimeout: responseTimeout)
-  }
-}
-
-/// The Wi-Fi transport with the recording-in-progress answer taken from BLE (Wi-Fi has no
-/// state query): a file still being recorded is left alone over Wi-Fi too.
-private struct WiFiWithBLEState: RecordingTransport {
-  let wifi: WiFiTransport
-  let inProgress: UInt32?
-
-  var name: String { wifi.name }
-  var serial: String { get async { await wifi.serial } }
-  var audioChannels: Int { get async { await wifi.audioChannels } }
-  var deletesOnlyAfterBatch: Bool { wifi.deletesOnlyAfterBatch }
-
-  func listRecordings() async throws(DeviceError) -> [Recording] {
-    try await wifi.listRecordings()
-  }
-
-  func recordingInProgress() async throws(DeviceError) -> UInt32? { inProgress }
-
-  func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
-    receive: @Sendable (BulkFrame) async -> StreamDecision
-  ) async throws(DeviceError) -> SyncTail? {
-    try await wifi.stream(sessionId: sessionId, start: start, end: end, receive: receive)
-  }
-
-  func delete(sessionId: UInt32) async throws(DeviceError) {
-    try await wifi.delete(sessionId: sessionId)
+  /// What a Wi-Fi session with this device needs from this BLE session: the serial its
+  /// HELLO must match, the token for its handshake, the channel count, and the recording in
+  /// progress (asked of this session; none known once BLE is down).
+  public func wifiSessionConfiguration() -> WiFiTransport.Configuration {
+    var wifi = WiFiTransport.Configuration(
+      serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels)
+    wifi.recordingInProgress = { [weak self] in
+      guard let self else { return nil }
+      return try? await BLETransport(session: self).recordingInProgress()
+    }
+    return wifi
   }
 }

@@ -41,6 +41,9 @@ public actor WiFiTransport: RecordingTransport {
     public var stopTimeout: Duration
     /// The handshake's `stamp`: unix seconds now.
     public var unixTime: @Sendable () -> Int64
+    /// Which recording is still being recorded. Wi-Fi has no state query, so this asks the
+    /// BLE session when there is one (``DeviceSession`` sets it); nil means none known.
+    public var recordingInProgress: @Sendable () async -> UInt32? = { nil }
 
     /// Ten seconds per answer, a keep-alive every 30 s, five seconds for STOP.
     public init(
@@ -202,8 +205,10 @@ public actor WiFiTransport: RecordingTransport {
     }
   }
 
-  /// Wi-Fi has no state query; the BLE session knows what is recording.
-  public func recordingInProgress() async throws(DeviceError) -> UInt32? { nil }
+  /// Wi-Fi has no state query: asks ``Configuration/recordingInProgress`` (the BLE session).
+  public func recordingInProgress() async throws(DeviceError) -> UInt32? {
+    await configuration.recordingInProgress()
+  }
 
   /// SYNC `[start, end)` with the recording's scene, then hands the content on in frames of
   /// at most 255 bytes (what ``BulkFrame`` carries) until the PDU marked `last`.

@@ -158,6 +158,25 @@ struct SyncWiFiTests {
     #expect(counters.wifiContentBytesSent == Int(template.totalBytes - durable))
   }
 
+  @Test("a recording still in progress is left on the device over Wi-Fi too")
+  func recordingInProgressStaysOverWiFi() async throws {
+    let (bench, template) = try await Self.bench()
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    let live = try #require(await bench.device.startRecordingOnDevice())
+    let engine = try bench.makeEngine()
+
+    let report = try await bench.syncOnce(engine, wifi: bench.wifiPlan(join))
+
+    #expect(report.wifiFallback == nil)
+    #expect(report.skippedInProgress == [live])
+    #expect(report.files.map(\.sessionId).sorted() == template.digests.keys.sorted())
+    #expect(report.files.allSatisfy { $0.transport == "wifi" && $0.deletedFromDevice })
+    #expect(try await bench.device.recordings().map(\.sessionId) == [live])
+    #expect(try bench.journalRecords()[live] == nil, "the live one was journalled")
+  }
+
   @Test("power lost at 24 seeded moments of a Wi-Fi sync: exactly once, never deleted early")
   func powerLossDuringWiFiSync() async throws {
     let seed = Self.seed
