@@ -294,19 +294,21 @@ public actor DeviceSession {
     var headStatus: UInt8?
     var stopped = false
     // If the caller gives up (a background budget expired), the device must stop streaming
-    // at once: SYNC_STOP goes straight to the link from the cancellation handler, not through
-    // the request queue (its `001E` reply then arrives as an unsolicited frame).
-    let link = self.link
-    let stop = PhoneMessage.syncStop.encoded(portVersion: info.portVersion)
+    // at once: SYNC_STOP goes straight to the link, not through the request queue (its
+    // `001E` reply then arrives as an unsolicited frame), but never ahead of SYNC_START, or
+    // the device would take it as a no-op and then stream the whole range.
+    let stop = PendingStreamStop(
+      link: link, frame: PhoneMessage.syncStop.encoded(portVersion: info.portVersion))
+    // Given up before asking: nothing to start, nothing to stop.
+    if Task.isCancelled { throw .cancelled }
     do {
       try await withTaskCancellationHandler {
         try await streamExchange(
           sessionId: sessionId, start: start, end: end, silenceTimeout: silenceTimeout,
-          onData: onData, tail: &tail, headStatus: &headStatus, stopped: &stopped)
+          onData: onData, tail: &tail, headStatus: &headStatus, stopped: &stopped,
+          onRequestWritten: { await stop.requestWritten() })
       } onCancel: {
-        Task {
-          try? await link.write(stop, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
-        }
+        stop.cancelled()
       }
     } catch let error as DeviceError {
       throw error
@@ -326,11 +328,12 @@ public actor DeviceSession {
   private func streamExchange(
     sessionId: UInt32, start: UInt32, end: UInt32, silenceTimeout: Duration,
     onData: @Sendable (BulkFrame) async -> StreamDecision, tail: inout SyncTail?,
-    headStatus: inout UInt8?, stopped: inout Bool
+    headStatus: inout UInt8?, stopped: inout Bool,
+    onRequestWritten: @escaping @Sendable () async -> Void
   ) async throws(DeviceError) {
     try await exchange(
       .syncStart(SyncStartRequest(sessionId: sessionId, start: start, end: end)),
-      operation: "SYNC_START", timeout: silenceTimeout,
+      operation: "SYNC_START", timeout: silenceTimeout, onWritten: onRequestWritten,
       accepts: { incoming in
         switch incoming {
         case .bulk(let frame): frame.sessionId == sessionId
@@ -417,8 +420,10 @@ public actor DeviceSession {
 
   /// One request in flight at a time: waits its turn, writes the frame, feeds every accepted
   /// incoming frame to `handle` until it returns true. Fails after `timeout` without a frame.
+  /// `onWritten` runs as soon as the frame is with the link, before any reply is awaited.
   private func exchange(
     _ message: PhoneMessage, operation: String, timeout: Duration,
+    onWritten: (@Sendable () async -> Void)? = nil,
     accepts: @escaping @Sendable (Incoming) -> Bool,
     handle: (Incoming) async throws(DeviceError) -> Bool
   ) async throws(DeviceError) {
@@ -454,6 +459,7 @@ public actor DeviceSession {
       try await link.write(
         message.encoded(portVersion: info.portVersion), to: RecorderGATT.writeCharacteristic,
         type: .withoutResponse)
+      await onWritten?()
       releaseWrite()
     } catch {
       releaseWrite()
@@ -609,5 +615,58 @@ public actor DeviceSession {
   private static func reason(_ error: LinkError) -> DisconnectReason {
     if case .disconnected(let reason) = error { return reason }
     return .other(error.description)
+  }
+}
+
+/// The SYNC_STOP owed to a stream whose caller gave up, sent at most once and never ahead of
+/// its SYNC_START. The link delivers writes in the order they are made, but a cancellation
+/// handler runs on whichever thread cancels, concurrently with the request's own write: had
+/// it written SYNC_STOP while SYNC_START was still on its way, the device would stop nothing
+/// and then stream the whole range. So the handler sends it only once SYNC_START is with the
+/// link; a cancellation that comes earlier is acted on by the request's task, right after
+/// its SYNC_START write returns.
+///
+/// Thread-safe: `state` sits in one ``Locked``; the write happens outside the lock.
+private final class PendingStreamStop: Sendable {
+  private struct State {
+    var requestWritten = false
+    var cancelled = false
+    var sent = false
+  }
+
+  private let state = Locked(State())
+  private let link: any PeripheralLink
+  private let frame: [UInt8]
+
+  init(link: any PeripheralLink, frame: [UInt8]) {
+    self.link = link
+    self.frame = frame
+  }
+
+  /// From the cancellation handler: stops the device now if SYNC_START is out.
+  func cancelled() {
+    guard claim({ $0.cancelled = true }) else { return }
+    Task { await send() }
+  }
+
+  /// From the request's task, once SYNC_START is with the link: stops the device at once if
+  /// the caller already gave up.
+  func requestWritten() async {
+    guard claim({ $0.requestWritten = true }) else { return }
+    await send()
+  }
+
+  /// Records one side's news; true for the one caller that must now send SYNC_STOP.
+  private func claim(_ update: (inout State) -> Void) -> Bool {
+    state.withLock { state in
+      update(&state)
+      guard state.requestWritten, state.cancelled, !state.sent else { return false }
+      state.sent = true
+      return true
+    }
+  }
+
+  private func send() async {
+    try? await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
   }
 }

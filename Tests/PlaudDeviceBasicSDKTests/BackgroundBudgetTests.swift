@@ -33,13 +33,7 @@ struct BackgroundBudgetTests {
     print(
       "budget expiry: 30 stops, latency max \(latencies.max() ?? 0) s, mean "
         + "\(latencies.reduce(0, +) / Double(latencies.count)) s virtual; \(real) real")
-    // Known gap (issue 6 stays open): on a loaded machine some stops take longer than 1 s
-    // of virtual time (seen: up to 3.8 s), while idle runs stay under 1 s. Where the extra
-    // virtual time goes after the cancellation is not yet found; the end state below is
-    // exact either way.
-    withKnownIssue("stop latency over 1 s of virtual time under load", isIntermittent: true) {
-      #expect(latencies.allSatisfy { $0 <= 1.0 })
-    }
+    #expect(latencies.allSatisfy { $0 <= 1.0 })
   }
 
   private func expire(at moment: Duration, round: Int) async throws -> Double {
@@ -85,9 +79,7 @@ struct BackgroundBudgetTests {
       run.stopLatency, "round \(round): the sync finished before \(moment)")
     // The timer sees the deadline at the first clock event at or after it.
     #expect(run.expiredAt.map { $0 - grantedAt >= moment } == true)
-    withKnownIssue("stop latency over 1 s of virtual time under load", isIntermittent: true) {
-      #expect(latency <= .seconds(1), "round \(round): stopped \(latency) after expiry")
-    }
+    #expect(latency <= .seconds(1), "round \(round): stopped \(latency) after expiry")
     // The checkpoint is committed: the journal's durable bytes are on disk.
     for checkpoint in try workspace.checkpoints(serial: device.serial)
     where checkpoint.stage == .transferring {
