@@ -114,8 +114,13 @@ extension SyncEngine {
     } catch {
       result = .failure(error)
     }
-    await link.close()
-    try? await session.closeWiFi()
+    // Close on every path, a cancelled sync (an expired background budget) included: in a
+    // task of its own, which the caller's cancellation does not reach, so no step of STOP,
+    // the close with 1000 and the BLE-side WIFI_CLOSE can be cut short by it.
+    await Task {
+      await link.close()
+      try? await session.closeWiFi()
+    }.value
     return try result.get()
   }
 

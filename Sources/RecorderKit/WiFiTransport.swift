@@ -222,6 +222,12 @@ public actor WiFiTransport: RecordingTransport {
     try await send(.sync(session: sessionId, scene: scenes[sessionId] ?? 1, start: start, end: end))
     var crc = CRC16()
     while true {
+      if Task.isCancelled {
+        // The caller gave up (an expired background budget): stop the device's stream, from
+        // a task the cancellation does not reach, and keep the session usable.
+        _ = await Task { try? await self.stopStreaming() }.value
+        throw .cancelled
+      }
       let message = try await nextMessage(operation: "SYNC")
       switch message {
       case .syncStatus(sessionId, let status) where status != 0:

@@ -177,6 +177,47 @@ struct SyncWiFiTests {
     #expect(try bench.journalRecords()[live] == nil, "the live one was journalled")
   }
 
+  @Test("a Wi-Fi sync cancelled mid-file closes Wi-Fi on both sides; the next run resumes")
+  func cancelledWiFiSyncClosesAndResumes() async throws {
+    let template = try await SyncFlashTemplate.make(
+      seed: Self.seed, durations: [600, 20].map { .seconds($0) })
+    defer { template.cleanUp() }
+    let bench = try SyncBench(seed: Self.seed, template: template)
+    defer { bench.cleanUp() }
+    let join = try bench.joinPort()
+    defer { join.stop() }
+    // Cancelled from inside, at the fourth write to a partial file (256 KiB into the long
+    // one): the receive path runs on the sync's task.
+    let writes = Locked(0)
+    let fileSystem = WriteHookFileSystem { path in
+      guard path.hasSuffix(".part") else { return }
+      let count = writes.withLock { count -> Int in
+        count += 1
+        return count
+      }
+      if count == 4 { withUnsafeCurrentTask { $0?.cancel() } }
+    }
+    let plan = bench.wifiPlan(join)
+    let first = try bench.makeEngine(fileSystem: fileSystem)
+    await #expect(throws: SyncError.cancelled) {
+      _ = try await Task { try await bench.syncOnce(first, wifi: plan) }.value
+    }
+    #expect(await bench.device.hasWiFiSession == false, "the WebSocket was closed")
+    #expect(await bench.device.hotspotSSID == nil, "WIFI_CLOSE went out over BLE")
+    let partial = try #require(
+      try bench.journalRecords().values.first { $0.stage == .transferring })
+    #expect(partial.durableBytes > 0)
+    let sent = await bench.device.counters.wifiContentBytesSent
+
+    let report = try await bench.syncOnce(try bench.makeEngine(), wifi: plan)
+
+    #expect(report.files.allSatisfy { $0.transport == "wifi" })
+    try await Self.expectExactEndState(bench, template, report)
+    // Resumed: the second session sent the rest of the long file, not all of it again.
+    let resent = await bench.device.counters.wifiContentBytesSent - sent
+    #expect(resent <= Int(template.totalBytes - partial.durableBytes))
+  }
+
   @Test("power lost at 24 seeded moments of a Wi-Fi sync: exactly once, never deleted early")
   func powerLossDuringWiFiSync() async throws {
     let seed = Self.seed
@@ -303,5 +344,45 @@ extension SyncBench {
       await session.close()
       throw error
     }
+  }
+}
+
+/// The real file system, telling `onWrite` of every write to an open file (on the writer's
+/// task), so a test can act at an exact point of a transfer.
+struct WriteHookFileSystem: DurableFileSystem {
+  let base = PosixFileSystem()
+  let onWrite: @Sendable (String) -> Void
+
+  func createDirectory(_ path: String) throws(StorageError) { try base.createDirectory(path) }
+  func openForAppend(_ path: String, truncatingTo length: Int64) throws(StorageError)
+    -> any DurableFile
+  {
+    HookedFile(
+      file: try base.openForAppend(path, truncatingTo: length), path: path, onWrite: onWrite)
+  }
+  func syncFile(_ path: String) throws(StorageError) { try base.syncFile(path) }
+  func rename(_ source: String, to destination: String) throws(StorageError) {
+    try base.rename(source, to: destination)
+  }
+  func syncDirectory(_ path: String) throws(StorageError) { try base.syncDirectory(path) }
+  func remove(_ path: String) throws(StorageError) { try base.remove(path) }
+  func size(of path: String) -> Int64? { base.size(of: path) }
+  func contents(of directory: String) -> [String] { base.contents(of: directory) }
+
+  final class HookedFile: DurableFile {
+    let file: any DurableFile
+    let path: String
+    let onWrite: @Sendable (String) -> Void
+    init(file: any DurableFile, path: String, onWrite: @escaping @Sendable (String) -> Void) {
+      self.file = file
+      self.path = path
+      self.onWrite = onWrite
+    }
+    func write(_ bytes: [UInt8]) throws(StorageError) {
+      try file.write(bytes)
+      onWrite(path)
+    }
+    func sync() throws(StorageError) { try file.sync() }
+    func close() { file.close() }
   }
 }
