@@ -450,6 +450,24 @@ actor AgentCore {
     }
   }
 
+  /// Runs `body` on the connected session (the device-control additions' plumbing); a
+  /// failure is also recorded as ``PlaudDeviceAgent/lastError``.
+  func control<Value: Sendable>(
+    _ body: @Sendable (DeviceSession) async throws(DeviceError) -> Value
+  ) async -> Result<Value, PlaudSDKError> {
+    guard let current = session else {
+      fail(.notConnected)
+      return .failure(.notConnected)
+    }
+    do {
+      return .success(try await body(current))
+    } catch {
+      let failure = PlaudSDKError.operationFailed(error.description)
+      fail(failure)
+      return .failure(failure)
+    }
+  }
+
   func writeSetting(_ setting: DeviceSetting, value: Int) async {
     guard let current = session else {
       fail(.notConnected)

@@ -79,7 +79,7 @@ public final class PlaudDeviceAgent: Sendable {
   /// RecorderKit addition: the detail of the last failure reported through a callback.
   public var lastError: PlaudSDKError? { core.lastErrorValue }
 
-  private func enqueue(_ work: @escaping @Sendable (AgentCore) async -> Void) {
+  func enqueue(_ work: @escaping @Sendable (AgentCore) async -> Void) {
     let core = self.core
     commands.yield { await work(core) }
   }
