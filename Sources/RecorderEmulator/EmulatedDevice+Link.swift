@@ -76,6 +76,13 @@ extension EmulatedDevice {
       do { try await time.sleep(until: deadline) } catch { return }
       self.authenticationTimedOut(id)
     }
+    link.setUpGrace = time.beginWork()
+    if link.setUpGrace != nil {
+      Task {
+        try? await Task.sleep(for: Self.setUpGrace)
+        self.endSetUpGrace(id)
+      }
+    }
     connection = link
     counterValues.connections += 1
     let limit = configuration.link.consumerBufferLimit
@@ -85,6 +92,15 @@ extension EmulatedDevice {
         bufferLimit: limit)
     }
     return EmulatorLink(device: self, connectionID: id, peripheral: peripheral, events: events)
+  }
+
+  /// Real time a new connection holds a manual clock while the central has not written yet.
+  static let setUpGrace: Duration = .milliseconds(500)
+
+  func endSetUpGrace(_ id: Int) {
+    guard connection?.id == id else { return }
+    connection?.setUpGrace?.end()
+    connection?.setUpGrace = nil
   }
 
   func authenticationTimedOut(_ id: Int) {
@@ -105,6 +121,7 @@ extension EmulatedDevice {
     connection = nil
     closedReasons[id] = reason
     link.authenticationTimer?.cancel()
+    link.setUpGrace?.end()
     for write in link.writeQueue { write.acknowledgement?.resume() }
     for waiter in link.roomWaiters { waiter.resume() }
     link.events.yield(.disconnected(reason))
@@ -183,12 +200,14 @@ extension EmulatedDevice {
         connection?.writeQueue.append(
           Connection.PendingWrite(value: value, acknowledgement: acknowledgement))
         markBusy()
+        endSetUpGrace(id)
       }
       _ = try liveConnection(id)
     } else {
       connection?.writeQueue.append(Connection.PendingWrite(value: value, acknowledgement: nil))
       markBusy()
     }
+    endSetUpGrace(id)
   }
 
   /// The link has traffic: hold a manual clock still and wake the pump.
