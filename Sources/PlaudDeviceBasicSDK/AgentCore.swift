@@ -6,6 +6,18 @@ typealias DelegateEvent = @Sendable (any PlaudDeviceAgentProtocol) -> Void
 /// A callback to an export's ``AudioExportCallback``.
 typealias ExportReporter = @Sendable (@escaping @Sendable (any AudioExportCallback) -> Void) -> Void
 
+/// Delivers export events to `callback` on `queue`, holding it weakly (the caller retains
+/// its export callback objects, as the reference says).
+func exportReporter(for callback: AudioExportCallback, on queue: DispatchQueue) -> ExportReporter {
+  let reference = WeakReference<AnyObject>(callback)
+  return { event in
+    queue.async {
+      guard let target = reference.value as? any AudioExportCallback else { return }
+      event(target)
+    }
+  }
+}
+
 /// The facade's state and device work: one connected ``DeviceSession``, the scan, the
 /// beacon stream, the sync workspace. Commands reach it one at a time, in call order, from
 /// ``PlaudDeviceAgent``; callbacks leave through `emit`, which queues them on the callback

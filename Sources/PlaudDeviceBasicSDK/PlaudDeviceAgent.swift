@@ -145,14 +145,7 @@ public final class PlaudDeviceAgent: Sendable {
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int = 1,
     callback: AudioExportCallback
   ) {
-    let reference = WeakReference<AnyObject>(callback)
-    let queue = callbackQueue
-    let report: ExportReporter = { event in
-      queue.async {
-        guard let target = reference.value as? any AudioExportCallback else { return }
-        event(target)
-      }
-    }
+    let report = exportReporter(for: callback, on: callbackQueue)
     enqueue {
       await $0.export(
         sessionId: sessionId, outputDir: outputDir, format: format, channels: channels,

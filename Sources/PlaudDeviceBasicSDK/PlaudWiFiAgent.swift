@@ -232,14 +232,7 @@ public final class PlaudWiFiAgent: Sendable {
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int = 1,
     callback: AudioExportCallback
   ) {
-    let reference = WeakReference<AnyObject>(callback)
-    let queue = self.queue
-    let report: ExportReporter = { event in
-      queue.async {
-        guard let target = reference.value as? any AudioExportCallback else { return }
-        event(target)
-      }
-    }
+    let report = exportReporter(for: callback, on: self.queue)
     enqueue {
       await $0.export(
         sessionId: sessionId, outputDir: outputDir, format: format, channels: channels,

@@ -41,18 +41,8 @@ public struct DeviceScanner: Sendable {
       grace.cancel()
       release()
     }
-    let found: DiscoveredDevice? = await withTaskGroup(of: DiscoveredDevice?.self) { group in
-      group.addTask {
-        for await device in discover() where device.serial == serial { return device }
-        return nil
-      }
-      group.addTask {
-        try? await clock.sleep(for: timeout)
-        return nil
-      }
-      let first = await group.next() ?? nil
-      group.cancelAll()
-      return first
+    let found = await firstElement(of: discover(), within: timeout, on: clock) {
+      $0.serial == serial
     }
     guard let found else { throw .deviceNotFound(serial: serial) }
     return found

@@ -174,8 +174,8 @@ public actor WiFiLink {
     do throws(DeviceError) {
       try await joiner.join(hotspot, serverPort: server.port)
       guard
-        let connection = await firstConnection(
-          server, within: configuration.connectTimeout, clock: clock)
+        let connection = await firstElement(
+          of: server.connections, within: configuration.connectTimeout, on: clock)
       else { throw DeviceError.timeout(operation: "Wi-Fi connect") }
       let transport = try await WiFiTransport.open(
         connection: connection, configuration: session, clock: clock)
@@ -184,26 +184,6 @@ public actor WiFiLink {
       await server.stop()
       await joiner.leave(hotspot)
       throw Task.isCancelled ? .cancelled : error
-    }
-  }
-
-  /// The first connection the server hands out, or nil after `timeout` (or cancellation).
-  private static func firstConnection(
-    _ server: WebSocketServer, within timeout: Duration, clock: AnyClock
-  ) async -> WebSocketConnection? {
-    await withTaskGroup(of: WebSocketConnection?.self) { group in
-      group.addTask {
-        for await connection in server.connections { return connection }
-        return nil
-      }
-      group.addTask {
-        try? await clock.sleep(for: timeout)
-        return nil
-      }
-      let first = await group.next() ?? nil
-      group.cancelAll()
-      if first == nil { await server.stop() }
-      return first
     }
   }
 

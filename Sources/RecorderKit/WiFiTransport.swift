@@ -82,6 +82,8 @@ public actor WiFiTransport: RecordingTransport {
   private var reader: Task<Void, Never>?
   private var keepAlive: Task<Void, Never>?
   private var busy = false
+  /// The one ``finish()`` in progress or done.
+  private var finishing: Task<Void, Never>?
   private var nextListUID: Int64 = 1
   /// Each recording's scene from the last LIST: SYNC and DELETE must repeat it [sdk].
   private var scenes: [UInt32: UInt16] = [:]
@@ -223,9 +225,9 @@ public actor WiFiTransport: RecordingTransport {
     var crc = CRC16()
     while true {
       if Task.isCancelled {
-        // The caller gave up (an expired background budget): stop the device's stream, from
-        // a task the cancellation does not reach, and keep the session usable.
-        _ = await Task { try? await self.stopStreaming() }.value
+        // The caller gave up (an expired background budget): end the session (STOP, close
+        // 1000) from a task the cancellation does not reach, as when cancelled mid-wait.
+        Task { await self.finish() }
         throw .cancelled
       }
       let message = try await nextMessage(operation: "SYNC")
@@ -272,6 +274,15 @@ public actor WiFiTransport: RecordingTransport {
   /// Ends the session: STOP (acknowledged or not within ``Configuration/stopTimeout``), then
   /// the WebSocket close with 1000. Idempotent; after it every call throws ``DeviceError/closed``.
   public func finish() async {
+    // Callers may race (a cancelled stream ends the session while its owner closes it too):
+    // one STOP exchange, which every caller waits for.
+    if let finishing { return await finishing.value }
+    let task = Task { await self.stopAndClose() }
+    finishing = task
+    await task.value
+  }
+
+  private func stopAndClose() async {
     guard failure == nil else { return await shutDown(code: nil) }
     if (try? await send(.stop)) != nil {
       _ = try? await expect(operation: "STOP", timeout: configuration.stopTimeout) {

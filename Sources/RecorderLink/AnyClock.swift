@@ -86,3 +86,25 @@ extension Duration {
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
   }
 }
+
+/// The first element of `stream` that `accept` takes, or nil when the stream ends first,
+/// `timeout` of `clock` time passes, or the calling task is cancelled. Stops listening
+/// either way.
+public func firstElement<Element: Sendable>(
+  of stream: AsyncStream<Element>, within timeout: Duration, on clock: AnyClock,
+  where accept: @escaping @Sendable (Element) -> Bool = { _ in true }
+) async -> Element? {
+  await withTaskGroup(of: Element?.self) { group in
+    group.addTask {
+      for await element in stream where accept(element) { return element }
+      return nil
+    }
+    group.addTask {
+      try? await clock.sleep(for: timeout)
+      return nil
+    }
+    let first = await group.next() ?? nil
+    group.cancelAll()
+    return first
+  }
+}

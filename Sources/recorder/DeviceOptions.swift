@@ -62,20 +62,7 @@ struct DeviceOptions {
   }
 
   private func firstDevice(_ scanner: DeviceScanner) async throws -> DiscoveredDevice {
-    let timeout = self.timeout
-    let found: DiscoveredDevice? = await withTaskGroup(of: DiscoveredDevice?.self) { group in
-      group.addTask {
-        for await device in scanner.discover() { return device }
-        return nil
-      }
-      group.addTask {
-        try? await Task.sleep(for: timeout)
-        return nil
-      }
-      let first = await group.next() ?? nil
-      group.cancelAll()
-      return first
-    }
+    let found = await firstElement(of: scanner.discover(), within: timeout, on: .continuous)
     guard let found else {
       throw CommandFailure(.unavailable, "no recorder heard within \(timeout)")
     }

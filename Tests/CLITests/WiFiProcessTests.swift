@@ -5,6 +5,18 @@ import Testing
 /// process, the Wi-Fi data path over real loopback TCP (the emulator's device connects to the
 /// sync's WebSocket server after the join).
 extension ProcessTests {
+  /// `recorder sync --wifi` for any backlog (Ogg Opus exports, JSON summary), to its end.
+  func syncWiFiToTheEnd(
+    _ emulator: EmulatorProcess, out: String, in directory: TemporaryDirectory, label: String
+  ) throws -> (status: Int32?, stdout: String, stderr: String) {
+    try RecorderProcess.run(
+      [
+        "sync", "--out", out, "--format", "opus", "--json", "--wifi", "--hotspot",
+        try emulator.hotspot(), "--wifi-min-backlog", "0",
+      ] + emulator.device,
+      in: directory, label: label)
+  }
+
   @Test("sync --wifi moves the backlog over Wi-Fi and names the transport of each file")
   func syncOverWiFi() throws {
     let directory = try TemporaryDirectory("wifi")
@@ -13,12 +25,7 @@ extension ProcessTests {
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let out = directory.file("out")
-    let result = try RecorderProcess.run(
-      [
-        "sync", "--out", out, "--format", "opus", "--json", "--wifi", "--hotspot",
-        try emulator.hotspot(), "--wifi-min-backlog", "0",
-      ] + emulator.device,
-      in: directory, label: "sync-wifi")
+    let result = try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync-wifi")
     #expect(result.status == 0, "\(result.stderr)")
     let files = try jsonArray(result.stdout)
     #expect(files.count == manifest.recordings.count, "\(result.stdout)\n\(result.stderr)")
@@ -38,12 +45,7 @@ extension ProcessTests {
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let out = directory.file("out")
-    let result = try RecorderProcess.run(
-      [
-        "sync", "--out", out, "--format", "opus", "--json", "--wifi", "--hotspot",
-        try emulator.hotspot(), "--wifi-min-backlog", "0",
-      ] + emulator.device,
-      in: directory, label: "sync-wifi-refused")
+    let result = try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync-wifi-refused")
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.contains("over BLE: Wi-Fi unavailable"), "\(result.stderr)")
     #expect(try jsonArray(result.stdout).allSatisfy { $0["transport"] as? String == "ble" })

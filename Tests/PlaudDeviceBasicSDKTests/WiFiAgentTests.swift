@@ -15,17 +15,7 @@ struct WiFiAgentTests {
   /// `connectWifi` with what `bleWiFiOpen` reported, up to `wifiHandshake(0)`.
   @discardableResult
   static func openWiFi(_ bench: FacadeBench, _ log: CallbackLog) async throws -> String {
-    bench.agent.delegate = log
-    bench.agent.wifiAgent.delegate = log
-    bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-    bench.agent.connectBySN(bench.device.serial)
-    try await eventually("bind") { log.count("bleStorage") == 1 }
-    #expect(log.has("bleConnectState 1"))
-    #expect(!bench.agent.isWiFiTransferActive)
-    bench.agent.setDeviceWiFi(open: true)
-    try await eventually("hotspot") { log.count("bleWiFiOpen") == 1 }
-    let hotspot = try #require(log.hotspot.withLock { $0 }, "\(log.all)")
+    let hotspot = try await raiseHotspot(bench, log)
     #expect(hotspot.wholeName == "PLAUD" + bench.device.serial.suffix(4))
     #expect(hotspot.wifiName == hotspot.wholeName)
     #expect(hotspot.password.count == 8)
@@ -40,6 +30,25 @@ struct WiFiAgentTests {
     let opened = log.all.filter { $0.hasPrefix("wifi") }
     #expect(opened == ["wifiConnectionStatus \(hotspot.wholeName) true", "wifiHandshake 0"])
     return hotspot.wholeName
+  }
+
+  /// Connect and bind over BLE, then `setDeviceWiFi(open: true)`: what `bleWiFiOpen(0, …)`
+  /// reported.
+  static func raiseHotspot(_ bench: FacadeBench, _ log: CallbackLog) async throws
+    -> (wifiName: String, wholeName: String, password: String)
+  {
+    bench.agent.delegate = log
+    bench.agent.wifiAgent.delegate = log
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { log.count("bleStorage") == 1 }
+    #expect(log.has("bleConnectState 1"))
+    #expect(!bench.agent.isWiFiTransferActive)
+    bench.agent.setDeviceWiFi(open: true)
+    try await eventually("hotspot") { log.count("bleWiFiOpen") == 1 }
+    #expect(log.has("bleWiFiOpen 0"), "\(log.all)")
+    return try #require(log.hotspot.withLock { $0 }, "\(log.all)")
   }
 
   static func flash(_ recording: RecordingInfo) throws -> [UInt8] {
@@ -306,15 +315,7 @@ struct WiFiAgentTests {
       let bench = try FacadeBench(seed: 15)
       defer { bench.cleanUp() }
       let log = CallbackLog()
-      bench.agent.delegate = log
-      bench.agent.wifiAgent.delegate = log
-      bench.agent.initSDK(
-        userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-      bench.agent.connectBySN(bench.device.serial)
-      try await eventually("bind") { log.count("bleStorage") == 1 }
-      bench.agent.setDeviceWiFi(open: true)
-      try await eventually("hotspot") { log.has("bleWiFiOpen 0") }
-      let hotspot = try #require(log.hotspot.withLock { $0 })
+      let hotspot = try await Self.raiseHotspot(bench, log)
       bench.agent.wifiAgent.connectWifi(hotspot.wholeName, hotspot.password, 5)
       try await eventually("refused") { log.count("wifiCommonErr") == 1 }
       #expect(log.all.suffix(2) == ["wifiHandshake -1", "wifiCommonErr 1 -1"])
@@ -334,15 +335,7 @@ struct WiFiAgentTests {
       let bench = try FacadeBench(seed: 16, wifi: true)
       defer { bench.cleanUp() }
       let log = CallbackLog()
-      bench.agent.delegate = log
-      bench.agent.wifiAgent.delegate = log
-      bench.agent.initSDK(
-        userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-      bench.agent.connectBySN(bench.device.serial)
-      try await eventually("bind") { log.count("bleStorage") == 1 }
-      bench.agent.setDeviceWiFi(open: true)
-      try await eventually("hotspot") { log.has("bleWiFiOpen 0") }
-      let hotspot = try #require(log.hotspot.withLock { $0 })
+      let hotspot = try await Self.raiseHotspot(bench, log)
       let wrong = hotspot.password == "Wrong123" ? "Wrong456" : "Wrong123"
       let started = ContinuousClock.now
       bench.agent.wifiAgent.connectWifi(hotspot.wholeName, wrong, 1)
