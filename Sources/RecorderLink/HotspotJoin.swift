@@ -30,8 +30,10 @@ public struct HotspotJoinRequest: Sendable, Equatable {
   /// Parses a request line (without its newline). Nil for anything else.
   public init?(line: String, phoneHost: String) {
     let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+    // The port in its one canonical form: decimal digits, no sign, no leading zero.
     guard parts.count == 4, parts[0] == "JOIN", !parts[1].isEmpty, !parts[2].isEmpty,
-      let port = UInt16(parts[3]), port != 0
+      parts[3].allSatisfy({ ("0"..."9").contains($0) }), parts[3].first != "0",
+      let port = UInt16(parts[3])
     else { return nil }
     self.init(
       ssid: String(parts[1]), password: String(parts[2]), serverPort: port, phoneHost: phoneHost)
