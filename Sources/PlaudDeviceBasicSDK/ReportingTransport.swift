@@ -30,6 +30,8 @@ struct ReportingTransport: RecordingTransport {
   let hooks: Hooks
 
   var name: String { base.name }
+  var deletesOnlyAfterBatch: Bool { base.deletesOnlyAfterBatch }
+  var tailCarriesDeviceCRC: Bool { base.tailCarriesDeviceCRC }
   var serial: String { get async { await base.serial } }
   var audioChannels: Int { get async { await base.audioChannels } }
 

@@ -21,8 +21,9 @@ import RecorderStore
 ///   (`RUSAGE_CHILDREN`) is printed beside it. On this 2-core machine sender and receiver
 ///   each get a core, as a phone and a device would.
 /// - TCP: the child writes the bytes in 32 KiB writes on a ``SocketConnection``; we read in
-///   256 KiB reads (the WebSocket layer's read size) and CRC-16 every byte, as the Wi-Fi
-///   transport does (the "discard" row skips the CRC).
+///   256 KiB reads (the WebSocket layer's read size) and discard them: the baseline of the
+///   target ratio. A second row also CRC-16s every byte (the Wi-Fi transport once did; it
+///   no longer does, since §6 content has no checksum to compare with).
 /// - Wi-Fi: the child plays the device with a ``WebSocketConnection`` client (HELLO with the
 ///   MD5 token, handshake status 0, LIST of one file, SYNC answered with content PDUs of
 ///   32 000 bytes = 400 device packets, `last` on the final one, DELETE and STOP answered).
@@ -97,14 +98,16 @@ enum WiFiBenchmarks {
           + "  sender CPU \(format(median.senderCPUSeconds * perHundred, 2)) s/100 MB")
     }
     if let wifi = medians["wifi"], let tcp = medians["tcp"], let raw = medians["tcp-discard"] {
+      // The target compares with plain TCP that only reads; the Wi-Fi receive computes no
+      // CRC (§6 has none), the TCP+CRC row is kept for comparison with earlier figures.
       AudioBenchmarks.emit(
-        "ratio Wi-Fi transport / TCP+CRC: \(format(wifi.megabytesPerSecond / tcp.megabytesPerSecond, 2))"
-          + "  (/ TCP discard: \(format(wifi.megabytesPerSecond / raw.megabytesPerSecond, 2)))"
-          + "  target ≥ 0.5")
+        "ratio Wi-Fi transport / plain TCP (read + discard): "
+          + "\(format(wifi.megabytesPerSecond / raw.megabytesPerSecond, 2))  target ≥ 0.5"
+          + "  (/ TCP+CRC: \(format(wifi.megabytesPerSecond / tcp.megabytesPerSecond, 2)))")
     }
     if let disk = medians["wifi-disk"], let tcp = medians["tcp"] {
       AudioBenchmarks.emit(
-        "ratio Wi-Fi SyncEngine to disk / TCP+CRC: "
+        "ratio Wi-Fi SyncEngine to disk (fsync + journal every 256 KiB, SHA-256) / TCP+CRC: "
           + format(disk.megabytesPerSecond / tcp.megabytesPerSecond, 2))
     }
 

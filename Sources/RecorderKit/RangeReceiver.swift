@@ -34,6 +34,9 @@ final class RangeReceiver: @unchecked Sendable {
   private let size: Int64
   private let events: AsyncStream<SyncEvent>.Continuation
   private let checkpointBytes: Int64
+  /// Whether to keep the CRC of each request's bytes (only a transport whose tail carries
+  /// the device's CRC needs it).
+  private let computesCRC: Bool
   /// Told each new durable offset at a checkpoint (the engine journals it), so a process
   /// killed mid-stream resumes from its last checkpoint, not from the request's start.
   private let onCheckpoint: @Sendable (Int64) -> Void
@@ -45,10 +48,12 @@ final class RangeReceiver: @unchecked Sendable {
 
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
-    size: Int64, checkpointBytes: Int64, events: AsyncStream<SyncEvent>.Continuation,
+    size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
+    events: AsyncStream<SyncEvent>.Continuation,
     onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
   ) {
     self.checkpointBytes = checkpointBytes
+    self.computesCRC = computesCRC
     self.onCheckpoint = onCheckpoint
     self.file = file
     self.frameBytes = frameBytes
@@ -90,7 +95,7 @@ final class RangeReceiver: @unchecked Sendable {
       state.pending += data
       state.offset += Int64(data.count)
       state.bytesReceived += Int64(data.count)
-      state.requestCRC.update(data)
+      if computesCRC { state.requestCRC.update(data) }
       return (
         state.offset, state.pending.count >= Self.writeBufferBytes,
         state.offset - state.durableOffset >= checkpointBytes

@@ -33,10 +33,15 @@ public protocol RecordingTransport: Sendable {
   /// Whether the device copes with a DELETE only after every download of the batch (Wi-Fi:
   /// a delete between downloads stalls the device [sdk]). False by default.
   var deletesOnlyAfterBatch: Bool { get }
+  /// Whether a stream's tail carries the device's CRC of the range (BLE). When false
+  /// (Wi-Fi: §6 content has none) the tail's `crc` means nothing and a range counts as
+  /// verified when it arrived whole, in order, with the device's Opus framing.
+  var tailCarriesDeviceCRC: Bool { get }
 }
 
 extension RecordingTransport {
   public var deletesOnlyAfterBatch: Bool { false }
+  public var tailCarriesDeviceCRC: Bool { true }
 }
 
 /// The BLE transport: one ``DeviceSession``.

@@ -242,7 +242,8 @@ public actor SyncEngine {
     try storage { () throws(StorageError) in try fileSystem.syncDirectory(parent(of: partPath)) }
 
     var receiver = makeReceiver(
-      file: file, offset: offset, recording: recording, serial: initial.serial)
+      file: file, offset: offset, recording: recording, serial: initial.serial,
+      computesCRC: transport.tailCarriesDeviceCRC)
     var firstMismatch: (start: Int64, ours: UInt16)?
     var reissues = 0
     var unverifiedRange = false
@@ -283,7 +284,9 @@ public actor SyncEngine {
           report.bytesReceived += receiver.bytesReceived
           throw .device(.timeout(operation: "transfer of \(recording.sessionId)"))
         }
-        if receiver.offset > requestStart, tail?.crc != receiver.requestCRC {
+        if transport.tailCarriesDeviceCRC, receiver.offset > requestStart,
+          tail?.crc != receiver.requestCRC
+        {
           report.bytesReceived += receiver.bytesReceived
           try checkpoint(initial, offset: requestStart)
           file.close()
@@ -291,11 +294,13 @@ public actor SyncEngine {
             try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
           }
           receiver = makeReceiver(
-            file: file, offset: requestStart, recording: recording, serial: initial.serial)
+            file: file, offset: requestStart, recording: recording, serial: initial.serial,
+            computesCRC: transport.tailCarriesDeviceCRC)
         }
         continue
       }
-      guard tail.crc != receiver.requestCRC else { continue }
+      // Without a device CRC (Wi-Fi) the whole range arrived in order over TCP, framed.
+      guard transport.tailCarriesDeviceCRC, tail.crc != receiver.requestCRC else { continue }
       // CRC mismatch: read the range again; identical bytes that still disagree mean the
       // CRC's coverage differs from ours, not corruption: keep, mark unverified.
       if let first = firstMismatch, first.start == requestStart, first.ours == receiver.requestCRC {
@@ -316,7 +321,8 @@ public actor SyncEngine {
         try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
       }
       receiver = makeReceiver(
-        file: file, offset: requestStart, recording: recording, serial: initial.serial)
+        file: file, offset: requestStart, recording: recording, serial: initial.serial,
+        computesCRC: transport.tailCarriesDeviceCRC)
     }
     report.bytesReceived += receiver.bytesReceived
     let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
@@ -325,7 +331,8 @@ public actor SyncEngine {
   }
 
   private func makeReceiver(
-    file: any DurableFile, offset: Int64, recording: Recording, serial: String
+    file: any DurableFile, offset: Int64, recording: Recording, serial: String,
+    computesCRC: Bool
   )
     -> RangeReceiver
   {
@@ -333,7 +340,8 @@ public actor SyncEngine {
     return RangeReceiver(
       file: file, offset: offset, frameBytes: recording.bytesPerFrame, clock: clock,
       sessionId: recording.sessionId, size: Int64(recording.size),
-      checkpointBytes: options.checkpointBytes, events: eventContinuation,
+      checkpointBytes: options.checkpointBytes, computesCRC: computesCRC,
+      events: eventContinuation,
       onCheckpoint: { durable in
         // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
         // failure here is retried by the next checkpoint and by the one when the stream ends.

