@@ -72,7 +72,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "RecorderKitTests",
-      dependencies: ["RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink"]),
+      dependencies: [
+        "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink", "TestSupport",
+      ]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",

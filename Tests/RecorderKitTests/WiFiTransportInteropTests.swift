@@ -1,6 +1,7 @@
 import Foundation
 import RecorderLink
 import RecorderProtocol
+import TestSupport
 import Testing
 
 @testable import RecorderKit
@@ -9,59 +10,7 @@ import Testing
 /// the real phone-side session: ``WiFiTransport`` runs HELLO (MD5 token check), the
 /// handshake, PING/PONG, LIST, the ranged SYNC (last content PDU fragmented), the keep-alive
 /// on its clock with the ERR 16 acknowledgement, and STOP; the device then closes with 1000.
-/// The device script, shared with RecorderLinkTests's interop test: Tests/Interop/wifi_device.py.
-private let deviceScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .deletingLastPathComponent().appendingPathComponent("Interop/wifi_device.py")
-
-/// A python3 with the websockets module: Debian's lives in /usr/bin, and a pyenv or venv
-/// python3 earlier on PATH may not have it.
-private func pythonWithWebSockets() -> String? {
-  for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] {
-    guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: candidate)
-    probe.arguments = ["-c", "import websockets"]
-    probe.standardOutput = FileHandle.nullDevice
-    probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { continue }
-    probe.waitUntilExit()
-    if probe.terminationStatus == 0 { return candidate }
-  }
-  return nil
-}
-
-/// The device process: started, awaited without polling, always killed if still running.
-private final class DeviceProcess: Sendable {
-  let process = Process()
-  let output = Pipe()
-  let errors = Pipe()
-
-  init(python: String, port: UInt16, mode: String) throws {
-    let script = deviceScript
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [script.path, "\(port)", "888317426911003", mode]
-    process.standardOutput = output
-    process.standardError = errors
-  }
-
-  /// Runs to the end; returns (status, stdout, stderr).
-  func run() async throws -> (Int32, String, String) {
-    try await withCheckedThrowingContinuation {
-      (continuation: CheckedContinuation<Void, any Error>) in
-      process.terminationHandler = { _ in continuation.resume() }
-      do { try process.run() } catch {
-        process.terminationHandler = nil
-        continuation.resume(throwing: error)
-      }
-    }
-    let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return (process.terminationStatus, out, err)
-  }
-
-  func kill() { if process.isRunning { process.terminate() } }
-}
-
+/// The device: TestSupport's ``DeviceProcess`` running Tests/Interop/wifi_device.py.
 @Suite("WiFiTransport interop with python3-websockets as the device", .serialized)
 struct WiFiTransportInteropTests {
   @Test func pythonDeviceSyncsARangeThroughWiFiTransport() async throws {
