@@ -214,8 +214,8 @@ public actor WiFiTransport: RecordingTransport {
     await configuration.recordingInProgress()
   }
 
-  /// SYNC `[start, end)` with the recording's scene, then hands the content on in frames of
-  /// at most 255 bytes (what ``BulkFrame`` carries) until the PDU marked `last`.
+  /// SYNC `[start, end)` with the recording's scene, then hands each content PDU on as one
+  /// frame (longer than a BLE frame: it never goes on that wire) until the PDU marked `last`.
   /// Returns nil after `receive` answered ``StreamDecision/stop`` (STOP was sent).
   public func stream(
     sessionId: UInt32, start: UInt32, end: UInt32,
@@ -238,7 +238,10 @@ public actor WiFiTransport: RecordingTransport {
       case .error(let cmd, let status) where status != 0 && (cmd == 12 || cmd == 13):
         throw .rejected(operation: "SYNC", status: UInt8(clamping: status))
       case .content(let content) where content.session == sessionId:
-        if await Self.handOn(content, receive: receive) == .stop {
+        // The whole PDU as one frame: it never goes on the BLE wire, and cutting it into
+        // 255-byte frames cost an allocation and a consumer call per 255 bytes.
+        let frame = BulkFrame(sessionId: sessionId, offset: content.offset, data: content.data)
+        if await Self.handOn(frame, to: receive) == .stop {
           try await stopStreaming()
           return nil
         }
@@ -248,23 +251,12 @@ public actor WiFiTransport: RecordingTransport {
     }
   }
 
-  /// Cuts one content PDU into frames of at most 255 bytes and hands them on, until the
-  /// consumer says stop. Nonisolated on purpose: it leaves the actor once per PDU, not once
-  /// per frame (calling the consumer from the actor hopped executors twice per 255 bytes,
-  /// the largest cost of the Wi-Fi receive after the CRC).
+  /// Hands one frame to the consumer. Nonisolated on purpose: calling the consumer from the
+  /// actor would hop executors on the way there and back.
   private nonisolated static func handOn(
-    _ content: WiFiContent, receive: @Sendable (BulkFrame) async -> StreamDecision
+    _ frame: BulkFrame, to receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async -> StreamDecision {
-    var index = 0
-    while index < content.data.count {
-      let end = min(index + BulkFrame.maximumDataLength, content.data.count)
-      let frame = BulkFrame(
-        sessionId: content.session, offset: content.offset + UInt32(index),
-        data: Array(content.data[index..<end]))
-      if await receive(frame) == .stop { return .stop }
-      index = end
-    }
-    return .continue
+    await receive(frame)
   }
 
   /// DELETE with the recording's scene. Only after the whole batch is downloaded [sdk].

@@ -126,12 +126,13 @@ public struct BulkFrame: Sendable, Equatable {
 
   /// The offset value that marks the terminal frame [sdk].
   public static let terminalOffset: UInt32 = 0xFFFF_FFFF
-  /// Most data bytes one frame can carry (`len` is a u8).
+  /// Most data bytes one frame can carry on the BLE wire (`len` is a u8).
   public static let maximumDataLength = 255
 
-  /// - Precondition: `data.count <= 255`: a longer frame cannot be expressed on the wire.
+  /// A frame of `data` at `offset`. On the BLE wire `data` is at most 255 bytes (encoding a
+  /// longer one traps: a programmer error); a frame that never goes on the wire, such as a
+  /// Wi-Fi content PDU handed to the sync engine whole, may be longer.
   public init(sessionId: UInt32?, offset: UInt32, data: [UInt8]) {
-    precondition(data.count <= Self.maximumDataLength, "bulk frame data is at most 255 bytes")
     self.sessionId = sessionId
     self.offset = offset
     self.data = data
@@ -164,6 +165,7 @@ public struct BulkFrame: Sendable, Equatable {
       writer.u32(sessionId ?? 0)
     }
     writer.u32(offset)
+    precondition(data.count <= Self.maximumDataLength, "bulk frame data is at most 255 bytes")
     writer.u8(UInt8(data.count))
     writer.bytes(data)
   }

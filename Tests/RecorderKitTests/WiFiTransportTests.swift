@@ -147,7 +147,8 @@ struct WiFiTransportTests {
       #expect(tail == SyncTail(sessionId: a, crc: 0))
       #expect(transport.tailCarriesDeviceCRC == false)
       let got = frames.withLock { $0 }
-      #expect(got.allSatisfy { $0.data.count <= BulkFrame.maximumDataLength && $0.sessionId == a })
+      #expect(got.allSatisfy { $0.sessionId == a })
+      #expect(got.map(\.data.count) == [500, 500], "one frame per content PDU")
       var next: UInt32 = 100
       for frame in got {
         #expect(frame.offset == next)
