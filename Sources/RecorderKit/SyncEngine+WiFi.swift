@@ -73,6 +73,7 @@ extension SyncEngine {
     guard backlog >= plan.minimumBacklogBytes else { return try await sync(using: ble) }
 
     let failure: DeviceError
+    interruptedReport = nil  // only what this Wi-Fi attempt finished may be merged below
     do {
       return try await syncOverWiFi(session: session, plan: plan, inProgress: inProgress)
     } catch .device(let error) where error != .cancelled && !Task.isCancelled {

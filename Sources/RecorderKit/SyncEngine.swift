@@ -48,7 +48,7 @@ public actor SyncEngine {
   /// What the last run that threw had done before it stopped (files finished, bytes moved),
   /// so a caller that resumes can report every file, including those the device no longer
   /// lists; nil after a run that completed.
-  public private(set) var interruptedReport: SyncReport?
+  public internal(set) var interruptedReport: SyncReport?
 
   public init(
     journal: Journal, fileSystem: any DurableFileSystem = PosixFileSystem(), root: String,
