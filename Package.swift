@@ -10,6 +10,8 @@ let package = Package(
   products: [
     .library(name: "RecorderProtocol", targets: ["RecorderProtocol"]),
     .library(name: "RecorderKit", targets: ["RecorderKit"]),
+    .library(name: "RecorderTesting", targets: ["RecorderTesting"]),
+    .library(name: "RecorderRemoteLink", targets: ["RecorderRemoteLink"]),
     .library(name: "RecorderEmulator", targets: ["RecorderEmulator"]),
     .library(name: "PlaudDeviceBasicSDK", targets: ["PlaudDeviceBasicSDK"]),
     .executable(name: "recorder", targets: ["recorder"]),
@@ -33,51 +35,98 @@ let package = Package(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
 
-    // The layers of shared/DESIGN.md.
+    // The layers of shared/DESIGN.md, bottom up.
     .target(name: "RecorderProtocol"),
+    .target(name: "RecorderConcurrency"),
+    .target(
+      name: "RecorderCrypto",
+      // libcrypto on Linux; CryptoKit (part of the OS) on Apple platforms.
+      dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux, .android]))]),
+    .target(name: "RecorderBluetooth", dependencies: ["RecorderConcurrency"]),
+    .target(name: "RecorderSockets", dependencies: ["RecorderConcurrency"]),
+    .target(
+      name: "RecorderWebSocket",
+      dependencies: ["RecorderSockets", "RecorderCrypto", "RecorderConcurrency"]),
+    .target(
+      name: "RecorderRemoteLink",
+      dependencies: [
+        "RecorderProtocol", "RecorderBluetooth", "RecorderSockets", "RecorderConcurrency",
+      ]),
     // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
     .target(name: "COpusShim", dependencies: ["COpus"]),
     .target(name: "RecorderAudio", dependencies: ["COpus", "COpusShim", "CLame", "COgg"]),
     .target(name: "RecorderStore", dependencies: ["CSQLite"]),
-    .target(name: "RecorderLink", dependencies: ["RecorderProtocol", "CCrypto"]),
     .target(
       name: "RecorderKit",
       dependencies: [
-        "RecorderProtocol", "RecorderLink", "RecorderAudio", "RecorderStore", "CCrypto",
+        "RecorderProtocol", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
+        "RecorderSockets", "RecorderWebSocket", "RecorderAudio", "RecorderStore",
+      ]),
+    // Test doubles as a product (like NIOEmbedded): never part of RecorderKit's API.
+    .target(
+      name: "RecorderTesting",
+      dependencies: [
+        "RecorderKit", "RecorderProtocol", "RecorderConcurrency", "RecorderBluetooth",
+        "RecorderRemoteLink",
       ]),
     .target(
       name: "RecorderEmulator",
-      dependencies: ["RecorderProtocol", "RecorderLink", "RecorderAudio", "CCrypto"]),
+      dependencies: [
+        "RecorderProtocol", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
+        "RecorderRemoteLink", "RecorderSockets", "RecorderWebSocket", "RecorderAudio",
+      ]),
     .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),
     .executableTarget(
-      name: "recorder", dependencies: ["RecorderKit", "RecorderEmulator", "RecorderAudio"]),
+      name: "recorder",
+      dependencies: [
+        "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
+        "RecorderProtocol", "RecorderConcurrency",
+      ]),
     .executableTarget(
       name: "RecorderBench",
       dependencies: [
-        "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator", "RecorderLink",
-        "RecorderStore",
+        "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator",
+        "RecorderRemoteLink", "RecorderStore", "RecorderTesting", "RecorderWebSocket",
+        "RecorderSockets", "RecorderConcurrency",
       ]),
 
     // Seeded generators shared by the test targets (not shipped in any product).
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(
+      name: "TestSupport", dependencies: ["RecorderConcurrency"], path: "Tests/TestSupport"),
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
     .testTarget(
-      name: "RecorderLinkTests", dependencies: ["RecorderLink", "RecorderProtocol", "TestSupport"]),
+      name: "RecorderConcurrencyTests", dependencies: ["RecorderConcurrency", "TestSupport"]),
+    .testTarget(
+      name: "RecorderWebSocketTests",
+      dependencies: [
+        "RecorderWebSocket", "RecorderSockets", "RecorderConcurrency", "RecorderProtocol", "TestSupport",
+      ]),
+    .testTarget(
+      name: "RecorderRemoteLinkTests",
+      dependencies: [
+        "RecorderRemoteLink", "RecorderBluetooth", "RecorderSockets", "RecorderConcurrency",
+        "RecorderProtocol", "TestSupport",
+      ]),
     .testTarget(
       name: "RecorderEmulatorTests",
       dependencies: [
-        "RecorderEmulator", "RecorderProtocol", "RecorderLink", "RecorderAudio", "RecorderKit",
+        "RecorderEmulator", "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderTesting",
+        "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
       ]),
     .testTarget(
       name: "RecorderKitTests",
       dependencies: [
-        "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderLink", "TestSupport",
+        "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderTesting", "TestSupport",
+        "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
       ]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
-      dependencies: ["PlaudDeviceBasicSDK", "RecorderKit", "RecorderEmulator", "RecorderLink"]),
+      dependencies: [
+        "PlaudDeviceBasicSDK", "RecorderKit", "RecorderEmulator", "RecorderTesting",
+        "RecorderRemoteLink", "RecorderConcurrency",
+      ]),
   ]
 )

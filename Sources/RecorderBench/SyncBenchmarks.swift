@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import RecorderAudio
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
 import RecorderStore
 

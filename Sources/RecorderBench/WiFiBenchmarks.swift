@@ -1,9 +1,11 @@
 import Dispatch
 import Foundation
+import RecorderConcurrency
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
+import RecorderSockets
 import RecorderStore
+import RecorderWebSocket
 
 #if canImport(Glibc)
   import Glibc

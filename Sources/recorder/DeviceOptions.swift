@@ -1,6 +1,7 @@
+import RecorderConcurrency
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
+import RecorderRemoteLink
 
 /// `--device tcp://HOST:PORT --token T [--serial S] [--timeout SECONDS]`: how the commands
 /// that talk to a device find and authenticate it.

@@ -1,7 +1,7 @@
 import Foundation
 import RecorderEmulator
-import RecorderLink
 import RecorderProtocol
+import RecorderRemoteLink
 
 /// `recorder emulate`: an emulated recorder served over TCP (docs/tcp-link.md), for the SDK
 /// in another process, the iOS Simulator, and process-level tests.

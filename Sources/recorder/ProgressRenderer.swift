@@ -1,5 +1,4 @@
 import RecorderKit
-import RecorderLink
 
 /// Draws sync progress on stderr: bars redrawn in place when stderr is a terminal, plain
 /// lines otherwise (so logs and CI stay readable). Never writes to stdout.

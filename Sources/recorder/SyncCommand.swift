@@ -1,7 +1,8 @@
 import Foundation
 import RecorderAudio
+import RecorderConcurrency
 import RecorderKit
-import RecorderLink
+import RecorderRemoteLink
 import RecorderStore
 
 /// `recorder sync`: every recording from a device into a folder, exactly once, verified,
@@ -67,7 +68,7 @@ struct SyncCommand: RecorderCommand {
         throw UsageError("--hotspot must be tcp://HOST:PORT")
       }
       var plan = WiFiSyncPlan(
-        joiner: TCPHotspotJoiner(host: address.host, port: address.port),
+        joiner: JoinPortHotspotJoiner(host: address.host, port: address.port),
         link: WiFiLink.Configuration(host: listen, port: 0))
       if let minimumBacklog {
         guard minimumBacklog >= 0 else { throw UsageError("--wifi-min-backlog must be ≥ 0") }

@@ -1,9 +1,10 @@
 import Foundation
 import RecorderAudio
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
+import RecorderRemoteLink
 import RecorderStore
 
 /// `recorder demo`: the main job end to end against an emulated device, in seconds.
@@ -111,7 +112,7 @@ struct DemoCommand: RecorderCommand {
     defer { join?.stop() }
     let wifi = join.map {
       WiFiSyncPlan(
-        joiner: TCPHotspotJoiner(port: $0.port),
+        joiner: JoinPortHotspotJoiner(host: "127.0.0.1", port: $0.port),
         link: WiFiLink.Configuration(host: "127.0.0.1", port: 0))
     }
     let runner = SyncRunner(engine: engine, maximumAttempts: 3, wifi: wifi) {

@@ -1,6 +1,5 @@
 import Foundation
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
 import RecorderStore
 

@@ -1,7 +1,7 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import Testing
 
 @Suite("BackgroundBudget: expiry stops a multi-file sync within 1 s, checkpoint committed")

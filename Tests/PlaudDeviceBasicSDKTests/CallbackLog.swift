@@ -1,6 +1,6 @@
 import Foundation
 import PlaudDeviceBasicSDK
-import RecorderLink
+import RecorderConcurrency
 
 /// Every callback the reference (002) and the guide (000) name, implemented with its exact
 /// signature (a drift in the facade fails to compile here), each logging its name and

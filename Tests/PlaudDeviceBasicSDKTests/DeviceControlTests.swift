@@ -1,7 +1,7 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderConcurrency
 import RecorderEmulator
-import RecorderLink
 import Testing
 
 /// Issue 6, device control through the facade: settings by id, rename, privacy, LED and

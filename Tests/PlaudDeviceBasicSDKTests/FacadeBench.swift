@@ -1,8 +1,10 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
+import RecorderRemoteLink
+import RecorderTesting
 
 /// An emulated recorder on a manual clock, and a facade agent wired to it in process. With
 /// `wifi`, the device also answers hotspot joins on a loopback join port

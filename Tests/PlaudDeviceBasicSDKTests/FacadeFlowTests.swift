@@ -1,8 +1,8 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import Testing
 
 @Suite("PlaudDeviceBasicSDK against the emulator (in process, virtual time)")

@@ -1,8 +1,8 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import Testing
 
 /// Wi-Fi Fast Transfer through the vendor's facade, end to end: BLE (in process, virtual

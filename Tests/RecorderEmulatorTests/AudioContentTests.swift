@@ -1,7 +1,6 @@
 import Foundation
 import RecorderAudio
 import RecorderEmulator
-import RecorderLink
 import RecorderProtocol
 import Testing
 

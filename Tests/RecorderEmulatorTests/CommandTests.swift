@@ -1,6 +1,6 @@
 import Foundation
+import RecorderBluetooth
 import RecorderEmulator
-import RecorderLink
 import RecorderProtocol
 import Testing
 

@@ -1,8 +1,12 @@
 import Foundation
+import RecorderBluetooth
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
+import RecorderRemoteLink
+import RecorderTesting
+import RecorderWebSocket
 import Testing
 
 /// An emulated device with Wi-Fi, the SDK's BLE session to it (in process, virtual time) and

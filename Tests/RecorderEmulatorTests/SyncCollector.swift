@@ -1,4 +1,3 @@
-import RecorderLink
 import RecorderProtocol
 
 /// What one SYNC_START brought back.

@@ -1,6 +1,7 @@
 import Foundation
+import RecorderBluetooth
+import RecorderConcurrency
 import RecorderEmulator
-import RecorderLink
 import RecorderProtocol
 
 /// One emulated device on a manual clock, its in-process central and a temporary flash

@@ -1,6 +1,5 @@
 import Foundation
 import RecorderEmulator
-import RecorderLink
 import RecorderProtocol
 import Testing
 

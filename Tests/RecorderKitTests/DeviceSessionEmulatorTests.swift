@@ -1,8 +1,10 @@
 import Foundation
+import RecorderBluetooth
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
+import RecorderRemoteLink
 import Testing
 
 /// An emulated device on a manual clock, with the SDK's view of it.

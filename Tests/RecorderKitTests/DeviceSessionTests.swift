@@ -1,6 +1,7 @@
+import RecorderConcurrency
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
+import RecorderTesting
 import Testing
 
 @Suite("DeviceSession against a scripted device")

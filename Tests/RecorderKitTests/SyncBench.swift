@@ -1,8 +1,8 @@
 import Foundation
 import RecorderAudio
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
 import RecorderStore
 import Testing
@@ -156,7 +156,7 @@ func parentDirectory(_ path: String) -> String { (path as NSString).deletingLast
 /// SHA-256 (hex) of a local file, nil when missing.
 func sha256(ofFile path: String) -> String? {
   guard FileManager.default.fileExists(atPath: path) else { return nil }
-  return try? SHA256Hasher.hexDigest(ofFile: path)
+  return try? FileDigest.sha256Hex(ofFile: path)
 }
 
 /// Seeded random numbers (SplitMix64), so every failure can be replayed from its seed.

@@ -1,7 +1,6 @@
 import Foundation
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
 import RecorderStore
 import Testing

@@ -1,7 +1,6 @@
 import Foundation
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderStore
 import Testing
 

@@ -1,8 +1,9 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderStore
+import RecorderTesting
 import Testing
 
 #if canImport(Glibc)

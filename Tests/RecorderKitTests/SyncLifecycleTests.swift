@@ -1,7 +1,7 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderProtocol
 import RecorderStore
 import Testing

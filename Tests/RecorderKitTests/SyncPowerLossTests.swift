@@ -1,8 +1,8 @@
 import Foundation
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
 import RecorderStore
+import RecorderTesting
 import Testing
 
 /// Issue 5, "Power loss": a multi-file sync through ``PowerLossFileSystem`` loses power at

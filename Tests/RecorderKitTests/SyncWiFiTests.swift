@@ -1,8 +1,10 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
-import RecorderLink
+import RecorderRemoteLink
 import RecorderStore
+import RecorderTesting
 import Testing
 
 /// Issue 7: the sync engine over Wi-Fi Fast Transfer (PROTOCOL.md §6) against the emulated

@@ -1,0 +1,128 @@
+import RecorderProtocol
+
+/// Who the emulated device is and how it starts: identity, firmware, flash, battery, timing.
+///
+/// Defaults describe the device the published evidence describes (PROTOCOL.md): a Plaud Note
+/// (project code 888) on firmware V0095, portVersion 10, one audio channel, Wi-Fi capable,
+/// named `PLAUD_NOTE`, with the 58.24 GiB flash of §11 vector 6.
+public struct DeviceConfiguration: Sendable {
+  /// The product; its raw value is the advertised project code.
+  public var model: RecorderModel
+  public var firmware: FirmwareVersion
+  /// Below 20 only: 20 and up needs Mode B security (a later issue).
+  public var portVersion: UInt16
+  /// The serial number: digits (packed as nibbles in the advertisement when fewer than 20
+  /// and even in count) or ASCII.
+  public var serial: String
+  /// The GATT / GET_NAME name and the advertised local name.
+  public var name: String
+  /// The token HANDSHAKE must carry (compared in its wire form for ``portVersion``).
+  public var token: DeviceToken
+  /// 1 on V0095 [device]; 2 makes every 20 ms frame two mono 80-byte packets.
+  public var audioChannels: UInt8
+  /// Non-zero: the device raises a hotspot on WIFI_OPEN (PROTOCOL.md §6); 0 refuses it.
+  public var supportWifi: UInt8
+  /// Time zone reported until TIME_SYNC sets another (V0095 capture: +3:00).
+  public var tzHours: Int8
+  public var tzMinutes: UInt8
+  /// Seeds everything random: addresses, generated recordings, their lengths.
+  public var seed: UInt64
+  /// The device's clock (unix seconds) at virtual time 0, until TIME_SYNC sets it.
+  public var unixTimeOrigin: UInt32
+  /// Flash size reported by STORAGE (§11 vector 6).
+  public var flashCapacity: UInt64
+  /// Flash the firmware itself uses (V0095: 128 KiB used with no recordings) [device].
+  public var flashSystemBytes: UInt64
+  public var batteryLevel: UInt8
+  public var charging: Bool
+  /// BATTERY replies `charging level` [sdk]; false sends V0095's one-byte `level` [device].
+  public var batteryReplyIncludesCharging: Bool
+  /// Company id in the manufacturer data (0x0059 on the Note).
+  public var companyID: UInt16
+  /// Signal strength reported with each advertisement, dBm.
+  public var rssi: Int
+  /// A central that has not sent a HANDSHAKE this long after connecting is dropped
+  /// (V0095: within ~1 s) [device].
+  public var authenticationTimeout: Duration
+  /// A recording stops by itself at this length (5 hours) [project].
+  public var maximumRecordingDuration: Duration
+  /// The radio: MTU, connection interval, packets per event, PHY, queues.
+  public var link: LinkParameters
+  /// Wi-Fi Fast Transfer (used when ``supportWifi`` is non-zero): timers, clock, sizes.
+  public var wifi: WiFiParameters
+
+  /// The token of §11 vector 1, handy for tests.
+  public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")
+
+  /// A configuration; every parameter has the V0095 Note default.
+  /// - Precondition: `portVersion` in 1..<20 and `audioChannels` 1 or 2 (programmer errors).
+  public init(
+    model: RecorderModel = .note,
+    firmware: FirmwareVersion = FirmwareVersion(type: 0x56, code: 95),
+    portVersion: UInt16 = ProtocolDefaults.portVersion,
+    serial: String = "8881234567890123",
+    name: String = "PLAUD_NOTE",
+    token: DeviceToken = DeviceConfiguration.exampleToken,
+    audioChannels: UInt8 = 1,
+    supportWifi: UInt8 = 1,
+    tzHours: Int8 = 3,
+    tzMinutes: UInt8 = 0,
+    seed: UInt64 = 1,
+    unixTimeOrigin: UInt32 = 1_775_395_281,
+    flashCapacity: UInt64 = 62_537_596_928,
+    flashSystemBytes: UInt64 = 131_072,
+    batteryLevel: UInt8 = 100,
+    charging: Bool = false,
+    batteryReplyIncludesCharging: Bool = true,
+    companyID: UInt16 = ManufacturerPayload.noteCompanyID,
+    rssi: Int = -55,
+    authenticationTimeout: Duration = .seconds(1),
+    maximumRecordingDuration: Duration = .seconds(5 * 3600),
+    link: LinkParameters = LinkParameters(),
+    wifi: WiFiParameters = WiFiParameters()
+  ) {
+    precondition((1..<20).contains(portVersion), "portVersion 20+ needs Mode B (not emulated)")
+    precondition(audioChannels == 1 || audioChannels == 2, "the device records 1 or 2 channels")
+    self.model = model
+    self.firmware = firmware
+    self.portVersion = portVersion
+    self.serial = serial
+    self.name = name
+    self.token = token
+    self.audioChannels = audioChannels
+    self.supportWifi = supportWifi
+    self.tzHours = tzHours
+    self.tzMinutes = tzMinutes
+    self.seed = seed
+    self.unixTimeOrigin = unixTimeOrigin
+    self.flashCapacity = flashCapacity
+    self.flashSystemBytes = flashSystemBytes
+    self.batteryLevel = batteryLevel
+    self.charging = charging
+    self.batteryReplyIncludesCharging = batteryReplyIncludesCharging
+    self.companyID = companyID
+    self.rssi = rssi
+    self.authenticationTimeout = authenticationTimeout
+    self.maximumRecordingDuration = maximumRecordingDuration
+    self.link = link
+    self.wifi = wifi
+  }
+
+  /// Bytes of one 20 ms frame on flash and on the wire: 80 × channels.
+  public var bytesPerFrame: Int { 80 * Int(audioChannels) }
+
+  /// The manufacturer payload this device advertises.
+  public var manufacturerPayload: ManufacturerPayload {
+    ManufacturerPayload(
+      projectCode: model.rawValue, firmware: firmware, serial: serial, portVersion: portVersion)
+  }
+}
+
+extension DeviceToken {
+  /// A token from a literal known to be printable ASCII.
+  /// - Precondition: `text` is printable ASCII (a programmer error otherwise).
+  init(validatedText text: String) {
+    guard let token = DeviceToken(text) else { preconditionFailure("token literal not ASCII") }
+    self = token
+  }
+}

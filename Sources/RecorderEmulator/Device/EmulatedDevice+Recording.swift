@@ -1,0 +1,317 @@
+import RecorderProtocol
+
+/// A recording in progress. Its file grows with virtual time: frames are appended lazily
+/// whenever anyone looks (LIST, SYNC, STORAGE, ``EmulatedDevice/recordings(includingDigests:)``)
+/// up to the frames completed by then, which is indistinguishable from appending every 20 ms.
+struct LiveRecording {
+  let sessionId: UInt32
+  let scene: UInt8
+  /// Where in the content cycle this recording's audio starts.
+  let phase: Int
+  var framesWritten = 0
+  var paused = false
+  /// Virtual time of the last start or resume, and the frames written before it.
+  var activeSince: Duration
+  var framesAtActiveStart = 0
+
+  static let frameDuration = Duration.milliseconds(20)
+
+  /// Frames complete at `instant` (ignoring limits).
+  func framesCompleted(at instant: Duration) -> Int {
+    guard !paused else { return framesWritten }
+    let elapsed = max(0, nanoseconds(instant - activeSince))
+    return framesAtActiveStart + Int(elapsed / nanoseconds(Self.frameDuration))
+  }
+
+  /// When frame number `count` (1-based) completes.
+  func completionTime(ofFrame count: Int) -> Duration {
+    activeSince + Self.frameDuration * (count - framesAtActiveStart)
+  }
+}
+
+// Recording: the app's REC_* commands, the device's buttons, the flash helpers.
+extension EmulatedDevice {
+  /// The content cycle, encoded on first use.
+  func content() throws(EmulatorError) -> RecordingContent {
+    if let cachedContent { return cachedContent }
+    let made = try RecordingContent(
+      channels: Int(configuration.audioChannels), seed: configuration.seed)
+    cachedContent = made
+    return made
+  }
+
+  var maximumRecordingFrames: Int {
+    Int(nanoseconds(configuration.maximumRecordingDuration) / nanoseconds(.milliseconds(20)))
+  }
+
+  /// Appends the frames the live recording has completed by `instant`; stops it (with an
+  /// unsolicited REC_STOP) when it hits the flash's end or the length limit.
+  func materializeRecording(at instant: Duration) {
+    guard var live = recording, !live.paused else { return }
+    let bytesPerFrame = configuration.bytesPerFrame
+    let room = live.framesWritten + Int(freeBytes / UInt64(bytesPerFrame))
+    let limit = min(maximumRecordingFrames, room)
+    let target = min(live.framesCompleted(at: instant), limit)
+    if target > live.framesWritten, let source = try? content() {
+      var first = live.framesWritten
+      while first < target {
+        let count = min(5_000, target - first)
+        let bytes = source.frames(phase: live.phase, first: first, count: count)
+        guard (try? flash.append(bytes, to: live.sessionId)) != nil else { break }
+        first += count
+      }
+      live.framesWritten = first
+      recording = live
+    }
+    if live.framesWritten >= limit {
+      let reason =
+        live.framesWritten >= maximumRecordingFrames
+        ? RecordingStopReason.lengthLimit : RecordingStopReason.flashFull
+      stopRecording(reason: reason, notify: true)
+    }
+  }
+
+  /// Starts a recording now; nil when the flash is full or one is already running.
+  private func beginRecording(scene: UInt8) -> LiveRecording? {
+    guard recording == nil, freeBytes >= UInt64(configuration.bytesPerFrame) else { return nil }
+    var sessionId = unixTimeNow
+    while flash.entries[sessionId] != nil { sessionId &+= 1 }
+    guard (try? flash.create(sessionId: sessionId, scene: scene)) != nil else { return nil }
+    let cycle = (try? content().cycleFrames) ?? 1
+    let live = LiveRecording(
+      sessionId: sessionId, scene: scene, phase: Int(sessionId) % max(1, cycle),
+      activeSince: time.now)
+    recording = live
+    armRecordingTimer()
+    return live
+  }
+
+  /// Wakes the device when the live recording will hit its limit, so it stops on time even
+  /// if nobody looks.
+  private func armRecordingTimer() {
+    recordingTimer?.cancel()
+    recordingGeneration += 1
+    guard let live = recording, !live.paused else { return }
+    let room = live.framesWritten + Int(freeBytes / UInt64(configuration.bytesPerFrame))
+    let limit = min(maximumRecordingFrames, room)
+    let at = live.completionTime(ofFrame: limit)
+    let generation = recordingGeneration
+    let time = self.time
+    recordingTimer = Task {
+      do { try await time.sleep(until: at) } catch { return }
+      self.recordingTimerFired(generation)
+    }
+  }
+
+  private func recordingTimerFired(_ generation: Int) {
+    guard generation == recordingGeneration else { return }
+    materializeRecording(at: time.now)
+    markBusy()  // a following sync may now end
+  }
+
+  /// Ends the live recording (its file stays), telling an authenticated central when
+  /// `notify`.
+  func stopRecording(reason: UInt8, notify: Bool) {
+    guard recording != nil else { return }
+    materializeRecordingWithoutLimits()
+    guard let live = recording else { return }
+    recording = nil
+    recordingTimer?.cancel()
+    recordingGeneration += 1
+    if notify { sendUnsolicited(.recordStopped(stopped(live, reason: reason))) }
+    markBusy()
+  }
+
+  /// Like ``materializeRecording(at:)`` without the limit check (used while stopping).
+  private func materializeRecordingWithoutLimits() {
+    guard var live = recording, !live.paused else { return }
+    let room = live.framesWritten + Int(freeBytes / UInt64(configuration.bytesPerFrame))
+    let target = min(live.framesCompleted(at: time.now), maximumRecordingFrames, room)
+    guard target > live.framesWritten, let source = try? content() else { return }
+    let bytes = source.frames(
+      phase: live.phase, first: live.framesWritten, count: target - live.framesWritten)
+    if (try? flash.append(bytes, to: live.sessionId)) != nil { live.framesWritten = target }
+    recording = live
+  }
+
+  private func stopped(_ live: LiveRecording, reason: UInt8) -> RecordStopped {
+    RecordStopped(
+      sessionId: live.sessionId, reason: reason, fileExists: 1,
+      fileSize: UInt32(clamping: live.framesWritten * configuration.bytesPerFrame))
+  }
+
+  private func started(_ live: LiveRecording, status: UInt8) -> RecordStarted {
+    RecordStarted(
+      sessionId: live.sessionId,
+      start: UInt32(clamping: live.framesWritten * configuration.bytesPerFrame),
+      status: status, scene: live.scene, startTime: live.sessionId)
+  }
+
+  private func sendUnsolicited(_ message: DeviceMessage) {
+    guard connection?.authenticated == true else { return }
+    notify(message.encoded(portVersion: portVersion))
+  }
+
+  private func pause() -> LiveRecording? {
+    materializeRecordingWithoutLimits()
+    guard var live = recording, !live.paused else { return nil }
+    live.paused = true
+    recording = live
+    armRecordingTimer()
+    return live
+  }
+
+  private func resume() -> LiveRecording? {
+    guard var live = recording, live.paused else { return nil }
+    live.paused = false
+    live.activeSince = time.now
+    live.framesAtActiveStart = live.framesWritten
+    recording = live
+    armRecordingTimer()
+    markBusy()
+    return live
+  }
+
+  // MARK: The app's commands
+
+  func appStartsRecording(_ command: RecordCommand, readyAt: Duration) {
+    if let live = beginRecording(scene: command.scene) {
+      notify(
+        DeviceMessage.recordStarted(started(live, status: 0)).encoded(portVersion: portVersion),
+        readyAt: readyAt)
+    } else {
+      let current = recording.map { started($0, status: 1) }
+      notify(
+        DeviceMessage.recordStarted(current ?? RecordStarted(sessionId: 0, start: 0, status: 1))
+          .encoded(portVersion: portVersion), readyAt: readyAt)
+    }
+  }
+
+  func appPausesRecording(readyAt: Duration) {
+    let live = pause() ?? recording
+    let message = RecordStopped(
+      sessionId: live?.sessionId ?? 0, reason: live == nil ? 1 : 0, fileExists: live == nil ? 0 : 1,
+      fileSize: UInt32(clamping: (live?.framesWritten ?? 0) * configuration.bytesPerFrame))
+    notify(DeviceMessage.recordPaused(message).encoded(portVersion: portVersion), readyAt: readyAt)
+  }
+
+  func appResumesRecording(readyAt: Duration) {
+    let live = resume()
+    let message = live.map { started($0, status: 0) } ?? recording.map { started($0, status: 1) }
+    notify(
+      DeviceMessage.recordResumed(message ?? RecordStarted(sessionId: 0, start: 0, status: 1))
+        .encoded(portVersion: portVersion), readyAt: readyAt)
+  }
+
+  func appStopsRecording(readyAt: Duration) {
+    guard recording != nil else {
+      notify(
+        DeviceMessage.recordStopped(RecordStopped(sessionId: 0, reason: 1, fileExists: 0))
+          .encoded(portVersion: portVersion), readyAt: readyAt)
+      return
+    }
+    materializeRecordingWithoutLimits()
+    guard let live = recording else { return }
+    recording = nil
+    recordingTimer?.cancel()
+    recordingGeneration += 1
+    notify(
+      DeviceMessage.recordStopped(stopped(live, reason: RecordingStopReason.requested))
+        .encoded(portVersion: portVersion), readyAt: readyAt)
+    markBusy()
+  }
+
+  // MARK: The device's buttons
+
+  /// The user starts a recording on the device; an authenticated central gets an
+  /// unsolicited REC_START. Returns the session id, nil if refused (already recording, flash
+  /// full).
+  @discardableResult
+  public func startRecordingOnDevice(scene: UInt8 = 1) -> UInt32? {
+    guard let live = beginRecording(scene: scene) else { return nil }
+    sendUnsolicited(.recordStarted(started(live, status: 0)))
+    return live.sessionId
+  }
+
+  /// The user pauses the recording (unsolicited REC_PAUSE).
+  public func pauseRecordingOnDevice() {
+    guard let live = pause() else { return }
+    sendUnsolicited(.recordPaused(stopped(live, reason: RecordingStopReason.requested)))
+  }
+
+  /// The user resumes the recording (unsolicited REC_RESUME).
+  public func resumeRecordingOnDevice() {
+    guard let live = resume() else { return }
+    sendUnsolicited(.recordResumed(started(live, status: 0)))
+  }
+
+  /// The user stops the recording (unsolicited REC_STOP).
+  public func stopRecordingOnDevice() {
+    stopRecording(reason: RecordingStopReason.requested, notify: true)
+  }
+
+  /// The live recording's session id, nil when not recording.
+  public var recordingSessionId: UInt32? { recording?.sessionId }
+
+  // MARK: Populating the flash
+
+  /// Writes a finished recording of `duration` (rounded down to 20 ms frames) of real
+  /// speech-like Opus audio to the flash, streaming (memory does not depend on length).
+  /// - Parameter sessionId: its start time; default: ending a minute before the device's
+  ///   clock now, moved earlier if taken.
+  /// - Throws: ``EmulatorError/duplicateSession(_:)``, ``EmulatorError/flashFull(neededBytes:freeBytes:)``,
+  ///   flash I/O or encoder errors.
+  @discardableResult
+  public func addRecording(duration: Duration, scene: UInt8 = 1, sessionId: UInt32? = nil)
+    throws(EmulatorError) -> RecordingInfo
+  {
+    let frames = Int(nanoseconds(duration) / nanoseconds(.milliseconds(20)))
+    let bytesPerFrame = configuration.bytesPerFrame
+    let needed = UInt64(frames * bytesPerFrame)
+    guard needed <= freeBytes else { throw .flashFull(neededBytes: needed, freeBytes: freeBytes) }
+    var id = sessionId ?? unixTimeNow &- UInt32(clamping: duration.components.seconds + 60)
+    if sessionId == nil {
+      while flash.entries[id] != nil { id &-= 1 }
+    }
+    let source = try content()
+    try flash.create(sessionId: id, scene: scene)
+    let phase = Int(id) % source.cycleFrames
+    var first = 0
+    while first < frames {
+      let count = min(5_000, frames - first)
+      try flash.append(source.frames(phase: phase, first: first, count: count), to: id)
+      first += count
+    }
+    let path = flash.path(of: id) ?? ""
+    return RecordingInfo(
+      sessionId: id, size: frames * bytesPerFrame, scene: scene, isRecording: false,
+      durationMs: frames * 20, sha256: nil, path: path)
+  }
+
+  /// Fills the flash with `count` recordings of seeded, varied lengths (half under 1.5 min,
+  /// a third up to 15 min, the rest up to 40 min), one after another ending before the
+  /// device's clock now. The same seed gives the same recordings.
+  @discardableResult
+  public func populate(count: Int, seed: UInt64? = nil) throws(EmulatorError) -> [RecordingInfo] {
+    var random = SeededRandom(seed: seed ?? configuration.seed)
+    var lengths: [Int] = []
+    for _ in 0..<count {
+      let kind = random.next(in: 0...5)
+      switch kind {
+      case 0...2: lengths.append(random.next(in: 5...90))
+      case 3...4: lengths.append(random.next(in: 90...900))
+      default: lengths.append(random.next(in: 900...2400))
+      }
+    }
+    var start = Int64(unixTimeNow) - lengths.reduce(0) { $0 + Int64($1) + 600 }
+    var made: [RecordingInfo] = []
+    for seconds in lengths {
+      var id = UInt32(clamping: start)
+      while flash.entries[id] != nil { id &+= 1 }
+      let scene: UInt8 = random.next(in: 0...9) == 0 ? 7 : 1
+      made.append(try addRecording(duration: .seconds(seconds), scene: scene, sessionId: id))
+      start += Int64(seconds) + Int64(random.next(in: 120...1200))
+    }
+    return made
+  }
+}

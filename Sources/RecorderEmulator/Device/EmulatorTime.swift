@@ -1,0 +1,70 @@
+import RecorderConcurrency
+
+
+
+
+
+/// The clock an emulated device and its radio run on.
+///
+/// - ``manual(_:)``: virtual time (tests, benchmarks). While the link has traffic queued, the
+///   link model itself moves the ``ManualClock`` forward connection event by connection
+///   event (holding a work token so ``ManualClock/startAutoAdvance(pollInterval:quietChecks:)`` does not
+///   jump past it), waiting for the central's consumer before each event, so a one-hour
+///   transfer costs seconds of real time and exactly the radio's time in virtual time. When
+///   the link is idle, the test or the clock's auto-advance driver moves time.
+/// - ``real(_:)``: a continuous or scaled clock (`recorder emulate --time-scale X`); the
+///   link model sleeps between connection events instead.
+public enum EmulatorTime: Sendable {
+  case manual(ManualClock)
+  case real(AnyClock)
+
+  /// Time since the clock's origin (the manual clock's origin, or when the `AnyClock` was
+  /// made).
+  var now: Duration {
+    switch self {
+    case .manual(let clock): clock.elapsed
+    case .real(let clock): clock.elapsed
+    }
+  }
+
+  /// Suspends until `instant` (a time since the origin). Throws on cancellation.
+  func sleep(until instant: Duration) async throws {
+    switch self {
+    case .manual(let clock):
+      try await clock.sleep(until: ManualClock.Instant(offset: instant), tolerance: nil)
+    case .real(let clock):
+      let left = instant - clock.elapsed
+      if left > .zero { try await clock.sleep(for: left) }
+    }
+  }
+
+  /// Brings time to `instant` on behalf of the radio: a manual clock is advanced (firing
+  /// every timeout that falls due on the way), a real one is slept on.
+  func reach(_ instant: Duration) async {
+    switch self {
+    case .manual(let clock):
+      clock.advance(to: ManualClock.Instant(offset: instant))
+    case .real:
+      try? await sleep(until: instant)
+    }
+  }
+
+  /// A hold on a manual clock while the radio has work in flight; nil for a real clock.
+  func beginWork() -> ManualClock.WorkToken? {
+    switch self {
+    case .manual(let clock): clock.beginWork()
+    case .real: nil
+    }
+  }
+
+  var isManual: Bool {
+    if case .manual = self { return true }
+    return false
+  }
+}
+
+/// Whole nanoseconds of a duration (virtual time never needs finer).
+func nanoseconds(_ duration: Duration) -> Int64 {
+  let parts = duration.components
+  return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+}

@@ -1,0 +1,134 @@
+import RecorderConcurrency
+import RecorderBluetooth
+
+
+
+
+
+/// An in-process `Central` whose peripherals are ``EmulatedDevice``s: the SDK talks to the
+/// emulator exactly as it would to CoreBluetooth, on the devices' clock.
+///
+/// With a manual clock, the link model advances virtual time while it carries traffic; when
+/// nothing moves (waiting for a timeout, an unauthenticated central's drop), something else
+/// must: the test, or `ManualClock.startAutoAdvance()`.
+public final class EmulatorCentral: Central {
+  /// The devices within reach of this central.
+  public let devices: [EmulatedDevice]
+
+  public init(devices: [EmulatedDevice]) { self.devices = devices }
+
+  public convenience init(device: EmulatedDevice) { self.init(devices: [device]) }
+
+  public var state: CentralState { get async { .poweredOn } }
+
+  /// Advertisements of every device in range and not connected, each when first heard and
+  /// whenever it changes or reappears. Cancel the consuming task to stop scanning.
+  public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
+    let devices = self.devices
+    return AsyncStream { continuation in
+      let task = Task {
+        await withTaskGroup(of: Void.self) { group in
+          for device in devices {
+            group.addTask {
+              for await advertisement in await device.observeAdvertising() {
+                if let services,
+                  !services.contains(where: advertisement.serviceUUIDs.contains)
+                {
+                  continue
+                }
+                continuation.yield(advertisement)
+              }
+            }
+          }
+        }
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// Connects to the device advertising as `peripheral`. A device that used that address
+  /// before (it rebooted, or is out of range or busy) is waited for until `timeout`.
+  /// - Throws: `LinkError.unknownPeripheral` for an address no device ever had,
+  ///   `LinkError.connectTimeout` when it is not heard within `timeout`.
+  public func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
+    -> any PeripheralLink
+  {
+    var known: EmulatedDevice?
+    for device in devices {
+      let isCurrent = await device.peripheralID == peripheral
+      let wasUsed = await device.usedAddress(peripheral)
+      if isCurrent || wasUsed {
+        known = device
+        break
+      }
+    }
+    guard let device = known else { throw .unknownPeripheral(peripheral) }
+    let deadline = device.time.now + timeout
+    let poll = Duration.milliseconds(100)
+    while true {
+      do {
+        return try await device.acceptConnection(to: peripheral)
+      } catch .connectTimeout {
+        let now = device.time.now
+        guard now < deadline else { throw .connectTimeout }
+        do {
+          try await device.time.sleep(until: min(deadline, now + poll))
+        } catch {
+          throw .connectTimeout
+        }
+      }
+    }
+  }
+
+  public func restoredPeripherals() async -> [PeripheralID] { [] }
+}
+
+/// One connection from ``EmulatorCentral`` to an ``EmulatedDevice``: a thin handle; all
+/// state lives in the device actor.
+public struct EmulatorLink: PeripheralLink {
+  let device: EmulatedDevice
+  let connectionID: Int
+  public let peripheral: PeripheralID
+  public let events: BackpressureStream<LinkEvent>
+
+  init(
+    device: EmulatedDevice, connectionID: Int, peripheral: PeripheralID,
+    events: BackpressureStream<LinkEvent>
+  ) {
+    self.device = device
+    self.connectionID = connectionID
+    self.peripheral = peripheral
+    self.events = events
+  }
+
+  public func requestMTU(_ mtu: Int) async throws(LinkError) -> Int {
+    try await device.negotiateMTU(connectionID, requested: mtu)
+  }
+
+  public func maximumWriteLength(for type: WriteType) async -> Int {
+    await device.maximumWriteLength(connectionID)
+  }
+
+  public func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] {
+    try await device.read(connectionID, characteristic)
+  }
+
+  public func write(_ value: [UInt8], to characteristic: BluetoothUUID, type: WriteType)
+    async throws(LinkError)
+  {
+    try await device.write(connectionID, value: value, to: characteristic, type: type)
+  }
+
+  public func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID)
+    async throws(LinkError)
+  {
+    try await device.setNotifications(connectionID, enabled: enabled, for: characteristic)
+  }
+
+  public var bondState: BondState { get async { .none } }
+
+  public func disconnect() async {
+    await device.disconnect(connectionID, reason: .localRequest)
+  }
+}

@@ -1,0 +1,213 @@
+import RecorderProtocol
+import RecorderRemoteLink
+import RecorderWebSocket
+
+/// The access point the device raised on WIFI_OPEN (PROTOCOL.md §6).
+struct Hotspot {
+  var ssid: String
+  var password: String
+  /// Distinguishes this hotspot from a later one (its idle watchdog checks it).
+  let generation: Int
+  /// The last sign of life, on the Wi-Fi clock: the raise, a join, a phone message, content.
+  var lastActivity: Duration
+  var watchdog: Task<Void, Never>?
+}
+
+/// A recording as the Wi-Fi side sees it.
+struct WiFiFile: Sendable {
+  var size: Int
+  var scene: UInt16
+}
+
+// Wi-Fi Fast Transfer, device side (PROTOCOL.md §3.1 WIFI_OPEN / WIFI_CLOSE and §6): the
+// hotspot, the join (through the emulator host's join port, docs/tcp-link.md) and what the
+// §6 session (``WiFiDeviceSession``) asks of the device's flash.
+extension EmulatedDevice {
+  // MARK: Public
+
+  /// The hotspot's SSID while one is raised (`PLAUD` + the serial's last four characters).
+  public var hotspotSSID: String? { hotspot?.ssid }
+
+  /// True while a phone that joined the hotspot has a §6 session open.
+  public var hasWiFiSession: Bool { wifiSession.map { !$0.isOver } ?? false }
+
+  /// The device's verdict on a phone joining its hotspot (the emulator host's join port hands
+  /// each `JOIN` here: wire it as `HotspotJoinServer { await device.joinHotspot($0) }`).
+  ///
+  /// On acceptance the device connects its WebSocket client to
+  /// `request.phoneHost:request.serverPort` in a task of its own and runs the device side of
+  /// §6 there: HELLO, the phone's handshake (the BLE token padded to 32 with '0'), then LIST,
+  /// SYNC, DELETE, STOP and keep-alives until either side closes, the hotspot idles out
+  /// (``WiFiParameters/idleTimeout``) or WIFI_CLOSE drops it.
+  /// - Returns: nil when accepted, else why not: no hotspot raised, wrong SSID, wrong
+  ///   password, a session already active, or the ``FaultPlan/refuseHotspotJoins`` fault.
+  public func joinHotspot(_ request: HotspotJoinRequest) -> String? {
+    let refusal: String?
+    if faults.refuseHotspotJoins {
+      refusal = "the hotspot cannot be joined"
+    } else if let hotspot {
+      if request.ssid != hotspot.ssid {
+        refusal = "wrong SSID"
+      } else if request.password != hotspot.password {
+        refusal = "wrong password"
+      } else if let session = wifiSession, !session.isOver {
+        refusal = "a Wi-Fi session is already active"
+      } else {
+        refusal = nil
+      }
+    } else {
+      refusal = "no hotspot is raised"
+    }
+    if let refusal {
+      counterValues.wifiJoinsRefused += 1
+      return refusal
+    }
+    noteWiFiActivity()
+    nextWiFiSessionID += 1
+    let session = WiFiDeviceSession(
+      id: nextWiFiSessionID, device: self, host: request.phoneHost, port: request.serverPort,
+      serial: configuration.serial, token: configuration.token, parameters: configuration.wifi)
+    wifiSession = session
+    counterValues.wifiSessions += 1
+    Task { await session.run() }
+    return nil
+  }
+
+  // MARK: WIFI_OPEN / WIFI_CLOSE
+
+  /// WIFI_OPEN: raises the hotspot (or re-reports the one already up) and answers status 0
+  /// with the password: the one given, else the serial's last eight characters. Status 1
+  /// when the device has no Wi-Fi, for OTA (not emulated), for a password that is not eight
+  /// printable ASCII characters, or under ``FaultPlan/refuseWiFiOpen``.
+  func openWiFi(_ request: WiFiOpenRequest) -> WiFiOpenResponse {
+    let refused = WiFiOpenResponse(status: 1)
+    guard configuration.supportWifi != 0, request.forOta == 0, !faults.refuseWiFiOpen else {
+      return refused
+    }
+    let password: String
+    if let bytes = request.password {
+      guard bytes.count == WiFiOpenRequest.passwordWidth,
+        bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+      else { return refused }
+      password = String(decoding: bytes, as: UTF8.self)
+    } else {
+      password = hotspot?.password ?? String(configuration.serial.suffix(8))
+    }
+    if hotspot == nil {
+      raiseHotspot(password: password)
+    } else {
+      hotspot?.password = password
+      noteWiFiActivity()
+    }
+    return WiFiOpenResponse(status: 0, password: Array(password.utf8))
+  }
+
+  private func raiseHotspot(password: String) {
+    nextHotspotGeneration += 1
+    let generation = nextHotspotGeneration
+    counterValues.hotspotsRaised += 1
+    hotspot = Hotspot(
+      ssid: "PLAUD" + configuration.serial.suffix(4), password: password,
+      generation: generation, lastActivity: configuration.wifi.clock.elapsed)
+    hotspot?.watchdog = Task { await self.watchHotspot(generation) }
+  }
+
+  /// Drops the hotspot and ends any session: with a close frame carrying `closeCode`, or
+  /// abruptly (no close frame) when nil. WIFI_CLOSE, the idle timeout and reboots come here.
+  func dropHotspot(closeCode: WebSocketCloseCode?) {
+    hotspot?.watchdog?.cancel()
+    hotspot = nil
+    guard let session = wifiSession else { return }
+    wifiSession = nil
+    Task { await session.end(closeCode: closeCode) }
+  }
+
+  /// The idle timer: quits the hotspot (and closes a session with 1000) once
+  /// ``WiFiParameters/idleTimeout`` passed on the Wi-Fi clock since the last activity.
+  private func watchHotspot(_ generation: Int) async {
+    let clock = configuration.wifi.clock
+    let idle = configuration.wifi.idleTimeout
+    while let hotspot, hotspot.generation == generation {
+      let left = hotspot.lastActivity + idle - clock.elapsed
+      guard left > .zero else {
+        counterValues.wifiIdleCloses += 1
+        dropHotspot(closeCode: .normalClosure)
+        return
+      }
+      do { try await clock.sleep(for: left) } catch { return }
+    }
+  }
+
+  // MARK: For the session
+
+  /// Restarts the idle timer.
+  func noteWiFiActivity() {
+    hotspot?.lastActivity = configuration.wifi.clock.elapsed
+  }
+
+  /// A phone message arrived (`valid`: it decoded as a §6 PDU the device knows).
+  func noteWiFiMessage(valid: Bool) {
+    counterValues.wifiMessagesReceived += 1
+    if !valid { counterValues.wifiMalformedMessages += 1 }
+    noteWiFiActivity()
+  }
+
+  /// The session `id` ended (by either side): its slot is free for the next join.
+  func wifiSessionEnded(_ id: Int) {
+    if wifiSession?.id == id { wifiSession = nil }
+  }
+
+  /// The phone answered a PING.
+  func noteWiFiPong() { counterValues.wifiPongsReceived += 1 }
+
+  /// The battery for a Wi-Fi PING.
+  func wifiBattery() -> (level: UInt8, charging: Bool) { (batteryLevel, charging) }
+
+  /// Every recording for a Wi-Fi LIST, oldest first (a live one with its bytes so far).
+  func wifiListEntries() -> [WiFiListEntry] {
+    materializeRecording(at: time.now)
+    return flash.sessionIds.compactMap { id in
+      guard let entry = flash.entries[id] else { return nil }
+      return WiFiListEntry(
+        sessionId: id, size: UInt32(clamping: entry.size), scene: UInt16(entry.scene))
+    }
+  }
+
+  /// A recording's size and scene now, or nil.
+  func wifiFile(_ sessionId: UInt32) -> WiFiFile? {
+    materializeRecording(at: time.now)
+    guard let entry = flash.entries[sessionId] else { return nil }
+    return WiFiFile(size: entry.size, scene: UInt16(entry.scene))
+  }
+
+  /// Up to `count` bytes of a recording from flash, or nil when it is gone or unreadable.
+  func wifiRead(_ sessionId: UInt32, offset: Int, count: Int) -> [UInt8]? {
+    noteWiFiActivity()
+    return try? flash.read(sessionId, offset: offset, count: count)
+  }
+
+  /// How many of `count` content bytes may go out, and whether TCP must drop right after
+  /// them (``FaultPlan/dropWiFiAfterContentBytes``, which then fires once). Counts the bytes.
+  func wifiContentPermit(_ count: Int) -> (allowed: Int, drop: Bool) {
+    var allowed = count
+    var drop = false
+    if let limit = faults.dropWiFiAfterContentBytes {
+      let sent = counterValues.wifiContentBytesSent - faultBaseWiFiBytes
+      if sent + count >= limit {
+        allowed = max(0, limit - sent)
+        drop = true
+        faults.dropWiFiAfterContentBytes = nil
+      }
+    }
+    counterValues.wifiContentBytesSent += allowed
+    return (allowed, drop)
+  }
+
+  /// DELETE over Wi-Fi: the file's scene must be repeated (status 3 otherwise [project]);
+  /// then exactly BLE DELETE's effect and status (``deleteRecording(_:)``).
+  func wifiDelete(_ sessionId: UInt32, scene: UInt16) -> UInt8 {
+    materializeRecording(at: time.now)
+    if let entry = flash.entries[sessionId], UInt16(entry.scene) != scene { return 3 }
+    return deleteRecording(sessionId)
+  }
+}

@@ -1,0 +1,54 @@
+import RecorderConcurrency
+import RecorderWebSocket
+
+
+
+
+
+/// How the emulated device's Wi-Fi side (PROTOCOL.md §6) behaves: its idle timer, the size of
+/// what it sends, and the clock its timers run on.
+///
+/// The Wi-Fi data path is real TCP, so it cannot run on the device's virtual time: a manual
+/// clock with auto-advance would jump past the 2-minute idle timer whenever TCP is busy. The
+/// Wi-Fi side therefore has a clock of its own, ``clock`` (continuous by default); a test
+/// makes it a ``ManualClock`` and advances it explicitly.
+public struct WiFiParameters: Sendable {
+  /// Runs the idle timeout and the close after a final STOP. The WebSocket's own timeouts
+  /// (handshake, close handshake) stay on the continuous clock: they are TCP mechanics.
+  public var clock: AnyClock
+  /// A raised hotspot (with or without a session) quits after this long without a message
+  /// from the phone or content going out: ~2 min [sdk].
+  public var idleTimeout: Duration
+  /// After a STOP that ended no transfer the device closes with 1000 unless the phone sends
+  /// another request (or closes itself) within this time [project].
+  public var stopGrace: Duration
+  /// Recording bytes per content PDU [project: the vendor's size is not documented].
+  public var contentChunkBytes: Int
+  /// Entries per LIST page [project: paging is not documented].
+  public var listPageEntries: Int
+  /// The device PINGs `{volume,voltage,charging}` this often once the handshake is done (on
+  /// ``clock``); nil sends none. The phone must answer each with PONG [sdk].
+  public var pingInterval: Duration?
+  /// Limits of the device's WebSocket client.
+  public var webSocket: WebSocketConfiguration
+
+  /// The defaults: continuous clock, 2 min idle, 32 KiB content PDUs, 100 entries a page,
+  /// no PINGs.
+  /// - Precondition: `contentChunkBytes` and `listPageEntries` are positive (programmer errors).
+  public init(
+    clock: AnyClock = .continuous, idleTimeout: Duration = .seconds(120),
+    stopGrace: Duration = .seconds(1), contentChunkBytes: Int = 32 << 10,
+    listPageEntries: Int = 100, pingInterval: Duration? = nil,
+    webSocket: WebSocketConfiguration = WebSocketConfiguration()
+  ) {
+    precondition(contentChunkBytes > 0, "content PDUs carry at least one byte")
+    precondition(listPageEntries > 0, "LIST pages hold at least one entry")
+    self.clock = clock
+    self.idleTimeout = idleTimeout
+    self.stopGrace = stopGrace
+    self.contentChunkBytes = contentChunkBytes
+    self.listPageEntries = listPageEntries
+    self.pingInterval = pingInterval
+    self.webSocket = webSocket
+  }
+}

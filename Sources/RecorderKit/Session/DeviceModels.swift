@@ -1,0 +1,101 @@
+import RecorderBluetooth
+import RecorderProtocol
+
+/// A recorder heard while scanning, identified by its serial (its address rotates).
+public struct DiscoveredDevice: Sendable, Equatable {
+  /// The link-level identifier to connect with now; not stable across reboots.
+  public var peripheral: PeripheralID
+  public var name: String?
+  public var serial: String
+  public var model: RecorderModel?
+  public var projectCode: UInt16
+  public var firmware: FirmwareVersion
+  public var portVersion: UInt16
+  public var rssi: Int
+
+  public init(
+    peripheral: PeripheralID, name: String?, serial: String, model: RecorderModel?,
+    projectCode: UInt16, firmware: FirmwareVersion, portVersion: UInt16, rssi: Int
+  ) {
+    self.peripheral = peripheral
+    self.name = name
+    self.serial = serial
+    self.model = model
+    self.projectCode = projectCode
+    self.firmware = firmware
+    self.portVersion = portVersion
+    self.rssi = rssi
+  }
+}
+
+/// One recording on the device.
+public struct Recording: Sendable, Equatable, Hashable {
+  /// The session id: the recording's start time in unix seconds [device].
+  public var sessionId: UInt32
+  /// Bytes of raw device audio.
+  public var size: UInt32
+  public var scene: UInt8?
+  public var attribute: UInt8?
+  /// Audio channels (1 on the Note V0095); sets the frame size (80 bytes per channel).
+  public var channels: Int
+
+  public init(sessionId: UInt32, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int) {
+    self.sessionId = sessionId
+    self.size = size
+    self.scene = scene
+    self.attribute = attribute
+    self.channels = channels
+  }
+
+  /// Bytes per 20 ms frame (PROTOCOL.md §5).
+  public var bytesPerFrame: Int { 80 * max(1, channels) }
+
+  /// Duration in milliseconds: `size / (80 × channels) × 20` [sdk].
+  public var durationMs: Int { Int(size) / bytesPerFrame * 20 }
+}
+
+/// What the device said about itself during the session set-up (PROTOCOL.md §4).
+public struct DeviceInfo: Sendable, Equatable {
+  public var serial: String
+  public var model: RecorderModel?
+  public var name: String
+  public var firmware: FirmwareVersion?
+  public var portVersion: UInt16
+  public var audioChannels: Int
+  public var supportsWiFi: Bool
+  public var oggAudio: Bool
+  public var battery: BatteryStatus
+  public var storage: StorageInfo
+  public var state: DeviceState
+
+  public init(
+    serial: String, model: RecorderModel?, name: String, firmware: FirmwareVersion?,
+    portVersion: UInt16, audioChannels: Int, supportsWiFi: Bool, oggAudio: Bool,
+    battery: BatteryStatus, storage: StorageInfo, state: DeviceState
+  ) {
+    self.serial = serial
+    self.model = model
+    self.name = name
+    self.firmware = firmware
+    self.portVersion = portVersion
+    self.audioChannels = audioChannels
+    self.supportsWiFi = supportsWiFi
+    self.oggAudio = oggAudio
+    self.battery = battery
+    self.storage = storage
+    self.state = state
+  }
+}
+
+/// Something the device did on its own: a recording started or stopped on the device, the
+/// battery changed, the link went down.
+public enum DeviceEvent: Sendable, Equatable {
+  case recordingStarted(RecordStarted)
+  case recordingPaused(RecordStopped)
+  case recordingResumed(RecordStarted)
+  case recordingStopped(RecordStopped)
+  case battery(BatteryStatus)
+  /// A frame nobody asked for and RecorderKit does not model (kept for diagnostics).
+  case unsolicited(opcode: UInt16)
+  case disconnected(DisconnectReason)
+}

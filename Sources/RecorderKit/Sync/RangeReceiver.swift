@@ -1,0 +1,173 @@
+import RecorderConcurrency
+import RecorderProtocol
+
+/// Receives one recording's frames into its partial file: accepts frames in offset order,
+/// ignores duplicates, stops on a gap or a frame that is not the device's Opus format,
+/// computes the CRC of each request's bytes, and fsyncs at checkpoints.
+///
+/// `@unchecked Sendable`: the engine hands it to the transport's `receive` closure, which the
+/// transport calls serially (one frame at a time, awaiting each) while the engine awaits
+/// the transport; the engine touches it again only after the transport returned. All state
+/// is therefore owned by one task at a time; `state` is still behind a lock so that holds
+/// even if a transport were to misbehave.
+final class RangeReceiver: @unchecked Sendable {
+  private struct State {
+    var offset: Int64
+    var durableOffset: Int64
+    var requestCRC = CRC16()
+    var bytesReceived: Int64 = 0
+    var storageError: StorageError?
+    var startedAt: Duration = .zero
+    var startOffset: Int64 = 0
+    var lastProgress: Duration = .zero
+    /// Accepted bytes not yet handed to the file: one write(2) per 64 KiB, not per frame.
+    var pending: [UInt8] = []
+  }
+
+  /// Bytes gathered before a write(2).
+  static let writeBufferBytes = 64 * 1024
+
+  private let file: any DurableFile
+  private let frameBytes: Int
+  private let clock: AnyClock
+  private let sessionId: UInt32
+  private let size: Int64
+  private let events: AsyncStream<SyncEvent>.Continuation
+  private let checkpointBytes: Int64
+  /// Whether to keep the CRC of each request's bytes (only a transport whose tail carries
+  /// the device's CRC needs it).
+  private let computesCRC: Bool
+  /// Told each new durable offset at a checkpoint (the engine journals it), so a process
+  /// killed mid-stream resumes from its last checkpoint, not from the request's start.
+  private let onCheckpoint: @Sendable (Int64) -> Void
+  private let state: Locked<State>
+
+  /// The Opus TOC byte every 80-byte packet of the device starts with (PROTOCOL.md §5).
+  static let tocByte: UInt8 = 0xB8
+  static let packetBytes: Int64 = 80
+
+  init(
+    file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
+    size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
+    events: AsyncStream<SyncEvent>.Continuation,
+    onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
+  ) {
+    self.checkpointBytes = checkpointBytes
+    self.computesCRC = computesCRC
+    self.onCheckpoint = onCheckpoint
+    self.file = file
+    self.frameBytes = frameBytes
+    self.clock = clock
+    self.sessionId = sessionId
+    self.size = size
+    self.events = events
+    state = Locked(
+      State(offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset))
+  }
+
+  var offset: Int64 { state.withLock { $0.offset } }
+  var durableOffset: Int64 { state.withLock { $0.durableOffset } }
+  var requestCRC: UInt16 { state.withLock { $0.requestCRC.value } }
+  var bytesReceived: Int64 { state.withLock { $0.bytesReceived } }
+  var storageError: StorageError? { state.withLock { $0.storageError } }
+
+  /// A new SYNC_START goes out: its CRC starts afresh.
+  func beginRequest() { state.withLock { $0.requestCRC = CRC16() } }
+
+  func receive(_ frame: BulkFrame) async -> StreamDecision {
+    let expected = offset
+    let frameOffset = Int64(frame.offset)
+    if frameOffset < expected {
+      // A duplicate, or overlap: take only what is new, if the overlap is consistent.
+      let skip = Int(expected - frameOffset)
+      guard skip < frame.data.count else { return .continue }
+      return accept(Array(frame.data[skip...]), at: expected)
+    }
+    guard frameOffset == expected else { return .stop }
+    return accept(frame.data, at: expected)
+  }
+
+  private func accept(_ data: [UInt8], at start: Int64) -> StreamDecision {
+    guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else {
+      return .stop
+    }
+    let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
+      state.pending += data
+      state.offset += Int64(data.count)
+      state.bytesReceived += Int64(data.count)
+      if computesCRC { state.requestCRC.update(data) }
+      return (
+        state.offset, state.pending.count >= Self.writeBufferBytes,
+        state.offset - state.durableOffset >= checkpointBytes
+      )
+    }
+    do {
+      if needsCheckpoint {
+        try flush()
+        onCheckpoint(durableOffset)
+      } else if needsWrite {
+        try writePending()
+      }
+    } catch {
+      state.withLock { $0.storageError = error }
+      return .stop
+    }
+    reportProgress(offset: offset)
+    return .continue
+  }
+
+  /// Hands buffered bytes to the file (no fsync). A failed write may have left part of them
+  /// in the file: the receiver is then poisoned (every later write or flush throws the same
+  /// error), so no later fsync can make bytes that never reached the file count as durable.
+  private func writePending() throws(StorageError) {
+    let (bytes, failed) = state.withLock { state -> ([UInt8], StorageError?) in
+      if let error = state.storageError { return ([], error) }
+      defer { state.pending.removeAll(keepingCapacity: true) }
+      return (state.pending, nil)
+    }
+    if let failed { throw failed }
+    guard !bytes.isEmpty else { return }
+    do {
+      try file.write(bytes)
+    } catch {
+      state.withLock { $0.storageError = error }
+      throw error
+    }
+  }
+
+  /// Writes and fsyncs what was received; the durable offset is the last whole frame.
+  func flush() throws(StorageError) {
+    try writePending()
+    try file.sync()
+    state.withLock { state in
+      state.durableOffset = state.offset - state.offset % Int64(frameBytes)
+    }
+  }
+
+  /// Every byte at an 80-byte packet boundary must be the device's TOC (0xB8).
+  static func isDeviceOpus(_ data: [UInt8], at start: Int64) -> Bool {
+    var position = (packetBytes - start % packetBytes) % packetBytes
+    while position < Int64(data.count) {
+      if data[Int(position)] != tocByte { return false }
+      position += packetBytes
+    }
+    return true
+  }
+
+  private func reportProgress(offset: Int64) {
+    let now = clock.elapsed
+    let (started, startOffset, due) = state.withLock { state -> (Duration, Int64, Bool) in
+      let due = now - state.lastProgress >= .milliseconds(250) || offset == size
+      if due { state.lastProgress = now }
+      return (state.startedAt, state.startOffset, due)
+    }
+    guard due else { return }
+    let seconds = (now - started).seconds
+    let rate = seconds > 0 ? Double(offset - startOffset) / seconds : 0
+    let eta: Duration? = rate > 0 ? .seconds(Double(size - offset) / rate) : nil
+    events.yield(
+      .fileProgress(
+        sessionId: sessionId, fraction: size > 0 ? Double(offset) / Double(size) : 1, bytes: offset,
+        bytesPerSecond: rate, eta: eta))
+  }
+}

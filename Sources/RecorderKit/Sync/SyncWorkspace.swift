@@ -1,0 +1,139 @@
+import RecorderAudio
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderProtocol
+import RecorderStore
+
+/// Names from the lower layers that the vendor facade (which imports RecorderKit only,
+/// shared/DESIGN.md) needs to spell in its configuration.
+public typealias RecorderCentral = Central
+/// The clock every wait goes through (see ``AnyClock``).
+public typealias RecorderClock = AnyClock
+/// A device token (PROTOCOL.md §8).
+public typealias RecorderDeviceToken = DeviceToken
+
+/// The export formats, as RecorderKit's own type so callers need not import RecorderAudio.
+public enum AudioFileFormat: String, Sendable, CaseIterable {
+  case pcm, mp3, wav, opus
+
+  var exportFormat: ExportFormat {
+    switch self {
+    case .pcm: .pcm
+    case .mp3: .mp3
+    case .wav: .wav
+    case .opus: .opus
+    }
+  }
+}
+
+/// Where one recording stands in the journal: what a resumed sync starts from.
+public struct RecordingCheckpoint: Sendable, Equatable {
+  /// The journal's stages, in order.
+  public enum Stage: String, Sendable, Comparable, CaseIterable {
+    case seen, transferring, stored, exported, deletedFromDevice
+
+    public static func < (lhs: Stage, rhs: Stage) -> Bool {
+      allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+  }
+  public var serial: String
+  public var sessionId: UInt32
+  public var size: Int64
+  public var stage: Stage
+  /// Bytes fsync'd and journalled: a resumed transfer starts here (rounded to a frame).
+  public var durableBytes: Int64
+  /// SHA-256 of the stored raw bytes (from `stored` on).
+  public var sha256: String?
+  public var exportPath: String?
+  /// The partial file a transfer appends to (exists while `transferring`).
+  public var partialPath: String
+}
+
+/// One storage root (shared/DESIGN.md "Storage layout"): the journal at
+/// `<root>/journal.sqlite` and the device folders beside it. Makes ``SyncEngine``s that
+/// share the journal, and answers where each recording stands.
+public final class SyncWorkspace: Sendable {
+  /// The storage root.
+  public let root: String
+  private let journal: Journal
+  private let fileSystem: any DurableFileSystem
+
+  /// Opens (creating if needed) the root and its journal.
+  public init(root: String, fileSystem: any DurableFileSystem = PosixFileSystem())
+    throws(SyncError)
+  {
+    self.root = root
+    self.fileSystem = fileSystem
+    do {
+      try fileSystem.createDirectory(root)
+    } catch {
+      throw .storage(error)
+    }
+    do {
+      journal = try Journal(path: root + "/journal.sqlite")
+    } catch {
+      throw .journal(error.description)
+    }
+  }
+
+  /// A sync engine on this root.
+  /// - Parameters:
+  ///   - format: export format, nil to keep the raw device bytes only.
+  ///   - channels: output channels (nil: as recorded).
+  ///   - exportDirectory: where exports go (nil: `<root>/exports`).
+  ///   - deleteFromDevice: delete device copies once safe.
+  public func makeEngine(
+    format: AudioFileFormat?, channels: Int? = nil, exportDirectory: String? = nil,
+    deleteFromDevice: Bool, clock: AnyClock
+  ) -> SyncEngine {
+    var options = SyncEngine.Options()
+    options.format = format?.exportFormat
+    options.channels = channels
+    options.exportDirectory = exportDirectory
+    options.deleteFromDevice = deleteFromDevice
+    return SyncEngine(
+      journal: journal, fileSystem: fileSystem, root: root, options: options, clock: clock)
+  }
+
+  /// Every recording the journal knows for `serial`, by session id.
+  public func checkpoints(serial: String) throws(SyncError) -> [RecordingCheckpoint] {
+    let records: [RecordingRecord]
+    do {
+      records = try journal.read { try $0.recordings(serial: serial) }
+    } catch {
+      throw .journal("\(error)")
+    }
+    return records.sorted { $0.sessionId < $1.sessionId }.map { record in
+      RecordingCheckpoint(
+        serial: record.serial, sessionId: record.sessionId, size: record.size,
+        stage: RecordingCheckpoint.Stage(rawValue: record.stage.rawValue) ?? .seen,
+        durableBytes: record.durableBytes, sha256: record.sha256, exportPath: record.exportPath,
+        partialPath: root + "/\(record.serial)/\(record.sessionId).part")
+    }
+  }
+
+  /// Records that the app deleted `sessionId` from the device itself (the vendor's
+  /// `deleteFile`), so a later sync does not wait for it. Unknown recordings are ignored.
+  public func noteDeletedOnDevice(serial: String, sessionId: UInt32) throws(SyncError) {
+    do {
+      try journal.write { tx in
+        guard var record = try tx.recording(serial: serial, sessionId: sessionId),
+          record.stage >= .stored
+        else { return }
+        record.stage = .deletedFromDevice
+        try tx.save(record)
+      }
+    } catch {
+      throw .journal("\(error)")
+    }
+  }
+}
+
+/// REC_START / REC_RESUME as the device reports them (PROTOCOL.md §3.2).
+public typealias RecordStartedAlias = RecordStarted
+/// REC_PAUSE / REC_STOP as the device reports them (PROTOCOL.md §3.2).
+public typealias RecordStoppedAlias = RecordStopped
+/// A data frame of a transfer (PROTOCOL.md §2).
+public typealias RecorderBulkFrame = BulkFrame
+/// The device's end-of-transfer message with its CRC (PROTOCOL.md §3.3).
+public typealias RecorderSyncTail = SyncTail

@@ -1,0 +1,177 @@
+import RecorderConcurrency
+import RecorderProtocol
+import RecorderStore
+
+/// When and how a sync moves a backlog over Wi-Fi Fast Transfer (PROTOCOL.md §6).
+public struct WiFiSyncPlan: Sendable {
+  /// Joins the device's hotspot: the platform's service (an emulator's join port on Linux).
+  public var joiner: any HotspotJoiner
+  /// Where our WebSocket server listens and how long the device may take to connect.
+  public var link: WiFiLink.Configuration
+  /// Wi-Fi is raised only when at least this many bytes are still to move (raising the
+  /// hotspot and joining it costs seconds; BLE moves small files sooner). Default 4 MiB,
+  /// about 17 minutes of mono audio.
+  public var minimumBacklogBytes: Int64
+  /// The hotspot password to ask for (8 printable ASCII characters), or nil to let the
+  /// device choose.
+  public var password: String?
+  /// How long each Wi-Fi request may wait for its answer.
+  public var responseTimeout: Duration
+  /// The clock of the Wi-Fi session's timeouts and keep-alives (real TCP: usually the
+  /// continuous clock, even when the BLE side runs on a simulated one).
+  public var clock: AnyClock
+
+  public init(
+    joiner: any HotspotJoiner, link: WiFiLink.Configuration = WiFiLink.Configuration(),
+    minimumBacklogBytes: Int64 = 4 << 20, password: String? = nil,
+    responseTimeout: Duration = .seconds(10), clock: AnyClock = .continuous
+  ) {
+    self.joiner = joiner
+    self.link = link
+    self.minimumBacklogBytes = minimumBacklogBytes
+    self.password = password
+    self.responseTimeout = responseTimeout
+    self.clock = clock
+  }
+}
+
+extension SyncEngine {
+  /// Syncs the device behind `session`, over Wi-Fi when `wifi` is given, the device has it
+  /// and the backlog is large enough; over BLE otherwise, and over BLE for whatever Wi-Fi
+  /// did not finish (a refused hotspot, a failed join, a dropped socket). Each file resumes
+  /// from its durable offset whichever transport carries it, so a file can start on one and
+  /// finish on the other (the journal names both: `ble+wifi`).
+  ///
+  /// Over Wi-Fi the deletes wait until every download of the batch is done (the device
+  /// stalls otherwise [sdk]); the WebSocket is closed with 1000, the server stopped, the
+  /// hotspot left and WIFI_CLOSE sent on every path. The report's
+  /// ``SyncReport/wifiFallback`` says why BLE had to step in.
+  ///
+  /// Verification over Wi-Fi: §6 content carries no device checksum. A file moved over
+  /// Wi-Fi counts as verified when every byte arrived in order over TCP, its length is the
+  /// listed size and every 80-byte packet has the device's Opus framing; the part moved
+  /// over BLE is covered by the device's CRC as usual.
+  public func sync(session: DeviceSession, wifi plan: WiFiSyncPlan?) async throws(SyncError)
+    -> SyncReport
+  {
+    let ble = BLETransport(session: session)
+    guard let plan else { return try await sync(using: ble) }
+    guard await session.info.supportsWiFi else {
+      var report = try await sync(using: ble)
+      report.wifiFallback = .wifiUnavailable("this device has no Wi-Fi")
+      return report
+    }
+    let listed: [Recording]
+    let inProgress: UInt32?
+    do {
+      listed = try await session.listRecordings()
+      inProgress = try await ble.recordingInProgress()
+    } catch {
+      throw .device(error)
+    }
+    let backlog = try bytesToMove(listed, serial: await session.info.serial, skipping: inProgress)
+    guard backlog >= plan.minimumBacklogBytes else { return try await sync(using: ble) }
+
+    let failure: DeviceError
+    interruptedReport = nil  // only what this Wi-Fi attempt finished may be merged below
+    do {
+      return try await syncOverWiFi(session: session, plan: plan, inProgress: inProgress)
+    } catch .device(let error) where error != .cancelled && !Task.isCancelled {
+      failure = error
+    }
+    // What Wi-Fi finished stays in the report, even files it already deleted.
+    let partial = interruptedReport
+    var report = try await sync(using: ble)
+    report.wifiFallback = failure
+    if let partial { report.merge(earlier: partial) }
+    return report
+  }
+
+  /// Raise, join, sync, close. Throws what stopped Wi-Fi; the caller falls back to BLE.
+  private func syncOverWiFi(session: DeviceSession, plan: WiFiSyncPlan, inProgress: UInt32?)
+    async throws(SyncError) -> SyncReport
+  {
+    let link: WiFiLink
+    do throws(DeviceError) {
+      let hotspot = try await session.openWiFi(password: plan.password)
+      var configuration = await session.wifiSessionConfiguration()
+      configuration.responseTimeout = plan.responseTimeout
+      // The state LIST was judged against: the same file is left alone over Wi-Fi.
+      configuration.recordingInProgress = { inProgress }
+      do throws(DeviceError) {
+        link = try await WiFiLink.connect(
+          to: hotspot, joiner: plan.joiner, session: configuration, configuration: plan.link,
+          clock: plan.clock)
+      } catch {
+        try? await session.closeWiFi()
+        throw error
+      }
+    } catch {
+      throw .device(error)
+    }
+    let result: Result<SyncReport, SyncError>
+    do {
+      result = .success(try await sync(using: link.transport))
+    } catch {
+      result = .failure(error)
+    }
+    // Close on every path, a cancelled sync (an expired background budget) included: in a
+    // task of its own, which the caller's cancellation does not reach, so no step of STOP,
+    // the close with 1000 and the BLE-side WIFI_CLOSE can be cut short by it.
+    await Task {
+      await link.close()
+      try? await session.closeWiFi()
+    }.value
+    return try result.get()
+  }
+
+  /// Bytes of listed recordings not yet stored locally (the durable part of a partial file
+  /// does not count), leaving out the one still being recorded.
+  private func bytesToMove(_ listed: [Recording], serial: String, skipping inProgress: UInt32?)
+    throws(SyncError) -> Int64
+  {
+    let records: [UInt32: RecordingRecord]
+    do {
+      records = try journal.read { tx in
+        Dictionary(
+          try tx.recordings(serial: serial).map { ($0.sessionId, $0) },
+          uniquingKeysWith: { a, _ in a })
+      }
+    } catch {
+      throw .journal("\(error)")
+    }
+    return listed.reduce(0) { total, recording in
+      guard recording.sessionId != inProgress else { return total }
+      guard let record = records[recording.sessionId] else { return total + Int64(recording.size) }
+      guard record.stage < .stored else { return total }
+      return total + max(0, Int64(recording.size) - record.durableBytes)
+    }
+  }
+}
+
+extension SyncReport {
+  /// Adds what an earlier, interrupted run did: its files this report does not have (the
+  /// device no longer lists them), its bytes and re-issues. Files stay in session id order.
+  public mutating func merge(earlier: SyncReport) {
+    let known = Set(files.map(\.sessionId))
+    files += earlier.files.filter { !known.contains($0.sessionId) }
+    files.sort { $0.sessionId < $1.sessionId }
+    bytesReceived += earlier.bytesReceived
+    reissues += earlier.reissues
+  }
+}
+
+extension DeviceSession {
+  /// What a Wi-Fi session with this device needs from this BLE session: the serial its
+  /// HELLO must match, the token for its handshake, the channel count, and the recording in
+  /// progress (asked of this session; none known once BLE is down).
+  public func wifiSessionConfiguration() -> WiFiTransport.Configuration {
+    var wifi = WiFiTransport.Configuration(
+      serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels)
+    wifi.recordingInProgress = { [weak self] in
+      guard let self else { return nil }
+      return try? await BLETransport(session: self).recordingInProgress()
+    }
+    return wifi
+  }
+}

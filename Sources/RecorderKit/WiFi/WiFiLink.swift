@@ -1,0 +1,175 @@
+import Foundation
+import RecorderConcurrency
+import RecorderProtocol
+import RecorderWebSocket
+
+/// The access point a device raises when asked over BLE (WIFI_OPEN, PROTOCOL.md §6).
+/// The password never appears in a description.
+public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
+  /// The network name: `PLAUD` + the serial's last four characters.
+  public var ssid: String
+  /// The eight-character WPA password the device reported (or was given).
+  public var password: String
+
+  public init(ssid: String, password: String) {
+    self.ssid = ssid
+    self.password = password
+  }
+
+  /// The SSID a device with `serial` raises [sdk]: `PLAUD` + the last four characters.
+  public static func ssid(forSerial serial: String) -> String { "PLAUD" + serial.suffix(4) }
+
+  public var description: String { "hotspot \(ssid) (password <redacted>)" }
+}
+
+/// The platform's part of Wi-Fi Fast Transfer: joining a device's access point.
+///
+/// On iOS this is NEHotspotConfiguration; on Linux and in tests nobody joins a real network,
+/// so the emulator host provides a joiner that tells the emulated device where the phone's
+/// WebSocket server listens (RecorderTesting's `TCPHotspotJoiner`, or the `recorder` tool's). Everything after the join (the device
+/// connecting to our server, the §6 session) is real TCP either way.
+public protocol HotspotJoiner: Sendable {
+  /// Joins `hotspot`. The phone's WebSocket server is already listening on `serverPort`; on
+  /// a real network the device then connects to it at the address its DHCP handed out.
+  /// - Throws: ``DeviceError/wifiUnavailable(_:)`` when the network cannot be joined.
+  func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError)
+  /// Leaves the network again (best effort).
+  func leave(_ hotspot: DeviceHotspot) async
+}
+
+extension DeviceSession {
+  /// Asks the device to raise its hotspot (WIFI_OPEN, not for OTA) with `password`
+  /// (eight ASCII characters; nil lets the device choose) and returns its name and password.
+  /// - Throws: ``DeviceError/wifiUnavailable(_:)`` when the device has no Wi-Fi or answers a
+  ///   non-zero status; a bad password is refused before anything is sent.
+  public func openWiFi(password: String? = nil) async throws(DeviceError) -> DeviceHotspot {
+    guard info.supportsWiFi else { throw .wifiUnavailable("this device has no Wi-Fi") }
+    var passwordBytes: [UInt8]?
+    if let password {
+      let bytes = Array(password.utf8)
+      guard bytes.count == WiFiOpenRequest.passwordWidth,
+        bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+      else {
+        throw .wifiUnavailable("a hotspot password is 8 printable ASCII characters")
+      }
+      passwordBytes = bytes
+    }
+    let reply = try await request(
+      .wifiOpen(WiFiOpenRequest(forOta: 0, password: passwordBytes)), operation: "WIFI_OPEN"
+    ) { message -> WiFiOpenResponse? in
+      if case .wifiOpen(let reply) = message { return reply }
+      return nil
+    }
+    guard reply.status == 0 else {
+      throw .wifiUnavailable("the device refused to raise its hotspot (status \(reply.status))")
+    }
+    // Older firmware does not echo a password: it is then the serial's last eight characters.
+    let reported = reply.password.flatMap { String(bytes: $0.prefix { $0 != 0 }, encoding: .ascii) }
+    return DeviceHotspot(
+      ssid: DeviceHotspot.ssid(forSerial: info.serial),
+      password: reported ?? password ?? String(info.serial.suffix(8)))
+  }
+
+  /// Asks the device to drop its hotspot (WIFI_CLOSE; the reply comes as `000A`).
+  public func closeWiFi() async throws(DeviceError) {
+    let status = try await request(.wifiClose, operation: "WIFI_CLOSE") { message -> UInt8? in
+      switch message {
+      case .wifiOpen(let reply): reply.status
+      case .wifiClose(let status): status
+      default: nil
+      }
+    }
+    guard status == 0 else { throw .rejected(operation: "WIFI_CLOSE", status: status) }
+  }
+}
+
+/// One Wi-Fi Fast Transfer connection, phone side: our WebSocket server, the joined hotspot
+/// and the §6 session the device opened to it. ``close()`` ends all three; every path that
+/// gives up on Wi-Fi must call it.
+public actor WiFiLink {
+  /// Where to listen and how long to wait.
+  public struct Configuration: Sendable {
+    /// Address the WebSocket server binds: the hotspot interface on a phone, loopback in
+    /// tests and on a gateway talking to the emulator.
+    public var host: String
+    /// 8081 on a real device's network [sdk]; 0 lets the system choose (tests).
+    public var port: UInt16
+    /// How long the device may take to connect after the join.
+    public var connectTimeout: Duration
+    /// Limits of the WebSocket endpoint.
+    public var webSocket: WebSocketConfiguration
+
+    public init(
+      host: String = "0.0.0.0", port: UInt16 = 8081, connectTimeout: Duration = .seconds(30),
+      webSocket: WebSocketConfiguration = WebSocketConfiguration()
+    ) {
+      self.host = host
+      self.port = port
+      self.connectTimeout = connectTimeout
+      self.webSocket = webSocket
+    }
+  }
+
+  /// The §6 session: a ``RecordingTransport`` for the sync engine.
+  public nonisolated let transport: WiFiTransport
+  /// The hotspot that was joined.
+  public nonisolated let hotspot: DeviceHotspot
+  private let server: WebSocketServer
+  private let joiner: any HotspotJoiner
+  private var closed = false
+
+  private init(
+    transport: WiFiTransport, hotspot: DeviceHotspot, server: WebSocketServer,
+    joiner: any HotspotJoiner
+  ) {
+    self.transport = transport
+    self.hotspot = hotspot
+    self.server = server
+    self.joiner = joiner
+  }
+
+  /// Starts our server, joins `hotspot`, waits for the device to connect and runs HELLO and
+  /// the handshake (``WiFiTransport/open(connection:configuration:clock:)``).
+  /// Cleans up after itself on every failure.
+  /// - Throws: ``DeviceError/wifiUnavailable(_:)`` (cannot listen or join),
+  ///   ``DeviceError/timeout(operation:)`` (the device never connected), or what
+  ///   ``WiFiTransport/open(connection:configuration:clock:)`` throws.
+  public static func connect(
+    to hotspot: DeviceHotspot, joiner: any HotspotJoiner, session: WiFiTransport.Configuration,
+    configuration: Configuration = Configuration(), clock: AnyClock = .continuous
+  ) async throws(DeviceError) -> WiFiLink {
+    let server: WebSocketServer
+    do {
+      server = try WebSocketServer(
+        host: configuration.host, port: configuration.port,
+        configuration: configuration.webSocket, clock: clock)
+    } catch {
+      throw .wifiUnavailable(
+        "cannot listen on \(configuration.host):\(configuration.port): \(error)")
+    }
+    do throws(DeviceError) {
+      try await joiner.join(hotspot, serverPort: server.port)
+      guard
+        let connection = await firstElement(
+          of: server.connections, within: configuration.connectTimeout, on: clock)
+      else { throw DeviceError.timeout(operation: "Wi-Fi connect") }
+      let transport = try await WiFiTransport.open(
+        connection: connection, configuration: session, clock: clock)
+      return WiFiLink(transport: transport, hotspot: hotspot, server: server, joiner: joiner)
+    } catch {
+      await server.stop()
+      await joiner.leave(hotspot)
+      throw Task.isCancelled ? .cancelled : error
+    }
+  }
+
+  /// STOP and close 1000 (``WiFiTransport/finish()``), stop the server, leave the hotspot.
+  /// Idempotent.
+  public func close() async {
+    guard !closed else { return }
+    closed = true
+    await transport.finish()
+    await server.stop()
+    await joiner.leave(hotspot)
+  }
+}

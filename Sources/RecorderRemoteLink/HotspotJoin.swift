@@ -1,0 +1,162 @@
+import RecorderSockets
+import RecorderConcurrency
+
+
+
+
+/// "Joining" an emulated device's hotspot over TCP.
+///
+/// A real phone joins the device's access point and the device connects to the phone's
+/// WebSocket server at the address its DHCP handed out. An emulator has no access point, so
+/// its host listens on a join port instead: the phone connects, sends one line
+/// `JOIN <ssid> <password> <server port>\n`, and gets `OK\n` once the device accepted the
+/// credentials (it then connects to the server port at the phone's address), or
+/// `ERR <reason>\n`. Then both sides close. docs/tcp-link.md has the details.
+public struct HotspotJoinRequest: Sendable, Equatable {
+  public var ssid: String
+  public var password: String
+  /// The phone's WebSocket server port.
+  public var serverPort: UInt16
+  /// The phone's address as the join server saw it (where the device should connect).
+  public var phoneHost: String
+
+  public init(ssid: String, password: String, serverPort: UInt16, phoneHost: String) {
+    self.ssid = ssid
+    self.password = password
+    self.serverPort = serverPort
+    self.phoneHost = phoneHost
+  }
+
+  /// Longest line accepted, newline included.
+  public static let maximumLineLength = 256
+
+  /// The request line, newline-terminated. SSID and password must be free of spaces.
+  public var line: String { "JOIN \(ssid) \(password) \(serverPort)\n" }
+
+  /// Parses a request line (without its newline). Nil for anything else.
+  public init?(line: String, phoneHost: String) {
+    let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+    // The port in its one canonical form: decimal digits, no sign, no leading zero.
+    guard parts.count == 4, parts[0] == "JOIN", !parts[1].isEmpty, !parts[2].isEmpty,
+      parts[3].allSatisfy({ ("0"..."9").contains($0) }), parts[3].first != "0",
+      let port = UInt16(parts[3])
+    else { return nil }
+    self.init(
+      ssid: String(parts[1]), password: String(parts[2]), serverPort: port, phoneHost: phoneHost)
+  }
+}
+
+/// Why a join failed.
+public enum HotspotJoinError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The join port could not be reached or the exchange broke off.
+  case socket(SocketError)
+  /// The device refused (wrong SSID or password, no hotspot raised) with this reason.
+  case refused(String)
+  /// The answer was not `OK` or `ERR …` within the line limit.
+  case malformedAnswer
+
+  public var description: String {
+    switch self {
+    case .socket(let error): "hotspot join port: \(error)"
+    case .refused(let reason): "the device refused the join: \(reason)"
+    case .malformedAnswer: "the hotspot join port answered something else"
+    }
+  }
+}
+
+/// The phone side of the join exchange.
+public enum HotspotJoinClient {
+  /// Sends the JOIN line to `host:port` and waits for the answer.
+  public static func join(
+    host: String, port: UInt16, ssid: String, password: String, serverPort: UInt16,
+    timeout: Duration = .seconds(10)
+  ) async throws(HotspotJoinError) {
+    guard !ssid.contains(where: \.isWhitespace), !password.contains(where: \.isWhitespace) else {
+      throw .refused("the SSID and password cannot contain spaces")
+    }
+    let connection: SocketConnection
+    do {
+      connection = try await SocketConnection.connect(host: host, port: port, timeout: timeout)
+    } catch {
+      throw .socket(error)
+    }
+    defer { connection.close() }
+    let request = HotspotJoinRequest(
+      ssid: ssid, password: password, serverPort: serverPort, phoneHost: host)
+    let answer: String?
+    do {
+      try await connection.write(Array(request.line.utf8))
+      answer = try await readLine(connection)
+    } catch {
+      throw .socket(error)
+    }
+    guard let answer else { throw .malformedAnswer }
+    if answer == "OK" { return }
+    if answer.hasPrefix("ERR ") { throw .refused(String(answer.dropFirst(4))) }
+    throw .malformedAnswer
+  }
+
+  /// One line (without its newline), or nil when the peer closed first or sent too much.
+  static func readLine(_ connection: SocketConnection) async throws(SocketError) -> String? {
+    var bytes: [UInt8] = []
+    while bytes.count < HotspotJoinRequest.maximumLineLength {
+      let chunk = try await connection.read(upTo: HotspotJoinRequest.maximumLineLength)
+      if chunk.isEmpty { return nil }
+      bytes += chunk
+      if let newline = bytes.firstIndex(of: 0x0A) {
+        return String(decoding: bytes[..<newline], as: UTF8.self)
+      }
+    }
+    return nil
+  }
+}
+
+/// The emulator host's join port: hands each well-formed JOIN to `handler` and answers with
+/// its verdict. A malformed or oversized line gets `ERR malformed request`; one client at a
+/// time is enough (joins are rare), but each is served in its own task.
+public final class HotspotJoinServer: Sendable {
+  /// The port actually bound.
+  public let port: UInt16
+  private let listener: SocketListener
+  private let loop: Locked<Task<Void, Never>?> = Locked(nil)
+
+  /// Binds `host:port` and starts serving. Call ``stop()`` when done.
+  /// - Parameter handler: the device's verdict: nil accepts, a string is the refusal reason.
+  public init(
+    host: String = "127.0.0.1", port: UInt16 = 0,
+    handler: @escaping @Sendable (HotspotJoinRequest) async -> String?
+  ) throws(SocketError) {
+    listener = try SocketListener(host: host, port: port)
+    self.port = listener.port
+    let listener = self.listener
+    let task = Task {
+      while let connection = try? await listener.accept() {
+        Task { await Self.serve(connection, handler: handler) }
+      }
+    }
+    loop.withLock { $0 = task }
+  }
+
+  private static func serve(
+    _ connection: SocketConnection,
+    handler: @Sendable (HotspotJoinRequest) async -> String?
+  ) async {
+    defer { connection.close() }
+    let host = String(connection.remoteAddress.prefix { $0 != ":" })
+    guard let line = try? await HotspotJoinClient.readLine(connection),
+      let request = HotspotJoinRequest(line: line, phoneHost: host)
+    else {
+      try? await connection.write(Array("ERR malformed request\n".utf8))
+      return
+    }
+    let verdict = await handler(request)
+    let answer = verdict.map { "ERR \($0.filter { $0 != "\n" })\n" } ?? "OK\n"
+    try? await connection.write(Array(answer.utf8))
+  }
+
+  /// Stops accepting. Idempotent.
+  public func stop() {
+    listener.close()
+    loop.withLock { $0?.cancel() }
+  }
+}
