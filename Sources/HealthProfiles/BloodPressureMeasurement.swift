@@ -4,7 +4,7 @@
 /// | field | size | present when |
 /// |---|---|---|
 /// | Flags | 1 | always |
-/// | Systolic, Diastolic, Mean Arterial Pressure | 3 × 2, SFLOAT | always; mmHg if flags bit 0 is 0, kPa if 1 |
+/// | Systolic, Diastolic, Mean Arterial Pressure | 3 × 2, SFLOAT | always; bit 0: mmHg/kPa |
 /// | Time Stamp | 7, Date Time | flags bit 1 |
 /// | Pulse Rate | 2, SFLOAT, beats per minute | flags bit 2 |
 /// | User ID | 1 | flags bit 3; 0xFF = unknown user |

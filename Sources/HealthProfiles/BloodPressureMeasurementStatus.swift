@@ -6,7 +6,7 @@
 /// | 0 | body movement detected during measurement |
 /// | 1 | cuff too loose (cuff fit detection) |
 /// | 2 | irregular pulse detected |
-/// | 3–4 | pulse rate range: 0 within range, 1 exceeds upper limit, 2 below lower limit, 3 reserved |
+/// | 3–4 | pulse rate range: 0 within, 1 above upper limit, 2 below lower limit, 3 reserved |
 /// | 5 | improper measurement position |
 /// | 6–15 | reserved for future use |
 public struct BloodPressureMeasurementStatus: Sendable, Hashable, CustomStringConvertible {

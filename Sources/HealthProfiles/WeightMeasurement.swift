@@ -4,7 +4,7 @@
 /// | field | size | present when |
 /// |---|---|---|
 /// | Flags | 1 | always |
-/// | Weight | 2, uint16 | always; 0.005 kg steps (SI) or 0.01 lb (imperial), 0xFFFF = "Measurement Unsuccessful" |
+/// | Weight | 2, uint16 | always; 0.005 kg (SI) or 0.01 lb steps; 0xFFFF = unsuccessful |
 /// | Time Stamp | 7, Date Time | flags bit 1 |
 /// | User ID | 1 | flags bit 2; 0xFF = unknown user |
 /// | BMI | 2, uint16 | flags bit 3; 0.1 kg/m² steps |

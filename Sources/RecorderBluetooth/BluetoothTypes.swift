@@ -48,6 +48,8 @@ public enum RecorderGATT {
   /// Battery service and level: readable without vendor authentication.
   public static let batteryService = BluetoothUUID(0x180F)
   public static let batteryLevel = BluetoothUUID(0x2A19)
+  /// The services a recorder session discovers: the vendor service and the battery.
+  public static let services = [service, batteryService]
   /// The ATT MTU the vendor SDK asks for.
   public static let requestedMTU = 255
 }
@@ -142,7 +144,11 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
   case notPoweredOn(CentralState)
   case unknownPeripheral(PeripheralID)
   case connectTimeout
+  /// The calling task was cancelled before the operation completed.
+  case cancelled
   case disconnected(DisconnectReason)
+  /// The peripheral does not offer a service the connection asked for.
+  case serviceNotFound(BluetoothUUID)
   case characteristicNotFound(BluetoothUUID)
   /// The ATT operation failed with this error code.
   case attError(UInt8)
@@ -156,6 +162,8 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notPoweredOn(let state): "Bluetooth is not powered on (\(state))"
     case .unknownPeripheral(let id): "no peripheral \(id)"
     case .connectTimeout: "connection timed out"
+    case .cancelled: "cancelled"
+    case .serviceNotFound(let uuid): "service \(uuid) not found"
     case .disconnected(let reason): "disconnected: \(reason)"
     case .characteristicNotFound(let uuid): "characteristic \(uuid) not found"
     case .attError(let code): "ATT error 0x\(String(code, radix: 16))"

@@ -1,8 +1,5 @@
 import RecorderConcurrency
 
-
-
-
 /// The central role of Bluetooth LE, shaped like CoreBluetooth's `CBCentralManager` so that
 /// the CoreBluetooth adapter is a thin translation and everything above it is tested here
 /// against the emulator (in process on a ``ManualClock``, or over TCP).
@@ -10,21 +7,42 @@ import RecorderConcurrency
 /// Implementations: the TCP link to `recorder emulate` (``TCPCentral``), the emulator's
 /// in-process central (RecorderEmulator), and a CoreBluetooth adapter on Apple platforms.
 public protocol Central: Sendable {
-  /// The radio's state now.
+  /// The radio's state now. A fresh CoreBluetooth manager is ``CentralState/unknown`` until
+  /// the system reports; a BlueZ adapter can be powered off and on at any time.
   var state: CentralState { get async }
+
+  /// The radio's state now, then every change, until the consumer stops iterating.
+  /// Commands issued while the state is not ``CentralState/poweredOn`` fail with
+  /// ``LinkError/notPoweredOn(_:)`` or wait for it, as each implementation documents.
+  func stateUpdates() -> AsyncStream<CentralState>
 
   /// Advertisements heard until the consumer stops iterating (cancelling the iterating task
   /// stops the scan). `services` filters by advertised service, nil hears all.
+  ///
+  /// One scan at a time: like CoreBluetooth's `scanForPeripherals`, a radio runs one scan, so
+  /// a caller must not start a second while the first is being iterated. RecorderKit's
+  /// scanner is the one place that scans and fans advertisements out to its listeners.
   func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement>
 
-  /// Connects to `peripheral` and discovers the recorder's characteristics.
-  /// - Throws: ``LinkError/connectTimeout`` after `timeout`, ``LinkError/unknownPeripheral(_:)``.
-  func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
-    -> any PeripheralLink
+  /// Connects to `peripheral` and discovers `services` and their characteristics.
+  /// - Throws: ``LinkError/connectTimeout`` after `timeout`, ``LinkError/unknownPeripheral(_:)``,
+  ///   ``LinkError/serviceNotFound(_:)`` when the peripheral lacks one of `services`,
+  ///   ``LinkError/cancelled`` when the calling task is cancelled.
+  func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration)
+    async throws(LinkError) -> any PeripheralLink
 
   /// Peripherals the system kept connected or pending for us across an app relaunch
   /// (CoreBluetooth state restoration); empty where the platform has none.
   func restoredPeripherals() async -> [PeripheralID]
+}
+
+extension Central {
+  /// Connects to a recorder: discovers its vendor service and the battery service.
+  public func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
+    -> any PeripheralLink
+  {
+    try await connect(peripheral, services: RecorderGATT.services, timeout: timeout)
+  }
 }
 
 /// One connection to a peripheral, shaped like CoreBluetooth's `CBPeripheral` for what the

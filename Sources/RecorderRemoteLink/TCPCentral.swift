@@ -132,12 +132,21 @@ public final class TCPCentral: Central {
   ///   ``LinkError/unknownPeripheral(_:)``, …), ``LinkError/connectTimeout`` when no reply came
   ///   within `timeout` plus ``Options/requestTimeout``, ``LinkError/transport(_:)`` when the
   ///   server cannot be reached or went away.
-  public func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
-    -> any PeripheralLink
-  {
+  public func connect(
+    _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration
+  ) async throws(LinkError) -> any PeripheralLink {
     let session = try await session()
     return try await session.connect(
-      peripheral, timeout: timeout, guardTime: options.requestTimeout)
+      peripheral, services: services, timeout: timeout, guardTime: options.requestTimeout)
+  }
+
+  /// The served central's state once (the link reports state on request, not as it changes),
+  /// then nothing until the consumer stops.
+  public func stateUpdates() -> AsyncStream<CentralState> {
+    let (stream, continuation) = AsyncStream<CentralState>.makeStream()
+    let task = Task { continuation.yield(await self.state) }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
   }
 
   /// The served central's restored peripherals; empty when the server cannot be reached.

@@ -131,9 +131,9 @@ final class TCPCentralServerConnection: Sendable {
       startScan(scan, services: services)
     case .stopScan(let scan):
       state.withLock { $0.scans.removeValue(forKey: scan) }?.cancel()
-    case .connect(let request, let peripheral, let nanoseconds):
+    case .connect(let request, let peripheral, let nanoseconds, let services):
       let timeout = Duration.nanoseconds(Int64(clamping: nanoseconds))
-      spawn { await self.connect(request, peripheral, timeout: timeout) }
+      spawn { await self.connect(request, peripheral, services: services, timeout: timeout) }
     case .disconnect(let request, let id):
       guard let served = state.withLock({ $0.links[id] }) else {
         outbox.send(.doneReply(request: request))
@@ -218,10 +218,12 @@ final class TCPCentralServerConnection: Sendable {
     if !keep { task.cancel() }
   }
 
-  private func connect(_ request: UInt32, _ peripheral: PeripheralID, timeout: Duration) async {
+  private func connect(
+    _ request: UInt32, _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration
+  ) async {
     let link: any PeripheralLink
     do {
-      link = try await central.connect(peripheral, timeout: timeout)
+      link = try await central.connect(peripheral, services: services, timeout: timeout)
     } catch {
       outbox.send(.errorReply(request: request, error: error))
       return

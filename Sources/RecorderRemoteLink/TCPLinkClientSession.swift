@@ -139,9 +139,10 @@ final class TCPLinkClientSession: Sendable {
   }
 
   /// Connects through the server; `guardTime` beyond `timeout` covers a silent server.
-  func connect(_ peripheral: PeripheralID, timeout: Duration, guardTime: Duration)
-    async throws(LinkError) -> TCPPeripheralLink
-  {
+  func connect(
+    _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration,
+    guardTime: Duration
+  ) async throws(LinkError) -> TCPPeripheralLink {
     let nanoseconds = Self.nanoseconds(timeout)
     let result = await withCheckedContinuation {
       (continuation: CheckedContinuation<Result<TCPPeripheralLink, LinkError>, Never>) in
@@ -155,7 +156,9 @@ final class TCPLinkClientSession: Sendable {
         continuation.resume(returning: .failure(lostError(link: nil)))
         return
       }
-      outbox.send(.connect(request: id, peripheral: peripheral, timeoutNanoseconds: nanoseconds))
+      outbox.send(
+        .connect(
+          request: id, peripheral: peripheral, timeoutNanoseconds: nanoseconds, services: services))
       armTimer(id, after: timeout + guardTime, error: .connectTimeout)
     }
     return try result.get()

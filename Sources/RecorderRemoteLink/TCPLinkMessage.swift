@@ -1,4 +1,5 @@
 import RecorderBluetooth
+import RecorderProtocol
 
 
 
@@ -31,9 +32,13 @@ public enum TCPLinkMessage: Sendable, Equatable {
   case startScan(scan: UInt32, services: [BluetoothUUID]?)
   /// Ends a scan started with ``startScan(scan:services:)``.
   case stopScan(scan: UInt32)
-  /// `Central.connect(_:timeout:)`; the timeout in nanoseconds is applied by the served
-  /// central. Reply: ``connected(request:link:)`` or ``errorReply(request:error:)``.
-  case connect(request: UInt32, peripheral: PeripheralID, timeoutNanoseconds: UInt64)
+  /// `Central.connect(_:services:timeout:)`; the timeout in nanoseconds is applied by the
+  /// served central. Reply: ``connected(request:link:)`` or ``errorReply(request:error:)``.
+  /// On the wire `services` follows the peripheral; a message that ends before it (an older
+  /// client) asks for ``RecorderGATT/services``.
+  case connect(
+    request: UInt32, peripheral: PeripheralID, timeoutNanoseconds: UInt64,
+    services: [BluetoothUUID])
   /// `Central.restoredPeripherals()`. Reply: ``peripheralsReply(request:peripherals:)``.
   case getRestoredPeripherals(request: UInt32)
   /// `PeripheralLink.requestMTU(_:)`. Reply: ``integerReply(request:value:)``.
@@ -181,15 +186,11 @@ extension TCPLinkMessage {
   /// ``maximumValueLength`` makes a message the receiver refuses; ``TCPCentral`` checks
   /// writes before encoding them.
   public func encoded() -> [UInt8] {
+    var body = MessageWriter()
+    encodeBody(into: &body)
     var out = MessageWriter()
-    out.bytes.reserveCapacity(16)
-    out.u32(0)  // length, patched below
-    encodeBody(into: &out)
-    let length = UInt32(truncatingIfNeeded: out.bytes.count - 4)
-    out.bytes[0] = UInt8(truncatingIfNeeded: length)
-    out.bytes[1] = UInt8(truncatingIfNeeded: length >> 8)
-    out.bytes[2] = UInt8(truncatingIfNeeded: length >> 16)
-    out.bytes[3] = UInt8(truncatingIfNeeded: length >> 24)
+    out.u32(UInt32(truncatingIfNeeded: body.bytes.count))
+    out.raw(body.bytes)
     return out.bytes
   }
 
@@ -197,7 +198,7 @@ extension TCPLinkMessage {
     switch self {
     case .hello(let version):
       out.type(.hello)
-      out.bytes += Self.magic
+      out.raw(Self.magic)
       out.u16(version)
     case .goodbye(let reason):
       out.type(.goodbye)
@@ -210,20 +211,19 @@ extension TCPLinkMessage {
       out.u32(scan)
       if let services {
         out.u8(1)
-        let kept = services.prefix(255)
-        out.u8(UInt8(kept.count))
-        for uuid in kept { out.uuid(uuid) }
+        out.uuidList(services)
       } else {
         out.u8(0)
       }
     case .stopScan(let scan):
       out.type(.stopScan)
       out.u32(scan)
-    case .connect(let request, let peripheral, let timeout):
+    case .connect(let request, let peripheral, let timeout, let services):
       out.type(.connect)
       out.u32(request)
       out.u64(timeout)
       out.string(peripheral.rawValue)
+      out.uuidList(services)
     case .getRestoredPeripherals(let request):
       out.type(.getRestoredPeripherals)
       out.u32(request)
@@ -326,30 +326,28 @@ extension TCPLinkMessage {
   }
 }
 
-/// Appends little-endian fields to a message being encoded.
+/// Appends the link's fields to a message being encoded, through the codec's ``ByteWriter``
+/// (little-endian, like every device frame).
 private struct MessageWriter {
-  var bytes: [UInt8] = []
+  private var writer = ByteWriter()
+  var bytes: [UInt8] { writer.bytes }
 
-  mutating func type(_ code: TCPLinkMessage.TypeCode) { bytes.append(code.rawValue) }
-  mutating func u8(_ value: UInt8) { bytes.append(value) }
-  mutating func u16(_ value: UInt16) {
-    bytes.append(UInt8(truncatingIfNeeded: value))
-    bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+  mutating func type(_ code: TCPLinkMessage.TypeCode) { writer.u8(code.rawValue) }
+  mutating func u8(_ value: UInt8) { writer.u8(value) }
+  mutating func u16(_ value: UInt16) { writer.u16(value) }
+  mutating func u32(_ value: UInt32) { writer.u32(value) }
+  mutating func u64(_ value: UInt64) { writer.u64(value) }
+  mutating func raw(_ value: [UInt8]) { writer.bytes(value) }
+  mutating func uuid(_ uuid: BluetoothUUID) { raw(uuid.bytes) }
+  /// u8 count + that many UUIDs (at most 255 are sent).
+  mutating func uuidList(_ uuids: [BluetoothUUID]) {
+    let kept = uuids.prefix(255)
+    u8(UInt8(kept.count))
+    for uuid in kept { self.uuid(uuid) }
   }
-  mutating func u32(_ value: UInt32) {
-    for shift in stride(from: 0, to: 32, by: 8) {
-      bytes.append(UInt8(truncatingIfNeeded: value >> shift))
-    }
-  }
-  mutating func u64(_ value: UInt64) {
-    for shift in stride(from: 0, to: 64, by: 8) {
-      bytes.append(UInt8(truncatingIfNeeded: value >> shift))
-    }
-  }
-  mutating func uuid(_ uuid: BluetoothUUID) { bytes += uuid.bytes }
   mutating func value(_ value: [UInt8]) {
     u32(UInt32(truncatingIfNeeded: value.count))
-    bytes += value
+    raw(value)
   }
   /// u16 length + UTF-8, clamped to 65 535 bytes at a character boundary.
   mutating func string(_ text: String) {
@@ -360,7 +358,7 @@ private struct MessageWriter {
       utf8 = Array(utf8[0..<end])
     }
     u16(UInt16(utf8.count))
-    bytes += utf8
+    raw(utf8)
   }
   mutating func reason(_ reason: DisconnectReason) {
     switch reason {
@@ -398,6 +396,10 @@ private struct MessageWriter {
     case .transport(let text):
       u8(7)
       string(text)
+    case .cancelled: u8(8)
+    case .serviceNotFound(let uuid):
+      u8(9)
+      self.uuid(uuid)
     }
   }
   mutating func advertisement(_ advertisement: Advertisement) {
@@ -445,17 +447,16 @@ extension TCPLinkMessage {
       let scan = try r.u32("scan")
       let filtered = try r.bool("filtered")
       guard filtered else { return .startScan(scan: scan, services: nil) }
-      let count = Int(try r.u8("service count"))
-      var services: [BluetoothUUID] = []
-      for _ in 0..<count { services.append(try r.uuid("service")) }
-      return .startScan(scan: scan, services: services)
+      return .startScan(scan: scan, services: try r.uuidList("service"))
     case .stopScan:
       return .stopScan(scan: try r.u32("scan"))
     case .connect:
       let request = try r.u32("request")
       let timeout = try r.u64("timeout")
       let peripheral = PeripheralID(try r.string("peripheral"))
-      return .connect(request: request, peripheral: peripheral, timeoutNanoseconds: timeout)
+      let services = r.isAtEnd ? RecorderGATT.services : try r.uuidList("service")
+      return .connect(
+        request: request, peripheral: peripheral, timeoutNanoseconds: timeout, services: services)
     case .getRestoredPeripherals:
       return .getRestoredPeripherals(request: try r.u32("request"))
     case .requestMTU:
@@ -520,52 +521,45 @@ extension TCPLinkMessage {
   }
 }
 
-/// A bounds-checked little-endian reader over one message body from outside.
+/// Reads the link's fields from one message body from outside, through the codec's
+/// bounds-checked ``ByteReader``: a short body is ``TCPLinkMessageError/truncated(field:needed:available:)``,
+/// never a trap, and nothing is allocated for a length not yet checked against the bytes present.
 private struct MessageReader {
-  private let bytes: [UInt8]
-  private var position = 0
+  private var reader: ByteReader
 
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
+  init(_ bytes: [UInt8]) { reader = ByteReader(bytes) }
 
-  var remaining: Int { bytes.count - position }
-  var isAtEnd: Bool { position >= bytes.count }
+  var remaining: Int { reader.remaining }
+  var isAtEnd: Bool { reader.isAtEnd }
 
-  private func require(_ count: Int, _ field: String) throws(TCPLinkMessageError) {
-    guard count >= 0, remaining >= count else {
-      throw .truncated(field: field, needed: count, available: remaining)
+  /// Runs one primitive read, mapping the codec's error onto the link's.
+  private mutating func read<T>(_ body: (inout ByteReader) throws(FrameError) -> T)
+    throws(TCPLinkMessageError) -> T
+  {
+    do {
+      return try body(&reader)
+    } catch .truncated(let field, let needed, let available) {
+      throw .truncated(field: field, needed: needed, available: available)
+    } catch {
+      // ByteReader's primitive reads throw nothing but `truncated`.
+      preconditionFailure("unexpected codec error \(error)")
     }
   }
 
   mutating func u8(_ field: String) throws(TCPLinkMessageError) -> UInt8 {
-    try require(1, field)
-    defer { position += 1 }
-    return bytes[position]
+    try read { (r) throws(FrameError) in try r.u8(field) }
   }
-
-  private mutating func unsigned(_ width: Int, _ field: String) throws(TCPLinkMessageError)
-    -> UInt64
-  {
-    try require(width, field)
-    var value: UInt64 = 0
-    for index in 0..<width { value |= UInt64(bytes[position + index]) << (8 * index) }
-    position += width
-    return value
-  }
-
   mutating func u16(_ field: String) throws(TCPLinkMessageError) -> UInt16 {
-    UInt16(truncatingIfNeeded: try unsigned(2, field))
+    try read { (r) throws(FrameError) in try r.u16(field) }
   }
   mutating func u32(_ field: String) throws(TCPLinkMessageError) -> UInt32 {
-    UInt32(truncatingIfNeeded: try unsigned(4, field))
+    try read { (r) throws(FrameError) in try r.u32(field) }
   }
   mutating func u64(_ field: String) throws(TCPLinkMessageError) -> UInt64 {
-    try unsigned(8, field)
+    try read { (r) throws(FrameError) in try r.u64(field) }
   }
-
   mutating func bytes(_ count: Int, _ field: String) throws(TCPLinkMessageError) -> [UInt8] {
-    try require(count, field)
-    defer { position += count }
-    return Array(bytes[position..<position + count])
+    try read { (r) throws(FrameError) in try r.bytes(count, field) }
   }
 
   mutating func bool(_ field: String) throws(TCPLinkMessageError) -> Bool {
@@ -580,6 +574,14 @@ private struct MessageReader {
       throw .truncated(field: field, needed: 16, available: raw.count)
     }
     return uuid
+  }
+
+  /// u8 count + that many UUIDs.
+  mutating func uuidList(_ field: String) throws(TCPLinkMessageError) -> [BluetoothUUID] {
+    let count = Int(try u8("\(field) count"))
+    var uuids: [BluetoothUUID] = []
+    for _ in 0..<count { uuids.append(try uuid(field)) }
+    return uuids
   }
 
   /// u32 length (checked against what is present before any allocation) + bytes.
@@ -648,6 +650,8 @@ private struct MessageReader {
     case 5: return .attError(try u8("ATT error"))
     case 6: return .valueTooLong(length: Int(try u32("length")), maximum: Int(try u32("maximum")))
     case 7: return .transport(try string("transport error"))
+    case 8: return .cancelled
+    case 9: return .serviceNotFound(try uuid("service"))
     default: throw .invalidValue(field: "error code", value: UInt32(raw))
     }
   }

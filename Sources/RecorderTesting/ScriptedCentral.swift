@@ -29,15 +29,20 @@ public final class ScriptedCentral: Central, Sendable {
 
   public var state: CentralState { .poweredOn }
 
+  /// Always powered on.
+  public func stateUpdates() -> AsyncStream<CentralState> {
+    AsyncStream { $0.yield(.poweredOn) }
+  }
+
   public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
     AsyncStream { continuation in
       continuation.yield(advertisement)
     }
   }
 
-  public func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
-    -> any PeripheralLink
-  {
+  public func connect(
+    _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration
+  ) async throws(LinkError) -> any PeripheralLink {
     guard peripheral == link.peripheral else { throw .unknownPeripheral(peripheral) }
     return link
   }

@@ -24,8 +24,14 @@ final class EchoCentral: Central {
   let links = Locked<[EchoLink]>([])
   /// Every connect call, by peripheral.
   let connectAttempts = Locked<[PeripheralID]>([])
+  /// The services each connect call asked for, in order.
+  let connectServices = Locked<[[BluetoothUUID]]>([])
+  /// A service no echo peripheral offers: asking for it fails with `serviceNotFound`.
+  static let missingService = BluetoothUUID(0x1809)
 
   var state: CentralState { get async { .poweredOn } }
+
+  func stateUpdates() -> AsyncStream<CentralState> { AsyncStream { $0.yield(.poweredOn) } }
 
   static func advertisement(_ peripheral: PeripheralID, rssi: Int) -> Advertisement {
     Advertisement(
@@ -41,10 +47,12 @@ final class EchoCentral: Central {
     }
   }
 
-  func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
-    -> any PeripheralLink
+  func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration)
+    async throws(LinkError) -> any PeripheralLink
   {
     connectAttempts.withLock { $0.append(peripheral) }
+    connectServices.withLock { $0.append(services) }
+    if services.contains(Self.missingService) { throw .serviceNotFound(Self.missingService) }
     switch peripheral {
     case Self.echo, Self.other:
       let link = EchoLink(peripheral: peripheral)

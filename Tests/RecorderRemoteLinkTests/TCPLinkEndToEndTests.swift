@@ -187,6 +187,20 @@ struct TCPLinkEndToEndTests {
     }
   }
 
+  @Test func requestedServicesCrossTheLinkAndAMissingOneIsRelayed() async throws {
+    try await withTimeout {
+      let rig = try await Rig()
+      defer { rig.tearDown() }
+      let thermometer = [BluetoothUUID(0x1809), BluetoothUUID(0x180A)]
+      _ = try await rig.client.connect(EchoCentral.echo, timeout: .seconds(5))
+      await #expect(throws: LinkError.serviceNotFound(EchoCentral.missingService)) {
+        _ = try await rig.client.connect(
+          EchoCentral.echo, services: thermometer, timeout: .seconds(5))
+      }
+      #expect(rig.central.connectServices.withLock { $0 } == [RecorderGATT.services, thermometer])
+    }
+  }
+
   @Test func silentServerTimesOutTheHelloAndTheConnect() async throws {
     try await withTimeout {
       // Accepts, reads, never answers.

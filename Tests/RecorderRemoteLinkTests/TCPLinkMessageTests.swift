@@ -20,7 +20,7 @@ extension Gen {
   mutating func bond() -> BondState { element([.none, .bonding, .bonded]) }
   mutating func writeType() -> WriteType { bool() ? .withResponse : .withoutResponse }
   mutating func linkError() -> LinkError {
-    switch int(0...7) {
+    switch int(0...9) {
     case 0: .notPoweredOn(centralState())
     case 1: .unknownPeripheral(peripheral())
     case 2: .connectTimeout
@@ -28,6 +28,8 @@ extension Gen {
     case 4: .characteristicNotFound(uuid())
     case 5: .attError(u8())
     case 6: .valueTooLong(length: Int(u32()), maximum: Int(u32()))
+    case 7: .cancelled
+    case 8: .serviceNotFound(uuid())
     default: .transport(text(maxBytes: 50))
     }
   }
@@ -56,7 +58,10 @@ extension Gen {
     case 3:
       .startScan(scan: u32(), services: maybe { g in (0..<g.int(0...4)).map { _ in g.uuid() } })
     case 4: .stopScan(scan: u32())
-    case 5: .connect(request: u32(), peripheral: peripheral(), timeoutNanoseconds: u64())
+    case 5:
+      .connect(
+        request: u32(), peripheral: peripheral(), timeoutNanoseconds: u64(),
+        services: (0..<int(0...3)).map { _ in uuid() })
     case 6: .getRestoredPeripherals(request: u32())
     case 7: .requestMTU(request: u32(), link: u32(), mtu: u32())
     case 8: .getMaximumWriteLength(request: u32(), link: u32(), type: writeType())
@@ -110,11 +115,23 @@ struct TCPLinkMessageTests {
   @Test func docsWorkedExamples() throws {
     #expect(
       TCPLinkMessage.connect(
-        request: 1, peripheral: PeripheralID("echo1"), timeoutNanoseconds: 1_000_000_000
+        request: 1, peripheral: PeripheralID("echo1"), timeoutNanoseconds: 1_000_000_000,
+        services: [BluetoothUUID(0x1910)]
       ).encoded() == [
-        0x14, 0, 0, 0, 0x13, 1, 0, 0, 0, 0x00, 0xCA, 0x9A, 0x3B, 0, 0, 0, 0,
+        0x25, 0, 0, 0, 0x13, 1, 0, 0, 0, 0x00, 0xCA, 0x9A, 0x3B, 0, 0, 0, 0,
         5, 0, 0x65, 0x63, 0x68, 0x6F, 0x31,
+        1, 0, 0, 0x19, 0x10, 0, 0, 0x10, 0, 0x80, 0, 0, 0x80, 0x5F, 0x9B, 0x34, 0xFB,
       ])
+    // A connect from an older client ends after the peripheral: it asks for a recorder.
+    let older: [UInt8] = [
+      0x14, 0, 0, 0, 0x13, 1, 0, 0, 0, 0x00, 0xCA, 0x9A, 0x3B, 0, 0, 0, 0,
+      5, 0, 0x65, 0x63, 0x68, 0x6F, 0x31,
+    ]
+    #expect(
+      try TCPLinkMessage(body: older.dropFirst(4))
+        == .connect(
+          request: 1, peripheral: PeripheralID("echo1"), timeoutNanoseconds: 1_000_000_000,
+          services: RecorderGATT.services))
     let hello = TCPLinkMessage.hello(version: 1).encoded()
     #expect(hello == [0x07, 0, 0, 0, 0x01, 0x52, 0x4B, 0x54, 0x4C, 0x01, 0x00])
     let write = TCPLinkMessage.write(
@@ -218,7 +235,7 @@ let malformedMessages: [MalformedMessage] = [
     "disconnect reason 5", frame([0xA5, 1, 0, 0, 0, 5]),
     .invalidValue(field: "disconnect reason", value: 5)),
   MalformedMessage(
-    "error code 8", frame([0x8F, 1, 0, 0, 0, 8]), .invalidValue(field: "error code", value: 8)),
+    "error code 10", frame([0x8F, 1, 0, 0, 0, 10]), .invalidValue(field: "error code", value: 10)),
   MalformedMessage(
     "advertisement with unknown flag bits", frame([0xA0, 1, 0, 0, 0, 0x08, 0, 0, 0, 0, 0]),
     .invalidValue(field: "advertisement flags", value: 8)),

@@ -1,9 +1,5 @@
-import RecorderConcurrency
 import RecorderBluetooth
-
-
-
-
+import RecorderConcurrency
 
 /// An in-process `Central` whose peripherals are ``EmulatedDevice``s: the SDK talks to the
 /// emulator exactly as it would to CoreBluetooth, on the devices' clock.
@@ -15,11 +11,18 @@ public final class EmulatorCentral: Central {
   /// The devices within reach of this central.
   public let devices: [EmulatedDevice]
 
+  /// The emulated radio's power: powered on from the start. A test moves it with
+  /// ``CentralStateBroadcast/update(_:)`` to play an adapter switched off; connects then fail
+  /// with ``LinkError/notPoweredOn(_:)``.
+  public let radio = CentralStateBroadcast(.poweredOn)
+
   public init(devices: [EmulatedDevice]) { self.devices = devices }
 
   public convenience init(device: EmulatedDevice) { self.init(devices: [device]) }
 
-  public var state: CentralState { get async { .poweredOn } }
+  public var state: CentralState { get async { radio.current } }
+
+  public func stateUpdates() -> AsyncStream<CentralState> { radio.updates() }
 
   /// Advertisements of every device in range and not connected, each when first heard and
   /// whenever it changes or reappears. Cancel the consuming task to stop scanning.
@@ -49,11 +52,18 @@ public final class EmulatorCentral: Central {
 
   /// Connects to the device advertising as `peripheral`. A device that used that address
   /// before (it rebooted, or is out of range or busy) is waited for until `timeout`.
+  /// Emulated recorders offer the vendor and battery services (``RecorderGATT/services``).
   /// - Throws: `LinkError.unknownPeripheral` for an address no device ever had,
-  ///   `LinkError.connectTimeout` when it is not heard within `timeout`.
-  public func connect(_ peripheral: PeripheralID, timeout: Duration) async throws(LinkError)
-    -> any PeripheralLink
-  {
+  ///   `LinkError.connectTimeout` when it is not heard within `timeout`,
+  ///   `LinkError.serviceNotFound` for a service a recorder lacks, `LinkError.notPoweredOn`
+  ///   while ``radio`` is off, `LinkError.cancelled` when the calling task is cancelled.
+  public func connect(
+    _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration
+  ) async throws(LinkError) -> any PeripheralLink {
+    guard radio.current == .poweredOn else { throw .notPoweredOn(radio.current) }
+    if let missing = services.first(where: { !RecorderGATT.services.contains($0) }) {
+      throw .serviceNotFound(missing)
+    }
     var known: EmulatedDevice?
     for device in devices {
       let isCurrent = await device.peripheralID == peripheral
@@ -70,12 +80,13 @@ public final class EmulatorCentral: Central {
       do {
         return try await device.acceptConnection(to: peripheral)
       } catch .connectTimeout {
+        guard !Task.isCancelled else { throw .cancelled }
         let now = device.time.now
         guard now < deadline else { throw .connectTimeout }
         do {
           try await device.time.sleep(until: min(deadline, now + poll))
         } catch {
-          throw .connectTimeout
+          throw Task.isCancelled ? .cancelled : .connectTimeout
         }
       }
     }
