@@ -1,0 +1,534 @@
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderProtocol
+
+/// The request multiplexer under a ``DeviceSession``: one request in flight at a time, as the
+/// device allows (PROTOCOL.md §4), each watched by a timeout on the injected clock, with the
+/// link's notifications demultiplexed into that request's replies, bulk data, and device
+/// events.
+///
+/// Rules it keeps, each for a reason the device taught us:
+/// - **One at a time, first come first served.** A request waits at the gate while another
+///   is in flight; a request whose task is cancelled while it waits leaves the queue and
+///   never writes its command.
+/// - **A stream owns the link until it ends.** Between SYNC_START and the end of its stream
+///   (the tail, or SYNC_STOP's reply) nothing is written but SYNC_STOP: the stream holds the
+///   gate through its stop ([device]: a DELETE slipped in before SYNC_STOP was lost).
+/// - **Silence is not a failure of the link.** A stream that goes quiet for its silence
+///   timeout is stopped with SYNC_STOP on the same link and reported as ``StreamEnd/silent``
+///   so the caller re-issues from its last good byte (§3.3); only a SYNC_STOP that gets no
+///   answer ends in ``DeviceError/timeout(operation:)``.
+/// - **Back pressure reaches the radio.** The receive loop parks while the request in flight
+///   is more than ``backlogLimit`` frames behind, so frames never pile up in memory and a
+///   simulated radio waits instead of racing ahead.
+///
+/// Unsolicited frames (REC_* from the button, battery) and the link's end go to `events`.
+/// Malformed frames are counted and dropped, never trusted.
+actor RequestChannel {
+  /// What the receive loop hands to the request in flight.
+  enum Incoming: Sendable {
+    case message(DeviceMessage)
+    case bulk(BulkFrame)
+  }
+
+  /// How a stream ended.
+  enum StreamEnd: Sendable, Equatable {
+    /// The device sent its tail.
+    case tail(SyncTail)
+    /// The consumer asked to stop (a gap, a bad frame); SYNC_STOP was answered.
+    case stopped
+    /// Nothing arrived for the silence timeout; SYNC_STOP was answered.
+    case silent
+  }
+
+  private struct ActiveRequest {
+    let id: UInt64
+    let accepts: @Sendable (Incoming) -> Bool
+    let continuation: AsyncThrowingStream<Incoming, any Error>.Continuation
+    var deliveries = 0
+  }
+
+  /// Frames the request in flight may fall behind before the receive loop parks.
+  static let backlogLimit = 64
+
+  private let link: any PeripheralLink
+  private let clock: AnyClock
+  private let replyTimeout: Duration
+  private let events: AsyncStream<DeviceEvent>.Continuation
+  /// The battery level and charging state as last reported, by a reply or on its own.
+  nonisolated let battery: Locked<BatteryStatus?> = Locked(nil)
+  /// Decodes frames by the device's portVersion (known after HANDSHAKE).
+  private var portVersion: UInt16
+  private var active: ActiveRequest?
+  private var nextRequestID: UInt64 = 0
+  private var gateBusy = false
+  private var gateWaiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+  private(set) var endReason: DeviceError?
+  private(set) var malformedFrames = 0
+  private var receiver: Task<Void, Never>?
+  /// Frames handed to the request in flight and not yet handled. With the link's own
+  /// backlog it keeps a simulated clock still while this side has input to work through.
+  private let unhandled = Locked(0)
+  private var backlogWaiter: CheckedContinuation<Void, Never>?
+  private var removeBusyProbe: (@Sendable () -> Void)?
+  /// Held from the link coming up until the first request is out (see ``holdUntilFirstWrite()``).
+  private var setUpHold: (@Sendable () -> Void)?
+
+  init(
+    link: any PeripheralLink, clock: AnyClock, replyTimeout: Duration, portVersion: UInt16,
+    events: AsyncStream<DeviceEvent>.Continuation
+  ) {
+    self.link = link
+    self.clock = clock
+    self.replyTimeout = replyTimeout
+    self.portVersion = portVersion
+    self.events = events
+  }
+
+  func setPortVersion(_ version: UInt16) { portVersion = version }
+
+  /// Clock hold "session set-up": a simulated clock stays still from the link coming up until
+  /// the first command is with the link. The device drops a central that has not
+  /// authenticated within ~1 s [device]; a simulation must not skip that second just because
+  /// this task was slow to be scheduled. A no-op on real clocks.
+  func holdUntilFirstWrite() { setUpHold = clock.holdTime() }
+
+  private func releaseSetUpHold() {
+    setUpHold?()
+    setUpHold = nil
+  }
+
+  // MARK: - Requests
+
+  /// Sends `message` and returns the first reply `extract` accepts.
+  func request<Reply: Sendable>(
+    _ message: PhoneMessage, operation: String, timeout: Duration? = nil,
+    extract: @escaping @Sendable (DeviceMessage) -> Reply?
+  ) async throws(DeviceError) -> Reply {
+    try await enterGate()
+    defer { leaveGate() }
+    return try await requestHoldingGate(
+      message, operation: operation, timeout: timeout, extract: extract)
+  }
+
+  /// Sends `message` and feeds every accepted frame to `handle`, which folds it into `state`,
+  /// until `handle` says the exchange is complete. Fails after `timeout` without a frame.
+  func exchange<State: Sendable>(
+    _ message: PhoneMessage, operation: String, timeout: Duration, initial: State,
+    accepts: @escaping @Sendable (Incoming) -> Bool,
+    handle: @Sendable (inout State, Incoming) async -> Bool
+  ) async throws(DeviceError) -> State {
+    try await enterGate()
+    defer { leaveGate() }
+    var state = initial
+    try await exchangeHoldingGate(
+      message, operation: operation, timeout: timeout, accepts: accepts
+    ) { incoming in await handle(&state, incoming) }
+    return state
+  }
+
+  /// SYNC_START for `[start, end)` of `sessionId`: every data frame goes to `onData` in
+  /// arrival order; the stream ends with the device's tail, with a stop `onData` asked for,
+  /// or with silence. A stop (asked for, silence, or the caller's cancellation) sends
+  /// SYNC_STOP before the gate opens for anything else.
+  ///
+  /// - Throws: ``DeviceError/rejected(operation:status:)`` for a non-zero head status,
+  ///   ``DeviceError/cancelled``, ``DeviceError/timeout(operation:)`` when SYNC_STOP gets no
+  ///   answer, link errors.
+  func stream(
+    sessionId: UInt32, start: UInt32, end: UInt32, silenceTimeout: Duration,
+    onData: @Sendable (BulkFrame) async -> StreamDecision
+  ) async throws(DeviceError) -> StreamEnd {
+    // Given up before asking: nothing to start, nothing to stop.
+    if Task.isCancelled { throw .cancelled }
+    try await enterGate()
+    defer { leaveGate() }
+    var tail: SyncTail?
+    var headStatus: UInt8?
+    var stopAsked = false
+    // A caller that gives up (a background budget expired) must stop the device at once:
+    // SYNC_STOP goes straight to the link, never ahead of SYNC_START.
+    let pendingStop = PendingStreamStop(
+      link: link, frame: PhoneMessage.syncStop.encoded(portVersion: portVersion))
+    let request = PhoneMessage.syncStart(
+      SyncStartRequest(sessionId: sessionId, start: start, end: end))
+    do {
+      try await withTaskCancellationHandler {
+        try await exchangeHoldingGate(
+          request, operation: "SYNC_START", timeout: silenceTimeout,
+          onWritten: { await pendingStop.requestWritten() },
+          accepts: { Self.belongs($0, to: sessionId) }
+        ) { incoming in
+          switch incoming {
+          case .message(.syncHead(let head)):
+            headStatus = head.status
+            return head.status != 0
+          case .bulk(let frame) where !frame.isTerminal && headStatus != nil:
+            stopAsked = await onData(frame) == .stop
+            return stopAsked
+          case .message(.syncTail(let reply)) where headStatus != nil:
+            tail = reply
+            return true
+          default: return false
+          }
+        }
+      } onCancel: {
+        pendingStop.cancelled()
+      }
+    } catch let error as DeviceError {
+      if case .timeout = error, !Task.isCancelled {
+        // Silence (§3.3): stop on the same link; the caller re-issues from its last good byte.
+        try await stopStreamHoldingGate()
+        return .silent
+      }
+      throw Task.isCancelled ? .cancelled : error
+    } catch {
+      throw .cancelled
+    }
+    if let headStatus, headStatus != 0 { throw .rejected(operation: "SYNC_START", status: headStatus) }
+    if let tail { return .tail(tail) }
+    if Task.isCancelled { throw .cancelled }
+    try await stopStreamHoldingGate()
+    return stopAsked ? .stopped : .silent
+  }
+
+  /// SYNC_STOP, whose reply is `001E` [sdk]; the caller holds the gate.
+  private func stopStreamHoldingGate() async throws(DeviceError) {
+    _ = try await requestHoldingGate(.syncStop, operation: "SYNC_STOP", timeout: nil) {
+      message -> Bool? in
+      if case .syncStopped = message { return true }
+      return nil
+    }
+  }
+
+  /// Whether `incoming` belongs to a stream of `sessionId` (frames of an earlier request that
+  /// arrive late are dropped by the caller's offset check).
+  private static func belongs(_ incoming: Incoming, to sessionId: UInt32) -> Bool {
+    switch incoming {
+    case .bulk(let frame): frame.sessionId == sessionId
+    case .message(.syncHead(let head)): head.sessionId == sessionId
+    case .message(.syncTail(let tail)): tail.sessionId == sessionId
+    default: false
+    }
+  }
+
+  private func requestHoldingGate<Reply: Sendable>(
+    _ message: PhoneMessage, operation: String, timeout: Duration?,
+    extract: @escaping @Sendable (DeviceMessage) -> Reply?
+  ) async throws(DeviceError) -> Reply {
+    var reply: Reply?
+    try await exchangeHoldingGate(
+      message, operation: operation, timeout: timeout ?? replyTimeout,
+      accepts: { incoming in
+        if case .message(let message) = incoming { return extract(message) != nil }
+        return false
+      }
+    ) { incoming in
+      if case .message(let message) = incoming { reply = extract(message) }
+      return reply != nil
+    }
+    guard let reply else { throw .timeout(operation: operation) }
+    return reply
+  }
+
+  /// Writes the frame and feeds every accepted incoming frame to `handle` until it returns
+  /// true. Fails after `timeout` without a frame. `onWritten` runs as soon as the frame is
+  /// with the link, before any reply is awaited. The caller holds the gate.
+  private func exchangeHoldingGate(
+    _ message: PhoneMessage, operation: String, timeout: Duration,
+    onWritten: (@Sendable () async -> Void)? = nil,
+    accepts: @escaping @Sendable (Incoming) -> Bool,
+    handle: (Incoming) async -> Bool
+  ) async throws(DeviceError) {
+    if let endReason { throw endReason }
+    nextRequestID += 1
+    let id = nextRequestID
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: Incoming.self)
+    active = ActiveRequest(id: id, accepts: accepts, continuation: continuation)
+    defer {
+      if active?.id == id { active = nil }
+    }
+    let watchdog = Task { [clock] in
+      var seen = 0
+      while !Task.isCancelled {
+        do { try await clock.sleep(for: timeout) } catch { return }
+        guard let deliveries = await self.deliveries(of: id), deliveries != seen else {
+          await self.fail(id, with: .timeout(operation: operation))
+          return
+        }
+        seen = deliveries
+      }
+    }
+    defer { watchdog.cancel() }
+
+    // Clock hold "request write": until the write is with the link nothing is in flight that
+    // a simulation could see, so the watchdog's deadline must not be the next thing it
+    // jumps to.
+    let releaseWrite = clock.holdTime()
+    do {
+      try await link.write(
+        message.encoded(portVersion: portVersion), to: RecorderGATT.writeCharacteristic,
+        type: .withoutResponse)
+      await onWritten?()
+      releaseWrite()
+    } catch {
+      releaseWrite()
+      releaseSetUpHold()
+      throw .disconnected(Self.reason(error))
+    }
+    // From here we wait for the device: simulated time may pass.
+    releaseSetUpHold()
+    defer {
+      unhandled.withLock { $0 = 0 }
+      resumeReceiving()
+    }
+    do {
+      for try await incoming in stream {
+        let done = await handle(incoming)
+        // Cancel the watchdog before releasing the clock: its sleeper must not be the next
+        // deadline a simulation jumps to.
+        if done { watchdog.cancel() }
+        let left = unhandled.withLock { count -> Int in
+          count -= 1
+          return count
+        }
+        if left <= Self.backlogLimit / 2 { resumeReceiving() }
+        if done { return }
+      }
+    } catch let error as DeviceError {
+      throw error
+    } catch {
+      throw .cancelled
+    }
+    if Task.isCancelled { throw .cancelled }
+    throw endReason ?? .closed
+  }
+
+  // MARK: - The gate
+
+  /// Waits for this request's turn. A task cancelled while it waits leaves the queue and
+  /// throws ``DeviceError/cancelled``: its command is never written.
+  private func enterGate() async throws(DeviceError) {
+    if let endReason { throw endReason }
+    if !gateBusy {
+      gateBusy = true
+    } else {
+      nextRequestID += 1
+      let ticket = nextRequestID
+      let admitted = await withTaskCancellationHandler {
+        await withCheckedContinuation { continuation in
+          if Task.isCancelled {
+            continuation.resume(returning: false)
+          } else {
+            gateWaiters.append((ticket, continuation))
+          }
+        }
+      } onCancel: {
+        Task { await self.withdraw(ticket) }
+      }
+      guard admitted else { throw .cancelled }
+    }
+    if Task.isCancelled {
+      leaveGate()
+      throw .cancelled
+    }
+    if let endReason {
+      leaveGate()
+      throw endReason
+    }
+  }
+
+  /// Takes a cancelled waiter out of the queue.
+  private func withdraw(_ ticket: UInt64) {
+    guard let index = gateWaiters.firstIndex(where: { $0.id == ticket }) else { return }
+    gateWaiters.remove(at: index).continuation.resume(returning: false)
+  }
+
+  private func leaveGate() {
+    if gateWaiters.isEmpty {
+      gateBusy = false
+    } else {
+      gateWaiters.removeFirst().continuation.resume(returning: true)
+    }
+  }
+
+  private func deliveries(of id: UInt64) -> Int? {
+    guard let active, active.id == id else { return nil }
+    return active.deliveries
+  }
+
+  private func fail(_ id: UInt64, with error: DeviceError) {
+    guard let active, active.id == id else { return }
+    active.continuation.finish(throwing: error)
+    self.active = nil
+  }
+
+  // MARK: - Receiving
+
+  /// Starts the receive loop over the link's events.
+  func startReceiving() {
+    let linkEvents = link.events
+    let unhandled = self.unhandled
+    // Clock hold "receive backlog": a simulation stays still while frames wait on either
+    // side of this loop.
+    removeBusyProbe = clock.holdTime(while: {
+      linkEvents.buffered > 0 || unhandled.withLock { $0 > 0 }
+    })
+    receiver = Task { [weak self] in
+      for await event in linkEvents {
+        guard let self else { return }
+        await self.receive(event)
+        await self.waitForBacklog()
+      }
+      await self?.linkEnded(.remoteTerminated)
+    }
+  }
+
+  private func waitForBacklog() async {
+    guard unhandled.withLock({ $0 }) > Self.backlogLimit, endReason == nil else { return }
+    await withCheckedContinuation { backlogWaiter = $0 }
+  }
+
+  private func resumeReceiving() {
+    backlogWaiter?.resume()
+    backlogWaiter = nil
+  }
+
+  private func receive(_ event: LinkEvent) {
+    switch event {
+    case .notification(let characteristic, let value):
+      if characteristic == RecorderGATT.notifyCharacteristic { receiveFrame(value) }
+      if characteristic == RecorderGATT.batteryLevel, let level = value.first {
+        let status = battery.withLock { battery -> BatteryStatus in
+          var status = battery ?? BatteryStatus(level: level)
+          status.level = level
+          battery = status
+          return status
+        }
+        events.yield(.battery(status))
+      }
+    case .disconnected(let reason): linkEnded(reason)
+    case .readyToSendWriteWithoutResponse, .bondStateChanged: break
+    }
+  }
+
+  private func receiveFrame(_ bytes: [UInt8]) {
+    let incoming: Incoming
+    do {
+      switch try Frame(decoding: bytes, portVersion: portVersion) {
+      case .control(let control):
+        incoming = .message(try DeviceMessage(control, portVersion: portVersion))
+      case .bulk(let bulk): incoming = .bulk(bulk)
+      default: return
+      }
+    } catch {
+      malformedFrames += 1
+      return
+    }
+    if var request = active, request.accepts(incoming) {
+      unhandled.withLock { $0 += 1 }
+      request.deliveries += 1
+      active = request
+      request.continuation.yield(incoming)
+      return
+    }
+    guard case .message(let message) = incoming else { return }
+    switch message {
+    case .recordStarted(let value): events.yield(.recordingStarted(value))
+    case .recordPaused(let value): events.yield(.recordingPaused(value))
+    case .recordResumed(let value): events.yield(.recordingResumed(value))
+    case .recordStopped(let value): events.yield(.recordingStopped(value))
+    case .battery(let value):
+      battery.withLock { $0 = value }
+      events.yield(.battery(value))
+    default: events.yield(.unsolicited(opcode: message.frame().opcode.rawValue))
+    }
+  }
+
+  private func linkEnded(_ reason: DisconnectReason) {
+    guard endReason == nil || endReason == .closed else { return }
+    let wasClosed = endReason == .closed
+    if !wasClosed { endReason = .disconnected(reason) }
+    active?.continuation.finish(throwing: endReason ?? .disconnected(reason))
+    active = nil
+    events.yield(.disconnected(reason))
+    events.finish()
+    resumeReceiving()
+    removeBusyProbe?()
+    removeBusyProbe = nil
+  }
+
+  /// Ends the channel: fails the request in flight and every waiter, drops the link.
+  func close() async {
+    resumeReceiving()
+    releaseSetUpHold()
+    removeBusyProbe?()
+    removeBusyProbe = nil
+    if endReason == nil { endReason = .closed }
+    active?.continuation.finish(throwing: endReason ?? .closed)
+    active = nil
+    for waiter in gateWaiters { waiter.continuation.resume(returning: true) }
+    gateWaiters.removeAll()
+    await link.disconnect()
+    receiver?.cancel()
+    events.finish()
+  }
+
+  private static func reason(_ error: LinkError) -> DisconnectReason {
+    if case .disconnected(let reason) = error { return reason }
+    return .other(error.description)
+  }
+}
+
+/// The SYNC_STOP owed to a stream whose caller gave up, sent at most once and never ahead of
+/// its SYNC_START. The link delivers writes in the order they are made, but a cancellation
+/// handler runs on whichever thread cancels, concurrently with the request's own write: had
+/// it written SYNC_STOP while SYNC_START was still on its way, the device would stop nothing
+/// and then stream the whole range. So the handler sends it only once SYNC_START is with the
+/// link; a cancellation that comes earlier is acted on by the request's task, right after
+/// its SYNC_START write returns.
+///
+/// Thread-safe: `state` sits in one ``Locked``; the write happens outside the lock.
+private final class PendingStreamStop: Sendable {
+  private struct State {
+    var requestWritten = false
+    var cancelled = false
+    var sent = false
+  }
+
+  private let state = Locked(State())
+  private let link: any PeripheralLink
+  private let frame: [UInt8]
+
+  init(link: any PeripheralLink, frame: [UInt8]) {
+    self.link = link
+    self.frame = frame
+  }
+
+  /// From the cancellation handler: stops the device now if SYNC_START is out.
+  func cancelled() {
+    guard claim({ $0.cancelled = true }) else { return }
+    Task { await send() }
+  }
+
+  /// From the request's task, once SYNC_START is with the link: stops the device at once if
+  /// the caller already gave up.
+  func requestWritten() async {
+    guard claim({ $0.requestWritten = true }) else { return }
+    await send()
+  }
+
+  /// Records one side's news; true for the one caller that must now send SYNC_STOP.
+  private func claim(_ update: (inout State) -> Void) -> Bool {
+    state.withLock { state in
+      update(&state)
+      guard state.requestWritten, state.cancelled, !state.sent else { return false }
+      state.sent = true
+      return true
+    }
+  }
+
+  private func send() async {
+    try? await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+  }
+}
