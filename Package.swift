@@ -9,6 +9,7 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "RecorderProtocol", targets: ["RecorderProtocol"]),
+    .library(name: "HealthProfiles", targets: ["HealthProfiles"]),
     .library(name: "RecorderKit", targets: ["RecorderKit"]),
     .library(name: "RecorderTesting", targets: ["RecorderTesting"]),
     .library(name: "RecorderRemoteLink", targets: ["RecorderRemoteLink"]),
@@ -37,6 +38,7 @@ let package = Package(
 
     // The layers of shared/DESIGN.md, bottom up.
     .target(name: "RecorderProtocol"),
+    .target(name: "HealthProfiles"),
     .target(name: "RecorderConcurrency"),
     .target(
       name: "RecorderCrypto",
@@ -94,6 +96,7 @@ let package = Package(
     .target(
       name: "TestSupport", dependencies: ["RecorderConcurrency"], path: "Tests/TestSupport"),
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
+    .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
     .testTarget(

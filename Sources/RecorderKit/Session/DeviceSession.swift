@@ -52,7 +52,7 @@ public actor DeviceSession {
   private var setUpInfo: DeviceInfo
   let configuration: Configuration
   /// One request at a time, their timeouts, and the receive loop.
-  private let channel: RequestChannel
+  let channel: RequestChannel
   private let link: any PeripheralLink
 
   // MARK: - Connecting

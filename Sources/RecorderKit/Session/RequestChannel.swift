@@ -87,6 +87,9 @@ actor RequestChannel {
 
   func setPortVersion(_ version: UInt16) { portVersion = version }
 
+  /// Requests waiting at the gate (for tests of the queue).
+  var queuedRequests: Int { gateWaiters.count }
+
   /// Clock hold "session set-up": a simulated clock stays still from the link coming up until
   /// the first command is with the link. The device drops a central that has not
   /// authenticated within ~1 s [device]; a simulation must not skip that second just because

@@ -1,0 +1,74 @@
+import RecorderConcurrency
+import RecorderProtocol
+import RecorderTesting
+import Testing
+
+@testable import RecorderKit
+
+/// The request queue's rules (PROTOCOL.md §4), byte by byte against a scripted device.
+@Suite("Request channel: one request at a time")
+struct RequestChannelTests {
+  /// Waits (by yielding, never by sleeping) until `count` requests wait at the gate.
+  static func waitForQueue(_ session: DeviceSession, count: Int) async {
+    while await session.channel.queuedRequests < count { await Task.yield() }
+  }
+
+  @Test("a request cancelled while it waits its turn never writes its command")
+  func cancelledWhileQueuedNeverWrites() async throws {
+    let storageAsked = Locked(0)
+    let central = ScriptedCentral { message in
+      // The second STORAGE (after set-up) gets no answer until the test sends one.
+      if case .storage = message, storageAsked.withLock({ $0 += 1; return $0 }) == 2 { return [] }
+      return V0095Replies.standard(message)
+    }
+    let session = try await DeviceSessionTests.connect(central)
+    let slow = Task { try await session.storage() }
+    while !central.link.written.dropFirst(6).contains(.storage) { await Task.yield() }
+    let queued = Task { try await session.battery() }
+    await Self.waitForQueue(session, count: 1)
+    queued.cancel()
+    central.link.notify(V0095Replies.hex("010600 0000868f0e000000 0000888f0e000000 90abce3600000000"))
+    _ = try await slow.value
+    await #expect(throws: DeviceError.cancelled) { try await queued.value }
+    #expect(central.link.written.map(\.name).dropFirst(6) == ["STORAGE"])
+    // The queue still works afterwards.
+    _ = try await session.battery()
+    #expect(central.link.written.map(\.name).dropFirst(6) == ["STORAGE", "BATTERY"])
+    await session.close()
+  }
+
+  @Test("a request queued behind a stream goes out only after SYNC_STOP's reply")
+  func nothingBetweenSyncStartAndItsStop() async throws {
+    let sessionId: UInt32 = 0x69D2_6658
+    let central = ScriptedCentral { message in
+      switch message {
+      case .syncStart(let request):
+        return [DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()]
+          + (0..<4).map { index in
+            Frame.bulk(
+              BulkFrame(
+                sessionId: sessionId, offset: UInt32(index * 80),
+                data: [0xB8] + [UInt8](repeating: 1, count: 79))
+            ).encoded()
+          }
+      case .syncStop: return [DeviceMessage.syncStopped.encoded()]
+      case .delete(let id): return [DeviceMessage.deleted(SessionStatus(sessionId: id, status: 0)).encoded()]
+      default: return V0095Replies.standard(message)
+      }
+    }
+    let session = try await DeviceSessionTests.connect(central)
+    let deletion = Locked<Task<Void, any Error>?>(nil)
+    let tail = try await session.streamRange(sessionId: sessionId, start: 0) { frame in
+      guard frame.offset == 160 else { return .continue }
+      // The app asks for a DELETE while the stream runs; the stream then stops on a gap.
+      deletion.withLock { $0 = Task { try await session.deleteRecording(1) } }
+      await Self.waitForQueue(session, count: 1)
+      return .stop
+    }
+    #expect(tail == nil)
+    try await deletion.withLock { $0 }?.value
+    #expect(
+      central.link.written.map(\.name).dropFirst(6) == ["SYNC_START", "SYNC_STOP", "DELETE"])
+    await session.close()
+  }
+}
