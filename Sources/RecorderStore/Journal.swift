@@ -43,6 +43,12 @@ public final class Journal: Sendable {
     let connection = try SQLiteConnection(path: path)
     try connection.execute(
       "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+    #if canImport(Darwin)
+      // On Apple platforms fsync only reaches the drive's cache; F_FULLFSYNC flushes that
+      // too. SQLite uses it for commits with `fullfsync` and for WAL checkpoints with
+      // `checkpoint_fullfsync` (both off by default on Apple builds).
+      try connection.execute("PRAGMA fullfsync=ON; PRAGMA checkpoint_fullfsync=ON;")
+    #endif
     try Self.migrate(connection)
     self.connection = Locked(connection)
   }
