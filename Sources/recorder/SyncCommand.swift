@@ -23,6 +23,7 @@ struct SyncCommand: RecorderCommand {
     \(DeviceOptions.help)
       --out DIR             Where the journal, raw copies and exports go.
       --format F            mp3 (default), wav, opus, pcm, or raw (keep device bytes only).
+                            Exports are per format: another format later exports again.
       --channels 1|2        Export channels (default: as recorded).
       --keep-on-device      Do not delete device copies.
       --attempts N          Reconnect up to N times after a link loss (default 20).

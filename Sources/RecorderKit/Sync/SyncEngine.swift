@@ -40,6 +40,8 @@ public actor SyncEngine {
   let journal: Journal
   private let fileSystem: any DurableFileSystem
   private let root: String
+  /// How the journal spells paths: relative to `root`, so another spelling of it works too.
+  private let paths: RootRelativePaths
   private let options: Options
   private let clock: AnyClock
   private let eventContinuation: AsyncStream<SyncEvent>.Continuation
@@ -57,6 +59,7 @@ public actor SyncEngine {
     self.journal = journal
     self.fileSystem = fileSystem
     self.root = root
+    paths = RootRelativePaths(root: root)
     self.options = options
     self.clock = clock
     (events, eventContinuation) = AsyncStream.makeStream(of: SyncEvent.self)
@@ -187,7 +190,10 @@ public actor SyncEngine {
   private func deleteIfSafe(_ record: RecordingRecord, via transport: any RecordingTransport)
     async throws(SyncError) -> RecordingRecord?
   {
-    let exportSatisfied = options.format == nil || record.stage >= .exported
+    var exportSatisfied = true
+    if let format = options.format {
+      exportSatisfied = try exportPath(of: record, format: format) != nil
+    }
     guard options.deleteFromDevice, record.verification == .verified, exportSatisfied,
       record.stage >= .stored, record.stage < .deletedFromDevice
     else { return nil }
@@ -382,7 +388,7 @@ public actor SyncEngine {
         $0.durableBytes = $0.size
         $0.verification = verification
         $0.sha256 = digest
-        $0.rawPath = rawPath
+        $0.rawPath = paths.stored(rawPath)
         $0.transport = transport
       }
     }
@@ -401,17 +407,25 @@ public actor SyncEngine {
     do throws(SyncError) {
       var record = initial
       let verified = record.verification == .verified
-      if let format = options.format, record.stage < .exported, verified || options.exportUnverified
+      // Exports are per format: one made earlier in another format does not count.
+      if let format = options.format, verified || options.exportUnverified,
+        try exportPath(of: record, format: format) == nil
       {
         record = try export(record, format: format)
       }
       if delete, let deleted = try await deleteIfSafe(record, via: transport) {
         record = deleted
       }
+      let exportPath =
+        if let format = options.format {
+          try exportPath(of: record, format: format)
+        } else {
+          record.exportPath.map(paths.resolved)
+        }
       return .success(
         SyncReport.File(
           sessionId: record.sessionId, size: record.size, durationMs: recording.durationMs,
-          verified: verified, exportPath: record.exportPath,
+          verified: verified, exportPath: exportPath,
           deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport))
     } catch {
       return .failure(error)
@@ -431,7 +445,7 @@ public actor SyncEngine {
     }
     do {
       _ = try AudioExporter.export(
-        from: rawPath, recordedChannels: record.channels, to: temporary,
+        from: paths.resolved(rawPath), recordedChannels: record.channels, to: temporary,
         options: ExportOptions(format: format, channels: options.channels))
     } catch {
       throw .export(sessionId: record.sessionId, reason: "\(error)")
@@ -442,9 +456,13 @@ public actor SyncEngine {
       try fileSystem.syncDirectory(exportDirectory)
     }
     let exported = try journalWrite { tx in
-      try tx.update(serial: record.serial, sessionId: record.sessionId) {
-        $0.stage = .exported
-        $0.exportPath = finalPath
+      let stored = paths.stored(finalPath)
+      try tx.saveExport(
+        serial: record.serial, sessionId: record.sessionId, format: format.rawValue, path: stored)
+      return try tx.update(serial: record.serial, sessionId: record.sessionId) {
+        // Never back: a recording already deleted from the device stays so.
+        if $0.stage < .exported { $0.stage = .exported }
+        $0.exportPath = stored
         $0.exportFormat = format.rawValue
       }
     }
@@ -489,6 +507,15 @@ public actor SyncEngine {
     for name in fileSystem.contents(of: exportDirectory) where name.hasPrefix(".partial-") {
       try storage { () throws(StorageError) in try fileSystem.remove(exportDirectory + "/" + name) }
     }
+  }
+
+  /// The export of `record` in `format`, ready to open, if the journal has one.
+  private func exportPath(of record: RecordingRecord, format: ExportFormat) throws(SyncError)
+    -> String?
+  {
+    try journalRead { tx in
+      try tx.exportPath(serial: record.serial, sessionId: record.sessionId, format: format.rawValue)
+    }.map(paths.resolved)
   }
 
   private func ensureDirectory(_ path: String) throws(SyncError) {
