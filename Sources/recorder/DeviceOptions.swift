@@ -57,9 +57,14 @@ struct DeviceOptions {
       return (session, central)
     } catch {
       central.close()
-      let code: ExitCode = error == .tokenRejected ? .failure : .unavailable
-      throw CommandFailure(code, "\(error)")
+      throw CommandFailure(Self.exitCode(connecting: error), "\(error)")
     }
+  }
+
+  /// A rejected token is final (77: retrying cannot help); anything else (timeouts, link
+  /// loss, a refused session) means the device could not be reached (69) and may be retried.
+  static func exitCode(connecting error: DeviceError) -> ExitCode {
+    error == .tokenRejected ? .noPermission : .unavailable
   }
 
   private func firstDevice(_ scanner: DeviceScanner) async throws -> DiscoveredDevice {

@@ -10,6 +10,31 @@ import Testing
 /// Issue 12 ("nothing lost to a hostile device, a hostile network or a confused disk") at the
 /// process level: `recorder sync` against `recorder emulate` in another process.
 extension ProcessTests {
+  // MARK: - A hostile serial
+
+  @Test(
+    "a device serial that is no safe folder name (../..) is refused: exit 65, nothing outside --out"
+  )
+  func hostileSerialIsRefused() throws {
+    let directory = try TemporaryDirectory("serial")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.25], extra: ["--serial", "../../escaped-x"])
+    defer { emulator.stop() }
+    let out = directory.file("a/b/out")
+    let started = ContinuousClock.now
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav"] + emulator.device, in: directory,
+      label: "sync-hostile", timeout: .seconds(60))
+    #expect(result.status == 65, "stdout: \(result.stdout) stderr: \(result.stderr)")
+    #expect(result.stderr.contains("serial"), "\(result.stderr)")
+    #expect(ContinuousClock.now - started < .seconds(30), "a hostile serial is final, not retried")
+    let fileManager = FileManager.default
+    #expect(try fileManager.contentsOfDirectory(atPath: directory.file("a")) == ["b"])
+    #expect(try fileManager.contentsOfDirectory(atPath: directory.file("a/b")) == ["out"])
+    #expect(!fileManager.fileExists(atPath: directory.file("a/escaped-x")))
+    #expect(try emulator.manifest().deletes.isEmpty, "nothing may be deleted from such a device")
+  }
+
   // MARK: - Exports per format
 
   @Test("a wav sync after an mp3 sync of kept recordings writes the wav exports too")
@@ -72,4 +97,66 @@ extension ProcessTests {
       #expect(rawPaths[recording.sessionId] == "\(manifest.serial)/\(recording.sessionId).opus-raw")
     }
   }
+
+  // MARK: - Errors: final or retried, and their exit codes
+
+  @Test("sync with a rejected token: one attempt, exit 77")
+  func syncWithRejectedToken() throws {
+    let directory = try TemporaryDirectory("sync-token")
+    let emulator = try EmulatorProcess(in: directory, token: Self.token, minutes: [0.25])
+    defer { emulator.stop() }
+    let wrong = "00000000000000000000000000000000"
+    let started = ContinuousClock.now
+    let result = try RecorderProcess.run(
+      ["sync", "--out", directory.file("out"), "--device", emulator.url, "--token", wrong],
+      in: directory, label: "sync-wrong-token", timeout: .seconds(90))
+    #expect(result.status == 77, "stderr: \(result.stderr)")
+    #expect(result.stderr.contains("rejected the token"), "\(result.stderr)")
+    #expect(!result.stderr.contains("attempt 2"), "a rejected token was retried: \(result.stderr)")
+    #expect(!result.stderr.contains(wrong) && !result.stderr.contains(Self.token))
+    #expect(ContinuousClock.now - started < .seconds(15))
+  }
+
+  /// A real full disk at the process level: the export folder is a 64 KiB tmpfs (the raw
+  /// copies and the journal are on the normal disk), so the transfer succeeds and the WAV
+  /// export (480 kB) hits ENOSPC. Mounting needs root and CAP_SYS_ADMIN; without them the
+  /// test says so and passes (SyncDiskFullTests covers the engine with an injected ENOSPC).
+  @Test("a full disk during export exits 74 at once, the recording kept on the device")
+  func fullDiskDuringExport() throws {
+    let directory = try TemporaryDirectory("export-full")
+    let out = directory.file("out")
+    let exports = out + "/exports"
+    try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
+    let mounted = runTool("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", exports])
+    guard mounted.status == 0 else {
+      print("SKIPPED fullDiskDuringExport: cannot mount a tmpfs (\(mounted.output))")
+      return
+    }
+    defer { _ = runTool("/bin/umount", ["-l", exports]) }
+    let emulator = try EmulatorProcess(in: directory, token: Self.token, minutes: [0.25])
+    defer { emulator.stop() }
+
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--attempts", "3"] + emulator.device,
+      in: directory, label: "sync-full", timeout: .seconds(90))
+    #expect(result.status == 74, "stderr: \(result.stderr)")
+    #expect(result.stderr.contains("no space"), "\(result.stderr)")
+    #expect(!result.stderr.contains("attempt 1"), "a full disk was retried: \(result.stderr)")
+    #expect(try emulator.manifest().deletes.isEmpty)
+    #expect(try journalStages(out + "/journal.sqlite").values.allSatisfy { $0 == "stored" })
+  }
+}
+
+/// Runs a system tool to its end; its combined output.
+func runTool(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: path)
+  process.arguments = arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  process.standardError = pipe
+  do { try process.run() } catch { return (-1, "\(error)") }
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

@@ -70,7 +70,8 @@ public actor SyncEngine {
   /// Syncs everything `transport` lists. Throws on the first failure that stops the run (a
   /// disconnect, a full disk); whatever was made durable stays, and the next run resumes.
   public func sync(using transport: any RecordingTransport) async throws(SyncError) -> SyncReport {
-    let serial = await transport.serial
+    // The serial names a folder and export files: a hostile one must not reach a path.
+    let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
     let listed: [Recording]
     let inProgress: UInt32?
@@ -448,6 +449,11 @@ public actor SyncEngine {
         from: paths.resolved(rawPath), recordedChannels: record.channels, to: temporary,
         options: ExportOptions(format: format, channels: options.channels))
     } catch {
+      // A file that could not be read or written (a full disk) is a storage failure like
+      // any other of the sync, not a property of the recording.
+      if case .io(let path, _, let code, _) = error {
+        throw .storage(.from(errno: code, path: path))
+      }
       throw .export(sessionId: record.sessionId, reason: "\(error)")
     }
     try storage { () throws(StorageError) in
