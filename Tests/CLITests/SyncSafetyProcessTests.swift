@@ -35,6 +35,55 @@ extension ProcessTests {
     #expect(try emulator.manifest().deletes.isEmpty, "nothing may be deleted from such a device")
   }
 
+  // MARK: - Two syncs into one folder
+
+  @Test("a sync into a folder whose lock another sync holds fails at once, naming the lock (75)")
+  func heldLockFailsAtOnce() throws {
+    let directory = try TemporaryDirectory("lock")
+    let emulator = try EmulatorProcess(in: directory, token: Self.token, minutes: [0.25])
+    defer { emulator.stop() }
+    let out = directory.file("out")
+    let lock = try FolderLockHolder(out + "/sync.lock")
+    defer { lock.release() }
+
+    let started = ContinuousClock.now
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav"] + emulator.device, in: directory,
+      label: "sync-locked", timeout: .seconds(60))
+    #expect(result.status == 75, "stdout: \(result.stdout) stderr: \(result.stderr)")
+    #expect(result.stderr.contains(out + "/sync.lock"), "\(result.stderr)")
+    #expect(result.stderr.contains("--wait"), "\(result.stderr)")
+    #expect(ContinuousClock.now - started < .seconds(15))
+    #expect(!FileManager.default.fileExists(atPath: out + "/journal.sqlite"))
+    #expect(try emulator.manifest().deletes.isEmpty)
+  }
+
+  @Test("sync --wait waits for the folder's lock, then syncs")
+  func waitForTheLock() throws {
+    let directory = try TemporaryDirectory("lock-wait")
+    let emulator = try EmulatorProcess(in: directory, token: Self.token, minutes: [0.25])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let lock = try FolderLockHolder(out + "/sync.lock")
+    defer { lock.release() }
+
+    let child = try RecorderProcess(
+      ["sync", "--out", out, "--format", "wav", "--wait"] + emulator.device, in: directory,
+      label: "sync-wait")
+    defer { child.kill() }
+    waitUntil(timeout: .seconds(30)) {
+      child.stderr.contains("waiting for") || !child.process.isRunning
+    }
+    #expect(child.process.isRunning, "stderr: \(child.stderr)")
+    #expect(child.stderr.contains(out + "/sync.lock"), "\(child.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: out + "/journal.sqlite"))
+    lock.release()
+    let status = child.wait(timeout: .seconds(120))
+    #expect(status == 0, "\(child.stderr)")
+    try expectSynced(manifest, out: out, format: "wav")
+  }
+
   // MARK: - Exports per format
 
   @Test("a wav sync after an mp3 sync of kept recordings writes the wav exports too")
@@ -144,6 +193,30 @@ extension ProcessTests {
     #expect(!result.stderr.contains("attempt 1"), "a full disk was retried: \(result.stderr)")
     #expect(try emulator.manifest().deletes.isEmpty)
     #expect(try journalStages(out + "/journal.sqlite").values.allSatisfy { $0 == "stored" })
+  }
+}
+
+/// Holds an exclusive `flock(2)` on a file, as another `recorder sync` would, until released.
+final class FolderLockHolder: @unchecked Sendable {
+  // `@unchecked Sendable`: `descriptor` is only touched by the test's own thread.
+  private var descriptor: Int32
+
+  init(_ path: String) throws {
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    descriptor = open(path, O_RDWR | O_CREAT, 0o644)
+    guard descriptor >= 0 else { throw HarnessError("cannot open \(path)") }
+    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+      throw HarnessError("cannot lock \(path)")
+    }
+  }
+
+  deinit { release() }
+
+  func release() {
+    guard descriptor >= 0 else { return }
+    close(descriptor)
+    descriptor = -1
   }
 }
 
