@@ -17,8 +17,9 @@ struct SyncCommand: RecorderCommand {
     DIR/exports. Progress goes to stderr; the summary to stdout. One sync at a time per DIR:
     it holds DIR/sync.lock while it runs; a second one exits 75 at once, or waits with --wait.
 
-    USAGE: recorder sync --device URL --token T --out DIR [--format F] [--wifi --hotspot URL]
-                         [options]
+    USAGE: recorder sync --device URL --token-file PATH --out DIR [--format F]
+                         [--wifi --hotspot URL] [options]
+           (or the token in RECORDER_TOKEN, or --token T)
 
     OPTIONS:
     \(DeviceOptions.help)
