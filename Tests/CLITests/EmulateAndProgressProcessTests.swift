@@ -7,7 +7,7 @@ import Testing
   import Darwin
 #endif
 
-/// `recorder emulate`'s temporary flash folder.
+/// `recorder emulate`'s temporary flash folder and the progress lines' transfer rate.
 extension ProcessTests {
   /// Without --flash the emulator makes `$TMPDIR/recorder-emulate-PID`; it must be gone
   /// however the emulator ends: an error after it was made, SIGINT, SIGTERM.
@@ -43,6 +43,22 @@ extension ProcessTests {
       sendSignal(child.pid, number)
       #expect(child.wait(timeout: .seconds(30)) != nil, "\(name) did not end the emulator")
       #expect(leftovers().isEmpty, "\(name) left behind: \(leftovers())")
+    }
+  }
+
+  /// The demo moves its backlog over Wi-Fi (real TCP) while its BLE side runs on a simulated
+  /// clock; the rate is the bytes over the time of the clock they moved in.
+  @Test("progress over Wi-Fi shows a real transfer rate, never 0 B/s")
+  func wifiProgressRate() throws {
+    let directory = try TemporaryDirectory("rate")
+    let result = try RecorderProcess.run(
+      ["demo", "--out", directory.file("recordings")], in: directory, label: "demo-rate",
+      timeout: .seconds(300))
+    #expect(result.status == 0, "\(result.stderr)")
+    let progress = result.stderr.split(separator: "\n").filter { $0.contains("%") }
+    #expect(!progress.isEmpty, "\(result.stderr)")
+    for line in progress {
+      #expect(line.contains("/s") && !line.contains(" 0 B/s"), "\(line)")
     }
   }
 }

@@ -250,7 +250,7 @@ public actor SyncEngine {
 
     var receiver = makeReceiver(
       file: file, offset: offset, recording: recording, serial: initial.serial,
-      computesCRC: transport.tailCarriesDeviceCRC)
+      via: transport)
     var firstMismatch: (start: Int64, ours: UInt16)?
     var reissues = 0
     var unverifiedRange = false
@@ -302,7 +302,7 @@ public actor SyncEngine {
           }
           receiver = makeReceiver(
             file: file, offset: requestStart, recording: recording, serial: initial.serial,
-            computesCRC: transport.tailCarriesDeviceCRC)
+            via: transport)
         }
         continue
       }
@@ -329,7 +329,7 @@ public actor SyncEngine {
       }
       receiver = makeReceiver(
         file: file, offset: requestStart, recording: recording, serial: initial.serial,
-        computesCRC: transport.tailCarriesDeviceCRC)
+        via: transport)
     }
     report.bytesReceived += receiver.bytesReceived
     let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
@@ -339,15 +339,18 @@ public actor SyncEngine {
 
   private func makeReceiver(
     file: any DurableFile, offset: Int64, recording: Recording, serial: String,
-    computesCRC: Bool
+    via transport: any RecordingTransport
   )
     -> RangeReceiver
   {
     let journal = self.journal
+    // Rates are bytes over the time of the clock they moved in: Wi-Fi's real TCP, not the
+    // simulated BLE clock of a test or the demo.
     return RangeReceiver(
-      file: file, offset: offset, frameBytes: recording.bytesPerFrame, clock: clock,
-      sessionId: recording.sessionId, size: Int64(recording.size),
-      checkpointBytes: options.checkpointBytes, computesCRC: computesCRC,
+      file: file, offset: offset, frameBytes: recording.bytesPerFrame,
+      clock: transport.progressClock ?? clock, sessionId: recording.sessionId,
+      size: Int64(recording.size), checkpointBytes: options.checkpointBytes,
+      computesCRC: transport.tailCarriesDeviceCRC,
       events: eventContinuation,
       onCheckpoint: { durable in
         // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
