@@ -10,9 +10,20 @@ public final class Journal: Sendable {
   /// Where the database lives.
   public let path: String
 
-  /// Schema changes in order, by name; applied once each, recorded in `migrations`.
-  static let migrations: [(name: String, sql: String)] = [
-    (
+  /// One schema change: applied once, inside its own transaction, recorded by name in
+  /// `migrations`. Never edit a shipped migration; append a new one.
+  struct Migration: Sendable {
+    var name: String
+    var apply: @Sendable (SQLiteConnection) throws(JournalError) -> Void
+
+    static func sql(_ name: String, _ sql: String) -> Migration {
+      Migration(name: name) { connection throws(JournalError) in try connection.execute(sql) }
+    }
+  }
+
+  /// Schema changes in order, by name.
+  static let migrations: [Migration] = [
+    .sql(
       "2026-11-30-recordings",
       """
       CREATE TABLE recordings (
@@ -34,8 +45,52 @@ public final class Journal: Sendable {
         PRIMARY KEY (serial, session_id)
       );
       """
-    )
+    ),
+    Migration(name: "2026-12-01-paths-relative-to-root", apply: makePathsRelativeToRoot),
+    .sql(
+      "2026-12-01-exports-per-format",
+      """
+      CREATE TABLE exports (
+        serial TEXT NOT NULL,
+        session_id INTEGER NOT NULL,
+        format TEXT NOT NULL,
+        path TEXT NOT NULL,
+        updated_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),
+        PRIMARY KEY (serial, session_id, format)
+      );
+      INSERT INTO exports (serial, session_id, format, path)
+        SELECT serial, session_id, export_format, export_path FROM recordings
+        WHERE export_path IS NOT NULL AND export_format IS NOT NULL;
+      """
+    ),
   ]
+
+  /// Journals before this migration kept paths as the caller spelled them, relative to that
+  /// process's working directory (`out/888/1.opus-raw`), so the same root from another
+  /// directory found nothing. The raw path always was `<root>/<serial>/<id>.opus-raw`: its
+  /// tail is the new relative path, and what precedes it is the root as it was spelled, which
+  /// is then cut from the export path too. An export outside that root stays as it was.
+  private static func makePathsRelativeToRoot(_ connection: SQLiteConnection)
+    throws(JournalError)
+  {
+    let rows = try connection.query(
+      "SELECT serial, session_id, raw_path, export_path FROM recordings WHERE raw_path IS NOT NULL")
+    for row in rows {
+      guard let serial = row["serial"].text, let sessionId = row["session_id"].integer,
+        let raw = row["raw_path"].text
+      else { continue }
+      let relative = "\(serial)/\(sessionId).opus-raw"
+      guard raw == relative || raw.hasSuffix("/" + relative) else { continue }
+      let oldRoot = String(raw.dropLast(relative.count))  // "" or ends with "/"
+      var export = row["export_path"].text
+      if let path = export, !oldRoot.isEmpty, path.hasPrefix(oldRoot) {
+        export = String(path.dropFirst(oldRoot.count))
+      }
+      try connection.query(
+        "UPDATE recordings SET raw_path = ?, export_path = ? WHERE serial = ? AND session_id = ?",
+        [.text(relative), export.map { .text($0) } ?? .null, .text(serial), .integer(sessionId)])
+    }
+  }
 
   /// Opens (creating if needed) the journal at `path` and brings its schema up to date.
   public init(path: String) throws(JournalError) {
@@ -43,6 +98,12 @@ public final class Journal: Sendable {
     let connection = try SQLiteConnection(path: path)
     try connection.execute(
       "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+    #if canImport(Darwin)
+      // On Apple platforms fsync only reaches the drive's cache; F_FULLFSYNC flushes that
+      // too. SQLite uses it for commits with `fullfsync` and for WAL checkpoints with
+      // `checkpoint_fullfsync` (both off by default on Apple builds).
+      try connection.execute("PRAGMA fullfsync=ON; PRAGMA checkpoint_fullfsync=ON;")
+    #endif
     try Self.migrate(connection)
     self.connection = Locked(connection)
   }
@@ -55,7 +116,7 @@ public final class Journal: Sendable {
     for migration in migrations where !applied.contains(migration.name) {
       do {
         try connection.execute("BEGIN IMMEDIATE")
-        try connection.execute(migration.sql)
+        try migration.apply(connection)
         try connection.query(
           "INSERT INTO migrations (name, applied_at) VALUES (?, strftime('%s','now'))",
           [.text(migration.name)])
@@ -152,6 +213,39 @@ public struct JournalTransaction {
         record.exportFormat.map { .text($0) } ?? .null,
         record.transport.map { .text($0) } ?? .null,
       ])
+  }
+
+  /// Where the export of one recording in `format` ("mp3", "wav", …) is, if it was made.
+  /// Paths are as the engine recorded them (relative to the sync root, absolute outside it).
+  public func exportPath(serial: String, sessionId: UInt32, format: String) throws -> String? {
+    try connection.query(
+      "SELECT path FROM exports WHERE serial = ? AND session_id = ? AND format = ?",
+      [.text(serial), .integer(Int64(sessionId)), .text(format)]
+    ).first?["path"].text
+  }
+
+  /// Every export of one recording: format → path.
+  public func exports(serial: String, sessionId: UInt32) throws -> [String: String] {
+    var exports: [String: String] = [:]
+    for row in try connection.query(
+      "SELECT format, path FROM exports WHERE serial = ? AND session_id = ?",
+      [.text(serial), .integer(Int64(sessionId))])
+    {
+      if let format = row["format"].text, let path = row["path"].text { exports[format] = path }
+    }
+    return exports
+  }
+
+  /// Records the export of one recording in `format` (replacing an earlier one).
+  public func saveExport(serial: String, sessionId: UInt32, format: String, path: String) throws {
+    try connection.query(
+      """
+      INSERT INTO exports (serial, session_id, format, path, updated_at)
+      VALUES (?, ?, ?, ?, strftime('%s','now'))
+      ON CONFLICT (serial, session_id, format) DO UPDATE SET path = excluded.path,
+        updated_at = excluded.updated_at
+      """,
+      [.text(serial), .integer(Int64(sessionId)), .text(format), .text(path)])
   }
 
   /// Reads, changes and saves one record; creates nothing.

@@ -43,9 +43,12 @@ public struct RecordingRecord: Sendable, Equatable {
   public var deviceCRC: UInt16?
   /// SHA-256 (hex) of the stored raw bytes.
   public var sha256: String?
-  /// Final raw file, relative to the sync root.
+  /// Final raw file, relative to the sync root (`<serial>/<id>.opus-raw`).
   public var rawPath: String?
+  /// The latest export, relative to the sync root (absolute when outside it); every format's
+  /// export is in the journal's exports (``JournalTransaction/exports(serial:sessionId:)``).
   public var exportPath: String?
+  /// The latest export's format ("mp3", "wav", …).
   public var exportFormat: String?
   /// The transport that carried the last bytes ("ble", "wifi").
   public var transport: String?

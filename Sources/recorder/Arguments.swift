@@ -13,8 +13,12 @@ enum ExitCode: Int32 {
   case dataError = 65
   /// The device or a needed service could not be reached.
   case unavailable = 69
-  /// A local file could not be read or written.
+  /// A local file could not be read or written (a full disk, a missing folder).
   case ioError = 74
+  /// Try again later: another sync holds the folder's lock (`recorder sync --wait` waits).
+  case busy = 75
+  /// The device rejected the token: retrying cannot help.
+  case noPermission = 77
 }
 
 /// A mistake in the arguments; printed with the command's usage line, exit 64.
@@ -164,7 +168,7 @@ private func topLevelHelp(_ commands: [any RecorderCommand.Type]) -> String {
     \(lines.joined(separator: "\n"))
 
     EXIT CODES: 0 ok · 1 failed · 64 bad arguments · 65 malformed data · 69 device
-    unreachable · 74 local file error
+    unreachable · 74 local file error · 75 folder locked by another sync · 77 token rejected
     """
 }
 

@@ -1,33 +1,83 @@
+import Foundation
 import RecorderConcurrency
 import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
 
-/// `--device tcp://HOST:PORT --token T [--serial S] [--timeout SECONDS]`: how the commands
-/// that talk to a device find and authenticate it.
+/// `--device tcp://HOST:PORT [--token-file PATH | --token T] [--serial S] [--timeout SECONDS]`:
+/// how the commands that talk to a device find and authenticate it.
 struct DeviceOptions {
   var url: String
   var token: DeviceToken
   var serial: String?
   var timeout: Duration
 
+  /// The environment variable a token may come from.
+  static let tokenVariable = "RECORDER_TOKEN"
+
   static let help = """
       --device URL          The device: tcp://HOST:PORT of `recorder emulate` (or anything
                             speaking docs/tcp-link.md).
-      --token T             The device token (printable ASCII; never printed).
+      --token-file PATH     Read the device token from PATH (its first line). Keep it 0600:
+                            a file others can read is used, with a warning on stderr.
+      RECORDER_TOKEN        Or the token in this environment variable.
+      --token T             Or on the command line (visible to every user in the process
+                            list: prefer the two above). Printable ASCII; never printed.
       --serial S            Connect to this serial only (default: the first recorder heard).
       --timeout SECONDS     How long to look for the device (default 10).
     """
 
   init(arguments: inout Arguments) throws {
     url = try arguments.required("device")
-    let tokenText = try arguments.required("token")
-    guard let token = DeviceToken(tokenText) else {
-      throw UsageError("--token must be printable ASCII")
-    }
-    self.token = token
+    token = try Self.token(
+      option: arguments.option("token"), file: arguments.option("token-file"),
+      environment: ProcessInfo.processInfo.environment[Self.tokenVariable])
     serial = try arguments.option("serial")
     timeout = .seconds(try arguments.option("timeout", as: Double.self) ?? 10)
+  }
+
+  /// The token from exactly one of `--token`, `--token-file` or `RECORDER_TOKEN` (the
+  /// options win over the environment). Errors never include the token.
+  static func token(option: String?, file: String?, environment: String?) throws -> DeviceToken {
+    if option != nil, file != nil { throw UsageError("give --token or --token-file, not both") }
+    let text: String
+    if let file {
+      text = try readTokenFile(file)
+    } else if let value = option ?? environment {
+      text = value
+    } else {
+      throw UsageError(
+        "a device token is needed: --token-file PATH, \(tokenVariable) in the environment, or --token T"
+      )
+    }
+    guard !text.isEmpty, let token = DeviceToken(text) else {
+      let source = file.map { "the token in \($0)" } ?? (option != nil ? "--token" : tokenVariable)
+      throw UsageError("\(source) must be printable ASCII")
+    }
+    return token
+  }
+
+  /// The first line of `path`, without its line end; warns when others may read the file.
+  private static func readTokenFile(_ path: String) throws -> String {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      throw CommandFailure(
+        .ioError, "cannot read the token file \(path): \(String(cString: strerror(errno)))")
+    }
+    if info.st_mode & 0o077 != 0 {
+      printError(
+        "warning: the token file \(path) can be read by other users (mode "
+          + String(info.st_mode & 0o777, radix: 8) + "); chmod 600 \(path)")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw CommandFailure(.ioError, "cannot read the token file \(path)")
+    }
+    let firstLine =
+      data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+      .first ?? []
+    var bytes = Array(firstLine)
+    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Opens the link, finds the device, authenticates. The caller closes the session.
@@ -57,9 +107,14 @@ struct DeviceOptions {
       return (session, central)
     } catch {
       central.close()
-      let code: ExitCode = error == .tokenRejected ? .failure : .unavailable
-      throw CommandFailure(code, "\(error)")
+      throw CommandFailure(Self.exitCode(connecting: error), "\(error)")
     }
+  }
+
+  /// A rejected token is final (77: retrying cannot help); anything else (timeouts, link
+  /// loss, a refused session) means the device could not be reached (69) and may be retried.
+  static func exitCode(connecting error: DeviceError) -> ExitCode {
+    error == .tokenRejected ? .noPermission : .unavailable
   }
 
   private func firstDevice(_ scanner: DeviceScanner) async throws -> DiscoveredDevice {

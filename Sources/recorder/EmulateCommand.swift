@@ -27,7 +27,8 @@ struct EmulateCommand: RecorderCommand {
       --time-scale X          Run the device's clock X times faster than real time.
       --manifest PATH         Keep a JSON file with each recording's sessionId, size and
                               SHA-256 and a timestamped log of every DELETE served.
-      --flash DIR             Flash directory (default: a new temporary directory).
+      --flash DIR             Flash directory (default: a new temporary directory, removed
+                              when the emulator ends, by SIGINT / SIGTERM too).
       --serial S              Serial number (default 8881234567890123).
       --port-version N        portVersion 1-19 (default 10).
       --channels 1|2          Audio channels (default 1).
@@ -142,6 +143,14 @@ struct EmulateCommand: RecorderCommand {
 
   func run() async throws {
     let directory = flash ?? NSTemporaryDirectory() + "recorder-emulate-\(getpid())"
+    // A flash directory we make ourselves goes away however we end: on SIGINT / SIGTERM
+    // (handlers installed before it exists, so no signal can come between), and on every
+    // error below. SIGKILL cannot be caught: pass --flash to choose where it lives.
+    let signals = flash == nil ? Self.removeOnTermination(directory) : []
+    defer {
+      signals.forEach { $0.cancel() }
+      if flash == nil { try? FileManager.default.removeItem(atPath: directory) }
+    }
     let time = EmulatorTime.real(timeScale == 1 ? .continuous : .scaled(timeScale))
     let device: EmulatedDevice
     do {
@@ -183,10 +192,6 @@ struct EmulateCommand: RecorderCommand {
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
-    // A flash directory we made ourselves goes away on SIGINT / SIGTERM (SIGKILL cannot be
-    // caught: pass --flash to choose where it lives).
-    let signals = flash == nil ? Self.removeOnTermination(directory) : []
-    defer { signals.forEach { $0.cancel() } }
     try await keepManifest(device)
   }
 

@@ -14,18 +14,23 @@ struct SyncCommand: RecorderCommand {
     OVERVIEW: Transfer every recording from the device to DIR, verify it, export it, and
     only then delete it from the device. Safe to interrupt at any moment: run it again and
     it resumes from its journal (DIR/journal.sqlite), with each recording exactly once in
-    DIR/exports. Progress goes to stderr; the summary to stdout.
+    DIR/exports. Progress goes to stderr; the summary to stdout. One sync at a time per DIR:
+    it holds DIR/sync.lock while it runs; a second one exits 75 at once, or waits with --wait.
 
-    USAGE: recorder sync --device URL --token T --out DIR [--format F] [--wifi --hotspot URL]
-                         [options]
+    USAGE: recorder sync --device URL --token-file PATH --out DIR [--format F]
+                         [--wifi --hotspot URL] [options]
+           (or the token in RECORDER_TOKEN, or --token T)
 
     OPTIONS:
     \(DeviceOptions.help)
       --out DIR             Where the journal, raw copies and exports go.
       --format F            mp3 (default), wav, opus, pcm, or raw (keep device bytes only).
+                            Exports are per format: another format later exports again.
       --channels 1|2        Export channels (default: as recorded).
       --keep-on-device      Do not delete device copies.
-      --attempts N          Reconnect up to N times after a link loss (default 20).
+      --attempts N          Reconnect up to N times after a link loss (default 20). A rejected
+                            token, a full disk or a hostile device ends the run at once.
+      --wait                If another sync holds DIR/sync.lock, wait for it to finish.
       --wifi                Move a large backlog over the device's Wi-Fi (PROTOCOL.md §6),
                             BLE for the rest and whenever Wi-Fi fails.
       --hotspot URL         How to join the device's hotspot: tcp://HOST:PORT, the join
@@ -44,6 +49,7 @@ struct SyncCommand: RecorderCommand {
   var keepOnDevice: Bool
   var attempts: Int
   var json: Bool
+  var waitForLock: Bool
   var wifi: WiFiSyncPlan?
 
   init(arguments: inout Arguments) throws {
@@ -57,6 +63,7 @@ struct SyncCommand: RecorderCommand {
     attempts = try arguments.option("attempts", as: Int.self) ?? 20
     guard attempts >= 1 else { throw UsageError("--attempts must be at least 1") }
     json = arguments.flag("json")
+    waitForLock = arguments.flag("wait")
     let useWiFi = arguments.flag("wifi")
     let hotspot = try arguments.option("hotspot")
     let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
@@ -86,6 +93,9 @@ struct SyncCommand: RecorderCommand {
     do { try fileSystem.createDirectory(out) } catch {
       throw CommandFailure(.ioError, "\(error)")
     }
+    // Held until the process ends (the kernel drops it then, however it ends).
+    let lock = try await lockFolder()
+    defer { withExtendedLifetime(lock) {} }
     let journal: Journal
     do { journal = try Journal(path: out + "/journal.sqlite") } catch {
       throw CommandFailure(.ioError, "\(error)")
@@ -119,6 +129,24 @@ struct SyncCommand: RecorderCommand {
     if report.files.contains(where: { !$0.verified }) {
       throw CommandFailure(
         .failure, "some recordings could not be verified; they were kept on the device")
+    }
+  }
+
+  /// Takes `out`'s lock, waiting for it with `--wait`; without, a held lock exits 75 at once.
+  private func lockFolder() async throws -> FolderLock {
+    do throws(FolderLockError) {
+      return try FolderLock.acquire(root: out)
+    } catch .held(let path) where waitForLock {
+      printError("waiting for another sync to release \(path) …")
+      do { return try await FolderLock.acquireWaiting(root: out) } catch {
+        throw CommandFailure(.ioError, "\(error)")
+      }
+    } catch .held(let path) {
+      throw CommandFailure(
+        .busy, "another sync is using \(out): its lock \(path) is held (pass --wait to wait for it)"
+      )
+    } catch {
+      throw CommandFailure(.ioError, "\(error)")
     }
   }
 }

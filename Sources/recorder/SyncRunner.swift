@@ -4,8 +4,10 @@ import RecorderProtocol
 import RecorderStore
 
 /// Runs a sync to completion across link drops: connect, sync, and on a disconnect or a
-/// device timeout connect again (by serial) and resume from the journal. Storage failures
-/// (a full disk) stop at once: retrying cannot help.
+/// device timeout connect again (by serial) and resume from the journal. Failures that a
+/// retry cannot mend stop at once with their own exit code (``finalFailure(_:)``): a rejected
+/// token (77), a full disk or another storage error (74), a device whose serial is no safe
+/// folder name or whose recording cannot be exported (65).
 struct SyncRunner {
   /// Connects and returns a transport and how to close it.
   typealias Connector =
@@ -27,6 +29,7 @@ struct SyncRunner {
       do {
         connection = try await connect()
       } catch {
+        if let final = Self.finalFailure(error) { throw final }
         lastError = error
         printError("attempt \(attempt): \(error)")
         continue
@@ -51,14 +54,33 @@ struct SyncRunner {
           total.reissues += partial.reissues
         }
         lastError = error
-        if case .storage = error { throw CommandFailure(.ioError, "\(error)") }
-        if case .journal = error { throw CommandFailure(.ioError, "\(error)") }
+        if let final = Self.finalFailure(error) { throw final }
         printError("attempt \(attempt) interrupted: \(error); resuming")
       }
     }
     throw CommandFailure(
       .unavailable,
       "gave up after \(maximumAttempts) attempts: \(lastError.map { "\($0)" } ?? "unknown")")
+  }
+
+  /// The failure to exit with at once, or nil when another attempt may succeed (the link
+  /// dropped, the device timed out or was not heard).
+  static func finalFailure(_ error: any Error) -> CommandFailure? {
+    switch error {
+    case let failure as CommandFailure:
+      return failure.code == .unavailable ? nil : failure
+    case let error as DeviceError:
+      return error == .tokenRejected ? CommandFailure(.noPermission, "\(error)") : nil
+    case let error as SyncError:
+      switch error {
+      case .storage, .journal: return CommandFailure(.ioError, "\(error)")
+      case .device(.tokenRejected): return CommandFailure(.noPermission, "\(error)")
+      case .unsafeSerial, .export: return CommandFailure(.dataError, "\(error)")
+      case .device, .cancelled: return nil
+      }
+    default:
+      return nil
+    }
   }
 }
 

@@ -166,6 +166,25 @@ struct DecodeCommandTests {
     #expect(result.stdout.contains("USAGE"))
   }
 
+  /// PROTOCOL.md §8: devices below portVersion 9 take a 16-character token. Without
+  /// --port-version the width comes from the frame itself.
+  @Test("a HANDSHAKE with a 16-character token decodes without --port-version")
+  func handshakeWithShortToken() throws {
+    let token = Array("0123456789abcdef".utf8).map { String(format: "%02x", $0) }.joined()
+    let result = try RecorderTool.run(["decode", "--from", "phone", "010100020000" + token])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = Self.lines(result.stdout)
+    #expect(lines.contains("name: HANDSHAKE"))
+    #expect(lines.contains("tokenLength: 16"))
+    let long = try RecorderTool.run(["decode", "--from", "phone", "010100020000" + token + token])
+    #expect(long.status == 0, "\(long.stderr)")
+    #expect(Self.lines(long.stdout).contains("tokenLength: 32"))
+    // An explicit --port-version is obeyed: 10 wants 32 characters.
+    let strict = try RecorderTool.run(
+      ["decode", "--from", "phone", "--port-version", "10", "010100020000" + token])
+    #expect(strict.status == 65, "\(strict.stdout)")
+  }
+
   @Test("--port-version changes the layout: a bulk frame at 6 has no session id")
   func portVersion() throws {
     let result = try RecorderTool.run(["decode", "--port-version", "6", "02 10 00 00 00 01 99"])

@@ -51,7 +51,13 @@ final class RecorderProcess: @unchecked Sendable {
   let stderrPath: String
   private let exited = DispatchSemaphore(value: 0)
 
-  init(_ arguments: [String], in directory: TemporaryDirectory, label: String) throws {
+  /// - Parameters:
+  ///   - environment: variables to set on top of the test process's own (nil: inherit as is).
+  ///   - workingDirectory: the child's current directory (nil: the test process's).
+  init(
+    _ arguments: [String], in directory: TemporaryDirectory, label: String,
+    environment: [String: String]? = nil, workingDirectory: String? = nil
+  ) throws {
     let url = try #require(
       RecorderTool.executable, "the recorder binary was not found next to the tests")
     stdoutPath = directory.file("\(label).stdout")
@@ -63,6 +69,12 @@ final class RecorderProcess: @unchecked Sendable {
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
     process.standardInput = FileHandle.nullDevice
+    if let environment {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
+    if let workingDirectory {
+      process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
+    }
     let exited = self.exited
     process.terminationHandler = { _ in exited.signal() }
     try process.run()
@@ -107,9 +119,12 @@ final class RecorderProcess: @unchecked Sendable {
   /// Runs `recorder ARGS` to its end (or kills it at `timeout`).
   static func run(
     _ arguments: [String], in directory: TemporaryDirectory, label: String,
-    timeout: Duration = .seconds(120)
+    timeout: Duration = .seconds(120), environment: [String: String]? = nil,
+    workingDirectory: String? = nil
   ) throws -> (status: Int32?, stdout: String, stderr: String) {
-    let child = try RecorderProcess(arguments, in: directory, label: label)
+    let child = try RecorderProcess(
+      arguments, in: directory, label: label, environment: environment,
+      workingDirectory: workingDirectory)
     let status = child.wait(timeout: timeout)
     return (status, child.stdout, child.stderr)
   }

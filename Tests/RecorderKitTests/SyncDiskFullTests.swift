@@ -121,7 +121,9 @@ struct SyncDiskFullTests {
           sha256(ofFile: bench.rawPath(record.sessionId)) == template.digests[record.sessionId],
           "\(context): \(record)")
       }
-      if record.stage >= .exported, let path = record.exportPath {
+      if record.stage >= .exported, let stored = record.exportPath {
+        // The journal keeps paths relative to the sync root.
+        let path = stored.hasPrefix("/") ? stored : bench.root + "/" + stored
         #expect(FileManager.default.fileExists(atPath: path), "\(context): \(record)")
       }
     }

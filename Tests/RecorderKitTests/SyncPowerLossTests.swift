@@ -117,7 +117,9 @@ struct SyncPowerLossTests {
           record.durableBytes <= max(0, fileSize(bench.partPath(record.sessionId))),
           "\(context): \(record)")
       }
-      if record.stage >= .exported, let path = record.exportPath {
+      if record.stage >= .exported, let stored = record.exportPath {
+        // The journal keeps paths relative to the sync root.
+        let path = stored.hasPrefix("/") ? stored : bench.root + "/" + stored
         let name = (path as NSString).lastPathComponent
         #expect(fileSize(path) == referenceSizes[name], "\(context): export lost: \(record)")
       }

@@ -1,4 +1,3 @@
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -106,7 +105,7 @@ public struct PosixFileSystem: DurableFileSystem {
     let descriptor = open(path, O_RDONLY)
     guard descriptor >= 0 else { throw .from(errno: errno, path: path) }
     defer { closeDescriptor(descriptor) }
-    guard fsync(descriptor) == 0 else { throw .from(errno: errno, path: path) }
+    guard flushToDrive(descriptor) == 0 else { throw .from(errno: errno, path: path) }
   }
 
   public func rename(_ source: String, to destination: String) throws(StorageError) {
@@ -117,7 +116,7 @@ public struct PosixFileSystem: DurableFileSystem {
     let descriptor = open(path.isEmpty ? "." : path, O_RDONLY | O_DIRECTORY)
     guard descriptor >= 0 else { throw .from(errno: errno, path: path) }
     defer { closeDescriptor(descriptor) }
-    guard fsync(descriptor) == 0 else { throw .from(errno: errno, path: path) }
+    guard flushToDrive(descriptor) == 0 else { throw .from(errno: errno, path: path) }
   }
 
   public func remove(_ path: String) throws(StorageError) {
@@ -158,6 +157,18 @@ private func writeDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ 
   write(descriptor, buffer, count)
 }
 
+/// fsync, made to mean "on the drive" everywhere. On Apple platforms fsync(2) only hands the
+/// data to the drive, whose cache may still lose it on power loss; `F_FULLFSYNC` asks the
+/// drive to flush that cache too (macOS fsync(2) and fcntl(2) man pages). Some
+/// file systems do not support it (it then fails, e.g. ENOTSUP): fall back to fsync.
+/// Returns 0 or -1 with errno set, like fsync.
+private func flushToDrive(_ descriptor: Int32) -> Int32 {
+  #if canImport(Darwin)
+    if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+  #endif
+  return fsync(descriptor)
+}
+
 /// The directory part of `path` ("" for a bare name).
 func parent(of path: String) -> String {
   guard let slash = path.lastIndex(of: "/") else { return "." }
@@ -191,7 +202,7 @@ final class PosixFile: DurableFile {
   }
 
   func sync() throws(StorageError) {
-    guard fsync(descriptor) == 0 else { throw .from(errno: errno, path: path) }
+    guard flushToDrive(descriptor) == 0 else { throw .from(errno: errno, path: path) }
   }
 
   func close() {

@@ -40,6 +40,8 @@ public actor SyncEngine {
   let journal: Journal
   private let fileSystem: any DurableFileSystem
   private let root: String
+  /// How the journal spells paths: relative to `root`, so another spelling of it works too.
+  private let paths: RootRelativePaths
   private let options: Options
   private let clock: AnyClock
   private let eventContinuation: AsyncStream<SyncEvent>.Continuation
@@ -57,6 +59,7 @@ public actor SyncEngine {
     self.journal = journal
     self.fileSystem = fileSystem
     self.root = root
+    paths = RootRelativePaths(root: root)
     self.options = options
     self.clock = clock
     (events, eventContinuation) = AsyncStream.makeStream(of: SyncEvent.self)
@@ -67,7 +70,8 @@ public actor SyncEngine {
   /// Syncs everything `transport` lists. Throws on the first failure that stops the run (a
   /// disconnect, a full disk); whatever was made durable stays, and the next run resumes.
   public func sync(using transport: any RecordingTransport) async throws(SyncError) -> SyncReport {
-    let serial = await transport.serial
+    // The serial names a folder and export files: a hostile one must not reach a path.
+    let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
     let listed: [Recording]
     let inProgress: UInt32?
@@ -187,7 +191,10 @@ public actor SyncEngine {
   private func deleteIfSafe(_ record: RecordingRecord, via transport: any RecordingTransport)
     async throws(SyncError) -> RecordingRecord?
   {
-    let exportSatisfied = options.format == nil || record.stage >= .exported
+    var exportSatisfied = true
+    if let format = options.format {
+      exportSatisfied = try exportPath(of: record, format: format) != nil
+    }
     guard options.deleteFromDevice, record.verification == .verified, exportSatisfied,
       record.stage >= .stored, record.stage < .deletedFromDevice
     else { return nil }
@@ -243,7 +250,7 @@ public actor SyncEngine {
 
     var receiver = makeReceiver(
       file: file, offset: offset, recording: recording, serial: initial.serial,
-      computesCRC: transport.tailCarriesDeviceCRC)
+      via: transport)
     var firstMismatch: (start: Int64, ours: UInt16)?
     var reissues = 0
     var unverifiedRange = false
@@ -295,7 +302,7 @@ public actor SyncEngine {
           }
           receiver = makeReceiver(
             file: file, offset: requestStart, recording: recording, serial: initial.serial,
-            computesCRC: transport.tailCarriesDeviceCRC)
+            via: transport)
         }
         continue
       }
@@ -322,7 +329,7 @@ public actor SyncEngine {
       }
       receiver = makeReceiver(
         file: file, offset: requestStart, recording: recording, serial: initial.serial,
-        computesCRC: transport.tailCarriesDeviceCRC)
+        via: transport)
     }
     report.bytesReceived += receiver.bytesReceived
     let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
@@ -332,15 +339,18 @@ public actor SyncEngine {
 
   private func makeReceiver(
     file: any DurableFile, offset: Int64, recording: Recording, serial: String,
-    computesCRC: Bool
+    via transport: any RecordingTransport
   )
     -> RangeReceiver
   {
     let journal = self.journal
+    // Rates are bytes over the time of the clock they moved in: Wi-Fi's real TCP, not the
+    // simulated BLE clock of a test or the demo.
     return RangeReceiver(
-      file: file, offset: offset, frameBytes: recording.bytesPerFrame, clock: clock,
-      sessionId: recording.sessionId, size: Int64(recording.size),
-      checkpointBytes: options.checkpointBytes, computesCRC: computesCRC,
+      file: file, offset: offset, frameBytes: recording.bytesPerFrame,
+      clock: transport.progressClock ?? clock, sessionId: recording.sessionId,
+      size: Int64(recording.size), checkpointBytes: options.checkpointBytes,
+      computesCRC: transport.tailCarriesDeviceCRC,
       events: eventContinuation,
       onCheckpoint: { durable in
         // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
@@ -382,7 +392,7 @@ public actor SyncEngine {
         $0.durableBytes = $0.size
         $0.verification = verification
         $0.sha256 = digest
-        $0.rawPath = rawPath
+        $0.rawPath = paths.stored(rawPath)
         $0.transport = transport
       }
     }
@@ -401,17 +411,25 @@ public actor SyncEngine {
     do throws(SyncError) {
       var record = initial
       let verified = record.verification == .verified
-      if let format = options.format, record.stage < .exported, verified || options.exportUnverified
+      // Exports are per format: one made earlier in another format does not count.
+      if let format = options.format, verified || options.exportUnverified,
+        try exportPath(of: record, format: format) == nil
       {
         record = try export(record, format: format)
       }
       if delete, let deleted = try await deleteIfSafe(record, via: transport) {
         record = deleted
       }
+      let exportPath =
+        if let format = options.format {
+          try exportPath(of: record, format: format)
+        } else {
+          record.exportPath.map(paths.resolved)
+        }
       return .success(
         SyncReport.File(
           sessionId: record.sessionId, size: record.size, durationMs: recording.durationMs,
-          verified: verified, exportPath: record.exportPath,
+          verified: verified, exportPath: exportPath,
           deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport))
     } catch {
       return .failure(error)
@@ -431,9 +449,14 @@ public actor SyncEngine {
     }
     do {
       _ = try AudioExporter.export(
-        from: rawPath, recordedChannels: record.channels, to: temporary,
+        from: paths.resolved(rawPath), recordedChannels: record.channels, to: temporary,
         options: ExportOptions(format: format, channels: options.channels))
     } catch {
+      // A file that could not be read or written (a full disk) is a storage failure like
+      // any other of the sync, not a property of the recording.
+      if case .io(let path, _, let code, _) = error {
+        throw .storage(.from(errno: code, path: path))
+      }
       throw .export(sessionId: record.sessionId, reason: "\(error)")
     }
     try storage { () throws(StorageError) in
@@ -442,9 +465,13 @@ public actor SyncEngine {
       try fileSystem.syncDirectory(exportDirectory)
     }
     let exported = try journalWrite { tx in
-      try tx.update(serial: record.serial, sessionId: record.sessionId) {
-        $0.stage = .exported
-        $0.exportPath = finalPath
+      let stored = paths.stored(finalPath)
+      try tx.saveExport(
+        serial: record.serial, sessionId: record.sessionId, format: format.rawValue, path: stored)
+      return try tx.update(serial: record.serial, sessionId: record.sessionId) {
+        // Never back: a recording already deleted from the device stays so.
+        if $0.stage < .exported { $0.stage = .exported }
+        $0.exportPath = stored
         $0.exportFormat = format.rawValue
       }
     }
@@ -489,6 +516,15 @@ public actor SyncEngine {
     for name in fileSystem.contents(of: exportDirectory) where name.hasPrefix(".partial-") {
       try storage { () throws(StorageError) in try fileSystem.remove(exportDirectory + "/" + name) }
     }
+  }
+
+  /// The export of `record` in `format`, ready to open, if the journal has one.
+  private func exportPath(of record: RecordingRecord, format: ExportFormat) throws(SyncError)
+    -> String?
+  {
+    try journalRead { tx in
+      try tx.exportPath(serial: record.serial, sessionId: record.sessionId, format: format.rawValue)
+    }.map(paths.resolved)
   }
 
   private func ensureDirectory(_ path: String) throws(SyncError) {

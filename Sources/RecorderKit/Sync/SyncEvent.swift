@@ -51,6 +51,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   case journal(String)
   case export(sessionId: UInt32, reason: String)
   case cancelled
+  /// The device's serial is not a safe folder name (``DeviceFolderName``): shown quoted and
+  /// escaped. Nothing was written and nothing is deleted from such a device.
+  case unsafeSerial(String)
 
   public var description: String {
     switch self {
@@ -59,6 +62,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case .journal(let text): "journal: \(text)"
     case .export(let sessionId, let reason): "export of \(sessionId) failed: \(reason)"
     case .cancelled: "sync cancelled"
+    case .unsafeSerial(let shown):
+      "the device reports serial \(shown), which is not 1-32 ASCII letters and digits: "
+        + "refusing to use it as a folder name"
     }
   }
 }

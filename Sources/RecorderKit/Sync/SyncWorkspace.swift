@@ -44,6 +44,7 @@ public struct RecordingCheckpoint: Sendable, Equatable {
   public var durableBytes: Int64
   /// SHA-256 of the stored raw bytes (from `stored` on).
   public var sha256: String?
+  /// The latest export, ready to open.
   public var exportPath: String?
   /// The partial file a transfer appends to (exists while `transferring`).
   public var partialPath: String
@@ -107,7 +108,8 @@ public final class SyncWorkspace: Sendable {
       RecordingCheckpoint(
         serial: record.serial, sessionId: record.sessionId, size: record.size,
         stage: RecordingCheckpoint.Stage(rawValue: record.stage.rawValue) ?? .seen,
-        durableBytes: record.durableBytes, sha256: record.sha256, exportPath: record.exportPath,
+        durableBytes: record.durableBytes, sha256: record.sha256,
+        exportPath: record.exportPath.map(RootRelativePaths(root: root).resolved),
         partialPath: root + "/\(record.serial)/\(record.sessionId).part")
     }
   }
