@@ -63,6 +63,17 @@ public final class Journal: Sendable {
         WHERE export_path IS NOT NULL AND export_format IS NOT NULL;
       """
     ),
+    .sql(
+      "2026-12-01-checked-ranges",
+      """
+      ALTER TABLE recordings ADD COLUMN checked_ranges TEXT NOT NULL DEFAULT '';
+      CREATE TABLE crc_coverage (
+        firmware TEXT PRIMARY KEY,
+        coverage TEXT NOT NULL,
+        updated_at INTEGER NOT NULL DEFAULT (strftime('%s','now'))
+      );
+      """
+    ),
   ]
 
   /// Journals before this migration kept paths as the caller spelled them, relative to that
@@ -193,14 +204,15 @@ public struct JournalTransaction {
       """
       INSERT INTO recordings (serial, session_id, size, channels, scene, stage, durable_bytes,
         verification, device_crc, sha256, raw_path, export_path, export_format, transport,
-        updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%s','now'))
+        checked_ranges, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%s','now'))
       ON CONFLICT (serial, session_id) DO UPDATE SET size = excluded.size,
         channels = excluded.channels, scene = excluded.scene, stage = excluded.stage,
         durable_bytes = excluded.durable_bytes, verification = excluded.verification,
         device_crc = excluded.device_crc, sha256 = excluded.sha256, raw_path = excluded.raw_path,
         export_path = excluded.export_path, export_format = excluded.export_format,
-        transport = excluded.transport, updated_at = excluded.updated_at
+        transport = excluded.transport, checked_ranges = excluded.checked_ranges,
+        updated_at = excluded.updated_at
       """,
       [
         .text(record.serial), .integer(Int64(record.sessionId)), .integer(record.size),
@@ -211,7 +223,7 @@ public struct JournalTransaction {
         record.sha256.map { .text($0) } ?? .null, record.rawPath.map { .text($0) } ?? .null,
         record.exportPath.map { .text($0) } ?? .null,
         record.exportFormat.map { .text($0) } ?? .null,
-        record.transport.map { .text($0) } ?? .null,
+        record.transport.map { .text($0) } ?? .null, .text(record.checked.description),
       ])
   }
 
@@ -248,6 +260,26 @@ public struct JournalTransaction {
       [.text(serial), .integer(Int64(sessionId)), .text(format), .text(path)])
   }
 
+  /// The tail-CRC coverage that matched on devices with `firmware` (PROTOCOL.md §10 leaves it
+  /// unknown; the sync learns it), if one did.
+  public func crcCoverage(firmware: String) throws -> String? {
+    try connection.query(
+      "SELECT coverage FROM crc_coverage WHERE firmware = ?", [.text(firmware)]
+    ).first?["coverage"].text
+  }
+
+  /// Remembers the tail-CRC coverage that matched for `firmware`.
+  public func saveCRCCoverage(firmware: String, coverage: String) throws {
+    try connection.query(
+      """
+      INSERT INTO crc_coverage (firmware, coverage, updated_at)
+      VALUES (?, ?, strftime('%s','now'))
+      ON CONFLICT (firmware) DO UPDATE SET coverage = excluded.coverage,
+        updated_at = excluded.updated_at
+      """,
+      [.text(firmware), .text(coverage)])
+  }
+
   /// Reads, changes and saves one record; creates nothing.
   @discardableResult
   public func update(
@@ -276,6 +308,7 @@ public struct JournalTransaction {
     record.exportPath = row["export_path"].text
     record.exportFormat = row["export_format"].text
     record.transport = row["transport"].text
+    record.checked = row["checked_ranges"].text.flatMap(CheckedRanges.init) ?? CheckedRanges()
     return record
   }
 }

@@ -19,14 +19,31 @@ public struct RecordingRecord: Sendable, Equatable {
     public static func < (lhs: Stage, rhs: Stage) -> Bool { lhs.order < rhs.order }
   }
 
-  /// Whether the local copy was checked against the device's CRC (PROTOCOL.md §10).
+  /// How well the whole local copy was checked: the weakest check over its bytes
+  /// (``RecordingRecord/checked``).
   public enum Verification: String, Sendable {
     case pending
-    /// The device's tail CRC matched our CRC of the bytes.
+    /// The device's tail CRC matched our CRC of every byte.
     case verified
-    /// The bytes were read twice identically but the CRC disagreed: kept, never deleted
-    /// from the device (the CRC's coverage on real firmware is unconfirmed).
+    /// Some bytes passed only the framing checks (BLE's link-layer CRC, arrival in order, the
+    /// device's Opus framing): what the vendor app relies on. Deleted from the device unless
+    /// the sync asks for strict verification.
+    case framing
+    /// Some bytes were read twice identically but the device CRC matched no coverage we know:
+    /// exported, deleted from the device only when the sync trusts agreement.
+    case agreement
+    /// Journals before per-range checks: the CRC disagreed; kept, never deleted.
     case unverified
+
+    /// The file-level verification for the weakest check over its bytes.
+    public init(_ level: CheckedRanges.CheckLevel?) {
+      switch level {
+      case nil: self = .pending
+      case .framing: self = .framing
+      case .agreement: self = .agreement
+      case .deviceCRC: self = .verified
+      }
+    }
   }
 
   public var serial: String
@@ -52,6 +69,8 @@ public struct RecordingRecord: Sendable, Equatable {
   public var exportFormat: String?
   /// The transport that carried the last bytes ("ble", "wifi").
   public var transport: String?
+  /// What checked each byte range of the local copy, apart from how many bytes are durable.
+  public var checked = CheckedRanges()
 
   public init(serial: String, sessionId: UInt32, size: Int64, channels: Int, scene: Int? = nil) {
     self.serial = serial

@@ -47,10 +47,13 @@ struct SyncDisconnectTests {
     let report = try #require(final, "seed \(seed): never completed in \(runs) runs")
     #expect(drops == wanted, "seed \(seed): only \(drops) drops fired")
 
-    // Every file complete, verified, byte-identical, exported once, deleted once.
+    // Every file complete, byte-identical, exported once, deleted once. Bytes that arrived
+    // before a drop passed the framing checks only (issue 12, finding 12): a file is
+    // "verified" only when the device's CRC covered all of it.
     let records = try bench.journalRecords()
     for (id, digest) in template.digests {
-      #expect(records[id]?.verification == .verified, "seed \(seed): \(id)")
+      let level = records[id]?.verification
+      #expect(level == .verified || level == .framing, "seed \(seed): \(id)")
       #expect(records[id]?.stage == .deletedFromDevice, "seed \(seed): \(id)")
       #expect(sha256(ofFile: bench.rawPath(id)) == digest, "seed \(seed): raw \(id)")
     }

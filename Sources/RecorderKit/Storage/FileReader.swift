@@ -18,6 +18,14 @@ public final class FileReader {
 
   deinit { if descriptor >= 0 { _ = close(descriptor) } }
 
+  /// Moves the read position `count` bytes ahead (past the end reads nothing).
+  public func skip(_ count: Int64) throws(StorageError) {
+    guard count > 0 else { return }
+    guard lseek(descriptor, off_t(count), SEEK_CUR) >= 0 else {
+      throw .from(errno: errno, path: path)
+    }
+  }
+
   /// Up to `count` bytes; empty at end of file.
   public func read(upTo count: Int) throws(StorageError) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: count)

@@ -15,6 +15,13 @@ final class RangeReceiver: @unchecked Sendable {
     var offset: Int64
     var durableOffset: Int64
     var requestCRC = CRC16()
+    /// CRC of this request's frames as sent, headers included (``TailCRCCoverage/requestFrames``);
+    /// nil once a frame was taken only in part.
+    var framesCRC: CRC16? = CRC16()
+    /// Bytes the device delivered for this request, duplicates included, and the most it may.
+    var requestDelivered: Int64 = 0
+    var requestLimit: Int64 = .max
+    var overDelivered = false
     var bytesReceived: Int64 = 0
     var storageError: StorageError?
     var startedAt: Duration = .zero
@@ -68,26 +75,52 @@ final class RangeReceiver: @unchecked Sendable {
   var offset: Int64 { state.withLock { $0.offset } }
   var durableOffset: Int64 { state.withLock { $0.durableOffset } }
   var requestCRC: UInt16 { state.withLock { $0.requestCRC.value } }
+  var framesCRC: UInt16? { state.withLock { $0.framesCRC?.value } }
+  /// True when the last request delivered more bytes than its range allows (a device that
+  /// repeats itself): the stream was stopped.
+  var overDelivered: Bool { state.withLock { $0.overDelivered } }
   var bytesReceived: Int64 { state.withLock { $0.bytesReceived } }
   var storageError: StorageError? { state.withLock { $0.storageError } }
 
-  /// A new SYNC_START goes out: its CRC starts afresh.
-  func beginRequest() { state.withLock { $0.requestCRC = CRC16() } }
+  /// Bytes a request may deliver beyond its length (duplicates, a frame repeated after a
+  /// re-issue) before it is stopped as a device that repeats itself (DESIGN.md invariant 9).
+  static let repeatSlack: Int64 = 64 * 1024
+
+  /// A new SYNC_START for `length` bytes goes out: its CRCs and its byte budget start afresh.
+  func beginRequest(length: Int64) {
+    state.withLock {
+      $0.requestCRC = CRC16()
+      $0.framesCRC = CRC16()
+      $0.requestDelivered = 0
+      $0.requestLimit = length + Self.repeatSlack
+      $0.overDelivered = false
+    }
+  }
 
   func receive(_ frame: BulkFrame) async -> StreamDecision {
-    let expected = offset
+    let (expected, overBudget) = state.withLock { state -> (Int64, Bool) in
+      state.requestDelivered += Int64(frame.data.count)
+      if state.requestDelivered > state.requestLimit { state.overDelivered = true }
+      return (state.offset, state.overDelivered)
+    }
+    guard !overBudget else { return .stop }
     let frameOffset = Int64(frame.offset)
     if frameOffset < expected {
       // A duplicate, or overlap: take only what is new, if the overlap is consistent.
       let skip = Int(expected - frameOffset)
       guard skip < frame.data.count else { return .continue }
-      return accept(Array(frame.data[skip...]), at: expected)
+      state.withLock { $0.framesCRC = nil }
+      return accept(Array(frame.data[skip...]), at: expected, header: nil)
     }
     guard frameOffset == expected else { return .stop }
-    return accept(frame.data, at: expected)
+    let header =
+      computesCRC
+      ? TailCRCCoverage.frameHeader(
+        sessionId: sessionId, offset: frame.offset, length: frame.data.count) : nil
+    return accept(frame.data, at: expected, header: header)
   }
 
-  private func accept(_ data: [UInt8], at start: Int64) -> StreamDecision {
+  private func accept(_ data: [UInt8], at start: Int64, header: [UInt8]?) -> StreamDecision {
     guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else {
       return .stop
     }
@@ -95,7 +128,13 @@ final class RangeReceiver: @unchecked Sendable {
       state.pending += data
       state.offset += Int64(data.count)
       state.bytesReceived += Int64(data.count)
-      if computesCRC { state.requestCRC.update(data) }
+      if computesCRC {
+        state.requestCRC.update(data)
+        if let header {
+          state.framesCRC?.update(header)
+          state.framesCRC?.update(data)
+        }
+      }
       return (
         state.offset, state.pending.count >= Self.writeBufferBytes,
         state.offset - state.durableOffset >= checkpointBytes

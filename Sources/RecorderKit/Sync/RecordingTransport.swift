@@ -19,6 +19,9 @@ public protocol RecordingTransport: Sendable {
   var serial: String { get async }
   /// Audio channels of the device's recordings.
   var audioChannels: Int { get async }
+  /// The device's firmware version ("V0095"), when known: the sync remembers per firmware
+  /// which bytes the tail CRC covers.
+  var firmware: String? { get async }
   /// The recordings on the device.
   func listRecordings() async throws(DeviceError) -> [Recording]
   /// The session id of the recording in progress, if any (it is left until complete).
@@ -44,6 +47,7 @@ public protocol RecordingTransport: Sendable {
 }
 
 extension RecordingTransport {
+  public var firmware: String? { get async { nil } }
   public var deletesOnlyAfterBatch: Bool { false }
   public var progressClock: AnyClock? { nil }
   public var tailCarriesDeviceCRC: Bool { true }
@@ -58,6 +62,7 @@ public struct BLETransport: RecordingTransport {
 
   public var serial: String { get async { await session.info.serial } }
   public var audioChannels: Int { get async { await session.info.audioChannels } }
+  public var firmware: String? { get async { await session.info.firmware?.description } }
 
   public func listRecordings() async throws(DeviceError) -> [Recording] {
     try await session.listRecordings()

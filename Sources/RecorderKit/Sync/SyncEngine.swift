@@ -30,8 +30,17 @@ public actor SyncEngine {
     public var exportUnverified = false
     /// Bytes between fsync checkpoints of a partial file.
     public var checkpointBytes: Int64 = 256 * 1024
-    /// Re-issues allowed per file before giving up on it for this run.
+    /// Re-issues in a row that bring no new byte before a file is given up for this run.
     public var maximumReissues = 20
+    /// Longest time a transfer may go without a new durable byte (invariant 9).
+    public var noProgressTimeout: Duration = .seconds(60)
+    /// Re-read every byte range that only the framing checks covered, as its own ranged
+    /// request with its own tail CRC, before the file is stored; and delete from the device
+    /// only files the device's CRC covered throughout.
+    public var strictVerify = false
+    /// Delete from the device files whose bytes were "verified by agreement": read twice
+    /// identically while the device's CRC matched no coverage we know (PROTOCOL.md §10).
+    public var trustAgreement = false
     /// Where exports go (default `<root>/exports`).
     public var exportDirectory: String?
     public init() {}
@@ -195,7 +204,7 @@ public actor SyncEngine {
     if let format = options.format {
       exportSatisfied = try exportPath(of: record, format: format) != nil
     }
-    guard options.deleteFromDevice, record.verification == .verified, exportSatisfied,
+    guard options.deleteFromDevice, isDeletable(record.verification), exportSatisfied,
       record.stage >= .stored, record.stage < .deletedFromDevice
     else { return nil }
     do {
@@ -214,167 +223,30 @@ public actor SyncEngine {
 
   // MARK: - Transfer
 
-  /// Transfers the rest of `recording` and stores it; returns the journal record, `stored`.
+  /// Transfers the rest of `recording` (``RecordingTransfer``) and stores it; returns the
+  /// journal record, `stored`.
   private func transfer(
     _ recording: Recording, record initial: RecordingRecord, via transport: any RecordingTransport,
     report: inout SyncReport
   ) async throws(SyncError) -> RecordingRecord {
-    let size = Int64(recording.size)
-    let frameBytes = Int64(recording.bytesPerFrame)
-    let partPath = self.partPath(initial)
-    // Resume from the durable offset, rounded down to a frame boundary.
-    var offset = min(initial.durableBytes, fileSystem.size(of: partPath) ?? 0)
-    offset -= offset % frameBytes
-    var file = try storage { () throws(StorageError) in
-      try fileSystem.openForAppend(partPath, truncatingTo: offset)
-    }
-    defer { file.close() }
-    // A file resumed on another transport names both, in order ("ble+wifi").
-    var carriedBy = transport.name
-    if offset > 0, let earlier = initial.transport, !earlier.isEmpty {
-      let names = earlier.split(separator: "+").map(String.init)
-      carriedBy = names.last == transport.name ? earlier : earlier + "+" + transport.name
-    }
-    if initial.stage != .transferring || initial.durableBytes != offset
-      || initial.transport != carriedBy
-    {
-      try journalWrite { tx in
-        try tx.update(serial: initial.serial, sessionId: initial.sessionId) {
-          $0.stage = .transferring
-          $0.durableBytes = offset
-          $0.transport = carriedBy
-        }
-      }
-    }
-    try storage { () throws(StorageError) in try fileSystem.syncDirectory(parent(of: partPath)) }
-
-    var receiver = makeReceiver(
-      file: file, offset: offset, recording: recording, serial: initial.serial,
-      via: transport)
-    var firstMismatch: (start: Int64, ours: UInt16)?
-    var reissues = 0
-    var unverifiedRange = false
-
-    while receiver.offset < size {
-      let requestStart = receiver.offset
-      receiver.beginRequest()
-      let tail: SyncTail?
-      do {
-        let current = receiver
-        tail = try await transport.stream(
-          sessionId: recording.sessionId, start: UInt32(requestStart), end: UInt32(size)
-        ) { frame in await current.receive(frame) }
-      } catch {
-        // The link went: keep every byte that arrived (the page cache has them; fsync).
-        try? receiver.flush()
-        try? checkpoint(initial, offset: receiver.durableOffset)
-        report.bytesReceived += receiver.bytesReceived
-        throw receiver.storageError.map(SyncError.storage) ?? .device(error)
-      }
-      if let error = receiver.storageError {
-        try? checkpoint(initial, offset: receiver.durableOffset)
-        report.bytesReceived += receiver.bytesReceived
-        throw .storage(error)
-      }
-      try storage { () throws(StorageError) in try receiver.flush() }
-      try checkpoint(initial, offset: receiver.durableOffset)
-      guard let tail, receiver.offset >= size else {
-        // Stopped on a gap or a bad frame, or the device ended early. No tail CRC covers
-        // what this request delivered (a frame before the gap may be flipped too), so
-        // those bytes are unconfirmed: read them again with the rest. Only a short range
-        // whose tail CRC matches is kept. (Bytes that arrived before a link loss are kept
-        // above without a CRC: re-reading them would double the cost of every drop; the
-        // link layer's CRC-24 and the Opus framing check cover them.)
-        reissues += 1
-        report.reissues += 1
-        guard reissues <= options.maximumReissues else {
-          report.bytesReceived += receiver.bytesReceived
-          throw .device(.timeout(operation: "transfer of \(recording.sessionId)"))
-        }
-        if transport.tailCarriesDeviceCRC, receiver.offset > requestStart,
-          tail?.crc != receiver.requestCRC
-        {
-          report.bytesReceived += receiver.bytesReceived
-          try checkpoint(initial, offset: requestStart)
-          file.close()
-          file = try storage { () throws(StorageError) in
-            try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
-          }
-          receiver = makeReceiver(
-            file: file, offset: requestStart, recording: recording, serial: initial.serial,
-            via: transport)
-        }
-        continue
-      }
-      // Without a device CRC (Wi-Fi) the whole range arrived in order over TCP, framed.
-      guard transport.tailCarriesDeviceCRC, tail.crc != receiver.requestCRC else { continue }
-      // CRC mismatch: read the range again; identical bytes that still disagree mean the
-      // CRC's coverage differs from ours, not corruption: keep, mark unverified.
-      if let first = firstMismatch, first.start == requestStart, first.ours == receiver.requestCRC {
-        unverifiedRange = true
-        continue
-      }
-      firstMismatch = (requestStart, receiver.requestCRC)
-      reissues += 1
-      report.reissues += 1
-      guard reissues <= options.maximumReissues else {
-        report.bytesReceived += receiver.bytesReceived
-        throw .device(.timeout(operation: "transfer of \(recording.sessionId)"))
-      }
-      report.bytesReceived += receiver.bytesReceived
-      try checkpoint(initial, offset: requestStart)
-      file.close()
-      file = try storage { () throws(StorageError) in
-        try fileSystem.openForAppend(partPath, truncatingTo: requestStart)
-      }
-      receiver = makeReceiver(
-        file: file, offset: requestStart, recording: recording, serial: initial.serial,
-        via: transport)
-    }
-    report.bytesReceived += receiver.bytesReceived
-    let verification: RecordingRecord.Verification = unverifiedRange ? .unverified : .verified
+    let transfer = RecordingTransfer(
+      recording: recording, initial: initial, partPath: partPath(initial), transport: transport,
+      firmware: await transport.firmware, fileSystem: fileSystem, journal: journal, clock: clock,
+      policy: RecordingTransfer.Policy(
+        checkpointBytes: options.checkpointBytes, maximumIdleReissues: options.maximumReissues,
+        noProgressTimeout: options.noProgressTimeout, strictVerify: options.strictVerify),
+      events: eventContinuation)
+    let outcome = try await transfer.run(report: &report)
     return try store(
-      initial, partPath: partPath, verification: verification, transport: carriedBy)
-  }
-
-  private func makeReceiver(
-    file: any DurableFile, offset: Int64, recording: Recording, serial: String,
-    via transport: any RecordingTransport
-  )
-    -> RangeReceiver
-  {
-    let journal = self.journal
-    // Rates are bytes over the time of the clock they moved in: Wi-Fi's real TCP, not the
-    // simulated BLE clock of a test or the demo.
-    return RangeReceiver(
-      file: file, offset: offset, frameBytes: recording.bytesPerFrame,
-      clock: transport.progressClock ?? clock, sessionId: recording.sessionId,
-      size: Int64(recording.size), checkpointBytes: options.checkpointBytes,
-      computesCRC: transport.tailCarriesDeviceCRC,
-      events: eventContinuation,
-      onCheckpoint: { durable in
-        // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
-        // failure here is retried by the next checkpoint and by the one when the stream ends.
-        _ = try? journal.write { tx in
-          try tx.update(serial: serial, sessionId: recording.sessionId) {
-            $0.durableBytes = durable
-          }
-        }
-      })
-  }
-
-  /// fsync'd bytes → journal, so a restart resumes there.
-  private func checkpoint(_ record: RecordingRecord, offset: Int64) throws(SyncError) {
-    try journalWrite { tx in
-      try tx.update(serial: record.serial, sessionId: record.sessionId) { $0.durableBytes = offset }
-    }
+      initial, partPath: partPath(initial), checked: outcome.checked,
+      transport: outcome.carriedBy.description)
   }
 
   /// Hash, rename the partial file to its final raw name, fsync the directory, journal.
   private func store(
-    _ record: RecordingRecord, partPath: String, verification: RecordingRecord.Verification,
-    transport: String
+    _ record: RecordingRecord, partPath: String, checked: CheckedRanges, transport: String
   ) throws(SyncError) -> RecordingRecord {
+    let verification = RecordingRecord.Verification(checked.weakestLevel(upTo: record.size))
     let release = clock.holdTime()
     defer { release() }
     let rawPath = self.rawPath(record)
@@ -391,13 +263,14 @@ public actor SyncEngine {
         $0.stage = .stored
         $0.durableBytes = $0.size
         $0.verification = verification
+        $0.checked = checked
         $0.sha256 = digest
         $0.rawPath = paths.stored(rawPath)
         $0.transport = transport
       }
     }
     eventContinuation.yield(
-      .fileStored(sessionId: record.sessionId, verified: verification == .verified))
+      .fileStored(sessionId: record.sessionId, verified: isAccepted(verification)))
     return stored
   }
 
@@ -410,7 +283,7 @@ public actor SyncEngine {
   ) async -> Result<SyncReport.File, SyncError> {
     do throws(SyncError) {
       var record = initial
-      let verified = record.verification == .verified
+      let verified = isAccepted(record.verification)
       // Exports are per format: one made earlier in another format does not count.
       if let format = options.format, verified || options.exportUnverified,
         try exportPath(of: record, format: format) == nil
@@ -479,6 +352,27 @@ public actor SyncEngine {
     return exported
   }
 
+  // MARK: - Check policy
+
+  /// Whether a stored file counts as good: exported, and eligible for deletion by
+  /// ``isDeletable(_:)``'s rules.
+  private func isAccepted(_ verification: RecordingRecord.Verification) -> Bool {
+    switch verification {
+    case .verified, .framing, .agreement: true
+    case .pending, .unverified: false
+    }
+  }
+
+  /// Whether the device copy of a file checked this well may go (invariant 8).
+  private func isDeletable(_ verification: RecordingRecord.Verification) -> Bool {
+    switch verification {
+    case .verified: true
+    case .framing: !options.strictVerify
+    case .agreement: options.trustAgreement
+    case .pending, .unverified: false
+    }
+  }
+
   // MARK: - Journal and paths
 
   private func loadOrCreate(_ recording: Recording, serial: String) throws(SyncError)
@@ -541,7 +435,7 @@ public actor SyncEngine {
   }
 
   private func storage<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T {
-    do { return try body() } catch { throw .storage(error) }
+    try storageStep(body)
   }
 
   private func journalRead<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
@@ -553,14 +447,6 @@ public actor SyncEngine {
   }
 
   private func journalWrite<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
-    do {
-      return try journal.write(body)
-    } catch let error as JournalError {
-      throw .journal(error.description)
-    } catch let error as StorageError {
-      throw .storage(error)
-    } catch {
-      throw .journal("\(error)")
-    }
+    try RecorderKit.journalWrite(journal, body)
   }
 }
