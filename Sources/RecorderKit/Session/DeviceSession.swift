@@ -34,6 +34,8 @@ public actor DeviceSession {
     }
     /// Local time-zone offset for TIME_SYNC.
     public var timeZoneSeconds: @Sendable () -> Int = { TimeZone.current.secondsFromGMT() }
+    /// How TIME_SYNC writes an offset that is not whole hours (docs/time-sync.md) [project].
+    public var timeZoneEncoding: TimeZoneEncoding = .projectDefault
 
     public init(token: DeviceToken) { self.token = token }
   }
@@ -71,6 +73,8 @@ public actor DeviceSession {
   private var backlogWaiter: CheckedContinuation<Void, Never>?
   static let backlogLimit = 64
   private var removeBusyProbe: (@Sendable () -> Void)?
+  /// The device was found by name only: GET_SERIAL after HANDSHAKE.
+  private let serialUnknown: Bool
 
   /// What the receive loop hands to the request in flight.
   enum Incoming: Sendable {
@@ -117,9 +121,13 @@ public actor DeviceSession {
     self.link = link
     self.configuration = configuration
     (events, eventContinuation) = AsyncStream.makeStream(of: DeviceEvent.self)
+    // A recorder heard only by name: its portVersion is assumed until HANDSHAKE tells it,
+    // its serial is read after HANDSHAKE (GET_SERIAL) [project].
+    serialUnknown = device.serial == nil
     info = DeviceInfo(
-      serial: device.serial, model: device.model, name: device.name ?? "",
-      firmware: device.firmware, portVersion: device.portVersion, audioChannels: 1,
+      serial: device.serial ?? "", model: device.model, name: device.name ?? "",
+      firmware: device.firmware, portVersion: device.portVersion ?? ProtocolDefaults.portVersion,
+      audioChannels: 1,
       supportsWiFi: false, oggAudio: false, battery: BatteryStatus(level: 0),
       storage: StorageInfo(freeBytes: 0, totalBytes: 0), state: DeviceState(state: 0, privacy: 0))
   }
@@ -146,10 +154,15 @@ public actor DeviceSession {
       throw .connectFailed(error)
     }
     try await handshake()
-    let zone = configuration.timeZoneSeconds()
+    if serialUnknown {
+      info.serial = try await readSerial()
+      if info.model == nil {
+        info.model = UInt16(info.serial.prefix(3)).flatMap(RecorderModel.init)
+      }
+    }
     let sync = TimeSyncRequest(
-      unixSeconds: configuration.unixTime(), tzHours: Int8(clamping: zone / 3600),
-      tzMinutes: UInt8(clamping: abs(zone % 3600) / 60))
+      unixSeconds: configuration.unixTime(), utcOffsetSeconds: configuration.timeZoneSeconds(),
+      encoding: configuration.timeZoneEncoding)
     _ = try await request(.timeSync(sync), operation: "TIME_SYNC") { message -> TimeSyncResponse? in
       if case .timeSync(let reply) = message { return reply }
       return nil
@@ -174,6 +187,7 @@ public actor DeviceSession {
     case HandshakeStatus.tokenMismatch.rawValue: throw .tokenRejected
     default: throw .handshakeRefused(status: reply.status)
     }
+    info.handshake = reply
     info.portVersion = reply.portVersion
     info.audioChannels = Int(max(1, reply.audioChannels ?? 1))
     info.supportsWiFi = (reply.supportWifi ?? 0) != 0
@@ -269,12 +283,16 @@ public actor DeviceSession {
   }
 
   /// Deletes one recording from the device (DELETE). Only the sync engine should call this,
-  /// after the local copy is safe (DESIGN.md invariant 1).
+  /// after the local copy is safe (DESIGN.md invariant 1). The reply is `001F`, or `001E` with
+  /// the same session and status (PROTOCOL.md §3.3 [project]).
   public func deleteRecording(_ sessionId: UInt32) async throws(DeviceError) {
     let status = try await request(.delete(sessionId: sessionId), operation: "DELETE") {
       message -> UInt8? in
-      if case .deleted(let reply) = message, reply.sessionId == sessionId { return reply.status }
-      return nil
+      switch message {
+      case .deleted(let reply), .deletedAs001E(let reply):
+        reply.sessionId == sessionId ? reply.status : nil
+      default: nil
+      }
     }
     guard status == 0 else { throw .rejected(operation: "DELETE", status: status) }
   }
