@@ -88,9 +88,11 @@ actor AgentCore {
           var devices: [String: DiscoveredDevice] = [:]
           var order: [String] = []
           for await device in scanner.discover() {
-            if devices[device.serial] == nil { order.append(device.serial) }
-            guard devices[device.serial] != device else { continue }
-            devices[device.serial] = device
+            // Keyed by serial; a recorder heard only by name, by its address.
+            let key = device.serial ?? device.peripheral.rawValue
+            if devices[key] == nil { order.append(key) }
+            guard devices[key] != device else { continue }
+            devices[key] = device
             let found = order.compactMap { devices[$0] }
             await self?.emitNow { delegate in
               delegate.bleScanResult(bleDevices: found.map(BleDevice.init))
@@ -157,7 +159,7 @@ actor AgentCore {
         return
       }
     }
-    guard let found else { return }
+    guard var found else { return }
     var sessionConfiguration = DeviceSession.Configuration(token: handshakeToken)
     sessionConfiguration.clock = clock
     sessionConfiguration.unixTime = configuration.unixTime
@@ -169,7 +171,7 @@ actor AgentCore {
         to: found, using: central, configuration: sessionConfiguration)
     } catch {
       fail(.operationFailed(error.description))
-      let port = Int(found.portVersion)
+      let port = Int(found.portVersion ?? 0)
       switch error {
       case .tokenRejected:
         emit { $0.bleBind(sn: serial, status: 1, protVersion: port, timezone: timezone) }
@@ -182,6 +184,8 @@ actor AgentCore {
       }
       return
     }
+    // Heard by name only: the session read the serial (GET_SERIAL).
+    if found.serial == nil { found.serial = await connected.info.serial }
     session = connected
     device = found
     self.handshakeToken = handshakeToken

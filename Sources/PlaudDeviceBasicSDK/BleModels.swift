@@ -71,12 +71,13 @@ public final class BleDevice {
   }
 
   private init(device: DiscoveredDevice) {
-    serialNumber = device.serial
+    // A recorder heard only by name has no serial or version until connected: "" / 0.
+    serialNumber = device.serial ?? ""
     name = device.name ?? ""
     rssi = device.rssi
-    versionCode = device.firmware.description
-    protVersion = Int(device.portVersion)
-    snType = PlaudFileUploader.calculateSnType(sn: device.serial)
+    versionCode = device.firmware?.description ?? ""
+    protVersion = Int(device.portVersion ?? 0)
+    snType = PlaudFileUploader.calculateSnType(sn: device.serial ?? "")
     discovered = device
   }
 }

@@ -30,6 +30,10 @@ public enum DeviceMessage: Sendable, Equatable {
   /// The reply to SYNC_STOP (`001E`, empty) [sdk].
   case syncStopped
   case deleted(SessionStatus)
+  /// A `001E` carrying `sessionId u32` · `status u8`: the one captured reply to DELETE was
+  /// 8 bytes with an illegible opcode [device]; while a DELETE is pending RecorderKit takes
+  /// this as its reply, like `001F` [project].
+  case deletedAs001E(SessionStatus)
   case ledGet(on: UInt8)
   case ledSet(on: UInt8)
   case tagsPage(TagsPage)
@@ -70,7 +74,8 @@ public enum DeviceMessage: Sendable, Equatable {
     case .list: self = .listPage(try ListPage(from: &reader, portVersion: portVersion))
     case .syncStart: self = .syncHead(try SessionStatus(from: &reader))
     case .syncTail: self = .syncTail(try SyncTail(from: &reader))
-    case .delete: self = .syncStopped
+    case .delete:
+      self = reader.remaining >= 5 ? .deletedAs001E(try SessionStatus(from: &reader)) : .syncStopped
     case .deleteResult: self = .deleted(try SessionStatus(from: &reader))
     case .ledGetReply: self = .ledGet(on: try reader.u8("on"))
     case .ledSetReply: self = .ledSet(on: try reader.u8("on"))
@@ -158,6 +163,9 @@ public enum DeviceMessage: Sendable, Equatable {
       opcode = .syncTail
       value.write(to: &writer)
     case .syncStopped: opcode = .delete
+    case .deletedAs001E(let value):
+      opcode = .delete
+      value.write(to: &writer)
     case .deleted(let value):
       opcode = .deleteResult
       value.write(to: &writer)
@@ -229,7 +237,7 @@ extension DeviceMessage: FieldDescribable {
     case .syncHead: "SYNC_START"
     case .syncTail: "SYNC_TAIL"
     case .syncStopped: "SYNC_STOP"
-    case .deleted: "DELETE"
+    case .deleted, .deletedAs001E: "DELETE"
     case .ledGet: "LED_GET"
     case .ledSet: "LED_SET"
     case .tagsPage: "TAGS"
@@ -264,7 +272,7 @@ extension DeviceMessage: FieldDescribable {
     case .recordStarted(let value), .recordResumed(let value): value.fields
     case .recordPaused(let value), .recordStopped(let value): value.fields
     case .listPage(let value): value.fields
-    case .syncHead(let value), .deleted(let value): value.fields
+    case .syncHead(let value), .deleted(let value), .deletedAs001E(let value): value.fields
     case .syncTail(let value): value.fields
     case .syncStopped: []
     case .tagsPage(let value): value.fields

@@ -1,38 +1,50 @@
-/// The recorder's manufacturer-specific advertising payload (PROTOCOL.md §1) [sdk], checked on
-/// the Note [device]: `02 <projectCode u16>` · `04 <versionType> <versionCode u24>` ·
-/// `<n> <serial>` (n < 10: decimal digits packed two per byte as hex nibbles, else ASCII) ·
-/// `<portVersion u16>` · a 4-byte field (unknown) · `01 <bindInfo u8>`.
+/// The recorder's manufacturer-specific advertising payload (PROTOCOL.md §1) [sdk], checked
+/// byte by byte on a V0095 Note [device]: length-prefixed fields except `portVersion`:
+/// `02 <projectCode u16>` · `04 <versionType> <versionCode u24>` · `<n> <serial>` (n < 10:
+/// decimal digits packed two per byte as hex nibbles, else ASCII) · `<portVersion u16>` (no
+/// length byte) · `04 <4 bytes>` (unknown) · `01 <bindInfo u8>`.
 ///
-/// Select devices by this payload, not by company id: the Note uses 0x0059, the NotePin
-/// reportedly 0x005D [project].
+/// Decoding is defensive [project]: the fields up to `portVersion` are required; after it,
+/// length-prefixed fields are read as far as they go, the first 4-byte one is ``reserved``, the
+/// first 1-byte one after it ``bindInfo``, and anything else (unknown fields, a field cut
+/// short) is skipped. Select devices by this payload, not by company id: the Note uses 0x0059,
+/// the NotePin reportedly 0x005D [project].
 public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   public var projectCode: UInt16
   public var firmware: FirmwareVersion
   /// The serial number as text (digits for packed serials).
   public var serial: String
   public var portVersion: UInt16
-  /// Meaning unknown; kept so payloads re-encode byte-exact.
-  public var reserved: [UInt8]
-  public var bindInfo: UInt8
+  /// The 4-byte field after `portVersion`: meaning unknown, high entropy, may rotate
+  /// [device]; nil when absent.
+  public var reserved: [UInt8]?
+  /// nil when absent.
+  public var bindInfo: UInt8?
 
   /// Company ids seen with this payload.
   public static let noteCompanyID: UInt16 = 0x0059
   public static let notePinCompanyID: UInt16 = 0x005D
+  /// Width of the field after `portVersion` [device].
+  public static let reservedWidth = 4
 
+  /// A payload; `reserved` is cut or zero-padded to four bytes.
   public init(
     projectCode: UInt16, firmware: FirmwareVersion, serial: String, portVersion: UInt16,
-    reserved: [UInt8] = [0, 0, 0, 0], bindInfo: UInt8 = 0
+    reserved: [UInt8]? = [0, 0, 0, 0], bindInfo: UInt8? = 0
   ) {
     self.projectCode = projectCode
     self.firmware = firmware
     self.serial = serial
     self.portVersion = portVersion
-    self.reserved =
-      Array(reserved.prefix(4)) + Array(repeating: 0, count: max(0, 4 - reserved.count))
+    self.reserved = reserved.map {
+      Array($0.prefix(Self.reservedWidth))
+        + Array(repeating: 0, count: max(0, Self.reservedWidth - $0.count))
+    }
     self.bindInfo = bindInfo
   }
 
   /// Decodes the payload that follows the 2-byte company id.
+  /// - Throws: ``FrameError`` when a field up to `portVersion` is missing or malformed.
   public init<C: Collection>(decoding bytes: C) throws(FrameError) where C.Element == UInt8 {
     var reader = ByteReader(bytes)
     try Self.expectLength(2, &reader, "projectCode")
@@ -47,9 +59,16 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     let raw = try reader.bytes(serialLength, "serial")
     serial = serialLength < 10 ? Self.unpackDigits(raw) : try decodeText(raw, field: "serial")
     portVersion = try reader.u16("portVersion")
-    reserved = try reader.bytes(4, "reserved")
-    try Self.expectLength(1, &reader, "bindInfo")
-    bindInfo = try reader.u8("bindInfo")
+    // The optional tail: length-prefixed fields, unknown ones skipped [project].
+    while let length = reader.optionalU8() {
+      guard reader.remaining >= Int(length), let field = try? reader.bytes(Int(length), "field")
+      else { break }
+      if reserved == nil, field.count == Self.reservedWidth {
+        reserved = field
+      } else if reserved != nil, bindInfo == nil, field.count == 1 {
+        bindInfo = field[0]
+      }
+    }
   }
 
   /// The payload after the company id.
@@ -63,9 +82,14 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     writer.u8(UInt8(min(serialBytes.count, 255)))
     writer.bytes(serialBytes.prefix(255))
     writer.u16(portVersion)
-    writer.bytes(reserved)
-    writer.u8(1)
-    writer.u8(bindInfo)
+    if let reserved {
+      writer.u8(UInt8(reserved.count))
+      writer.bytes(reserved)
+    }
+    if let bindInfo {
+      writer.u8(1)
+      writer.u8(bindInfo)
+    }
     return writer.bytes
   }
 
@@ -86,8 +110,7 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     [
       Field("projectCode", projectCode), Field("firmware", .text(firmware.description)),
       Field("serial", .text(serial)), Field("portVersion", portVersion),
-      Field("bindInfo", bindInfo),
-    ]
+    ] + (bindInfo.map { [Field("bindInfo", $0)] } ?? [])
   }
 
   private static func expectLength(_ length: UInt8, _ reader: inout ByteReader, _ field: String)

@@ -300,6 +300,62 @@ public struct TimeSyncRequest: Sendable, Equatable, FieldDescribable {
   public var fields: [Field] {
     [Field("unixSeconds", unixSeconds), Field("tzHours", tzHours), Field("tzMinutes", tzMinutes)]
   }
+
+  /// A request for the UTC offset `utcOffsetSeconds` (whole minutes; seconds are dropped),
+  /// its zone fields written per `encoding` (docs/time-sync.md).
+  public init(unixSeconds: UInt32, utcOffsetSeconds: Int, encoding: TimeZoneEncoding) {
+    self.unixSeconds = unixSeconds
+    (tzHours, tzMinutes) = encoding.fields(utcOffsetSeconds: utcOffsetSeconds)
+  }
+
+  /// The UTC offset in seconds these zone fields mean under `encoding`.
+  public func utcOffsetSeconds(encoding: TimeZoneEncoding) -> Int {
+    encoding.utcOffsetSeconds(tzHours: tzHours, tzMinutes: tzMinutes)
+  }
+}
+
+/// How TIME_SYNC's `tzHours i8` · `tzMinutes u8` carry a UTC offset that is not a whole number
+/// of hours. No capture shows a negative half-hour zone, so this is **[project]**
+/// (docs/time-sync.md); the emulator can decode each alternative.
+public enum TimeZoneEncoding: String, Sendable, CaseIterable {
+  /// offset = tzHours × 60 + tzMinutes minutes, tzMinutes 0–59: `tzHours` is the offset
+  /// rounded down to whole hours. −03:30 = `-4, 30`; −00:30 = `-1, 30`. Every offset has one
+  /// form, and a firmware that adds the two fields gets it right. RecorderKit's choice.
+  case floorHours = "floor"
+  /// `tzHours` truncated toward zero carries the sign, `tzMinutes` the magnitude of the rest:
+  /// −03:30 = `-3, 30`. Offsets between −01:00 and 00:00 cannot be told from positive ones.
+  case signMagnitude = "sign-magnitude"
+  /// Both truncated toward zero, `tzMinutes` a two's-complement byte (what a Java
+  /// `(byte) (offset / 60 % 60)` writes): −03:30 = `-3, 0xE2`.
+  case signedMinutes = "signed-minutes"
+
+  /// RecorderKit's choice [project].
+  public static let projectDefault = TimeZoneEncoding.floorHours
+
+  /// The zone fields for `utcOffsetSeconds` (clamped to ±127 h).
+  public func fields(utcOffsetSeconds: Int) -> (tzHours: Int8, tzMinutes: UInt8) {
+    let minutes = utcOffsetSeconds >= 0 ? utcOffsetSeconds / 60 : -((-utcOffsetSeconds + 59) / 60)
+    switch self {
+    case .floorHours:
+      let hours = minutes >= 0 ? minutes / 60 : -((-minutes + 59) / 60)
+      return (Int8(clamping: hours), UInt8(minutes - hours * 60))
+    case .signMagnitude:
+      return (Int8(clamping: minutes / 60), UInt8(abs(minutes % 60)))
+    case .signedMinutes:
+      return (Int8(clamping: minutes / 60), UInt8(bitPattern: Int8(minutes % 60)))
+    }
+  }
+
+  /// The UTC offset in seconds that `tzHours`, `tzMinutes` mean.
+  public func utcOffsetSeconds(tzHours: Int8, tzMinutes: UInt8) -> Int {
+    let hours = Int(tzHours)
+    switch self {
+    case .floorHours: return (hours * 60 + Int(tzMinutes)) * 60
+    case .signMagnitude:
+      return (hours < 0 ? -1 : 1) * (abs(hours) * 60 + Int(tzMinutes)) * 60
+    case .signedMinutes: return (hours * 60 + Int(Int8(bitPattern: tzMinutes))) * 60
+    }
+  }
 }
 
 /// TIME_SYNC D→P [device][sdk]: `unixSeconds u32` · `tzHours i8` · [`hasStatistics u8`].

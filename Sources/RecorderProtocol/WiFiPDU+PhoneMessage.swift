@@ -17,8 +17,9 @@ public enum WiFiPhoneMessage: Sendable, Equatable, CustomStringConvertible {
   case sync(session: UInt32, scene: UInt16, start: UInt32, end: UInt32)
   /// 14: DELETE `{session,scene}`.
   case delete(session: UInt32, scene: UInt16)
-  /// 15: STOP `{}`.
-  case stop
+  /// 15: STOP `{session,scene}` [sdk]: the transfer's recording and its LIST scene. Decoded
+  /// without them (nil) from the bare `{}` some clients send; encoded without the nil ones.
+  case stop(session: UInt32?, scene: UInt16?)
   /// 16: keep-alive `{}` (the device answers ERR `{cmd:16,status:0}`).
   case keepAlive
   /// 20: OTA start `{filesize,ver,crc,uid}`.
@@ -52,7 +53,10 @@ public enum WiFiPhoneMessage: Sendable, Equatable, CustomStringConvertible {
       self = .sync(session: try f.u32("session"), scene: try f.u16("scene"), start: start, end: end)
     case WiFiPDUType.delete:
       self = .delete(session: try f.u32("session"), scene: try f.u16("scene"))
-    case WiFiPDUType.stop: self = .stop
+    case WiFiPDUType.stop:
+      self = .stop(
+        session: f.has("session") ? try f.u32("session") : nil,
+        scene: f.has("scene") ? try f.u16("scene") : nil)
     case WiFiPDUType.keepAlive: self = .keepAlive
     case WiFiPDUType.otaStart:
       self = .otaStart(
@@ -102,7 +106,11 @@ public enum WiFiPhoneMessage: Sendable, Equatable, CustomStringConvertible {
         WiFiPDUType.delete, [("session", .uint(UInt64(session))), ("scene", .uint(UInt64(scene)))],
         []
       )
-    case .stop: return (WiFiPDUType.stop, [], [])
+    case .stop(let session, let scene):
+      let pairs: [(String, JSONValue)] =
+        (session.map { [("session", .uint(UInt64($0)))] } ?? [])
+        + (scene.map { [("scene", .uint(UInt64($0)))] } ?? [])
+      return (WiFiPDUType.stop, pairs, [])
     case .keepAlive: return (WiFiPDUType.keepAlive, [], [])
     case .otaStart(let fileSize, let version, let crc, let uid):
       return (

@@ -105,6 +105,9 @@ struct WiFiFields {
     object = pdu.json
   }
 
+  /// True when the object has `key`.
+  func has(_ key: String) -> Bool { object[key] != nil }
+
   func value(_ key: String) throws(WiFiPDUError) -> JSONValue {
     guard let value = object[key] else { throw .missingKey(type: type, key: key) }
     return value

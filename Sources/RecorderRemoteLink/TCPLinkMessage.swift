@@ -1,9 +1,6 @@
 import RecorderBluetooth
 import RecorderProtocol
 
-
-
-
 /// One message of the TCP link between ``TCPCentral`` (the client, in the SDK's process) and
 /// ``TCPCentralServer`` (the server, next to the emulated device). docs/tcp-link.md gives the
 /// byte layout of every case; this type is its only implementation, shared by both ends.

@@ -90,24 +90,26 @@ struct DeviceOptions {
       throw CommandFailure(.unavailable, "cannot reach \(url): \(error)")
     }
     let scanner = DeviceScanner(central: central)
-    let device: DiscoveredDevice
+    let configuration = DeviceSession.Configuration(token: token)
     do {
+      let session: DeviceSession
       if let serial {
-        device = try await scanner.find(serial: serial, timeout: timeout, clock: .continuous)
+        // An advertised serial is taken as it is; a recorder heard by name only is confirmed
+        // by the serial it reports after connecting (PROTOCOL.md §1).
+        session = try await scanner.connect(
+          serial: serial, configuration: configuration, timeout: timeout)
       } else {
-        device = try await firstDevice(scanner)
+        let device = try await firstDevice(scanner)
+        session = try await DeviceSession.connect(
+          to: device, using: central, configuration: configuration)
       }
-    } catch {
-      central.close()
-      throw CommandFailure(.unavailable, "\(error)")
-    }
-    do {
-      let session = try await DeviceSession.connect(
-        to: device, using: central, configuration: DeviceSession.Configuration(token: token))
       return (session, central)
-    } catch {
+    } catch let error as DeviceError {
       central.close()
       throw CommandFailure(Self.exitCode(connecting: error), "\(error)")
+    } catch {
+      central.close()
+      throw error
     }
   }
 

@@ -48,6 +48,22 @@ struct EmulateCommand: RecorderCommand {
       --wifi-drop-at-byte N   Drop the Wi-Fi TCP connection after N content bytes (once).
       --wifi-refuse-open      WIFI_OPEN fails: the hotspot cannot be raised.
       --wifi-refuse-join      The hotspot is raised but every join is refused.
+      --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
+                              join succeeds; joins meanwhile get "not ready yet" (default 3).
+      --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
+
+    AS A REAL V0095 NOTE BEHAVES (PROTOCOL.md; defaults are the captured behaviour where known):
+      --advertising HEX|name-only
+                              Advertise these manufacturer data bytes after the company id
+                              (e.g. a captured payload), or no manufacturer data at all (only
+                              the PLAUD_NOTE name). Default: the captured layout of §1.
+      --delete-reply 001f|001e
+                              Answer DELETE with 001F [sdk] (default) or 001E + session +
+                              status (the captured 8-byte form).
+      --battery-level-only    BATTERY replies with the level byte only, as V0095 does.
+      --tz-encoding floor|sign-magnitude|signed-minutes
+                              How TIME_SYNC's tzHours/tzMinutes are read (docs/time-sync.md;
+                              default floor, RecorderKit's choice).
       -h, --help              Show this help.
     """
 
@@ -122,7 +138,33 @@ struct EmulateCommand: RecorderCommand {
     configuration = DeviceConfiguration(
       portVersion: portVersion, serial: try arguments.option("serial") ?? "8881234567890123",
       token: token, audioChannels: channels, supportWifi: arguments.flag("no-wifi") ? 0 : 1,
-      seed: seed, link: link)
+      seed: seed, batteryReplyIncludesCharging: !arguments.flag("battery-level-only"),
+      link: link)
+    if let advertising = try arguments.option("advertising") {
+      if advertising == "name-only" {
+        configuration.advertising = .nameOnly
+      } else {
+        guard let bytes = [UInt8](hex: advertising), bytes.count <= 29 else {
+          throw UsageError("--advertising takes hex bytes (at most 29) or name-only")
+        }
+        configuration.advertising = .custom(bytes)
+      }
+    }
+    if let style = try arguments.choice("delete-reply", DeleteReplyStyle.allCases.map(\.rawValue)) {
+      configuration.deleteReply = DeleteReplyStyle(rawValue: style) ?? .deleteResult
+    }
+    if let encoding = try arguments.choice(
+      "tz-encoding", TimeZoneEncoding.allCases.map(\.rawValue))
+    {
+      configuration.timeZoneEncoding = TimeZoneEncoding(rawValue: encoding) ?? .projectDefault
+    }
+    let startup = try arguments.option("hotspot-startup", as: Double.self) ?? 3
+    guard startup >= 0, startup <= 3600 else {
+      throw UsageError("--hotspot-startup must be 0-3600 seconds")
+    }
+    // Real seconds, like the authentication timeout below: device time runs timeScale × faster.
+    configuration.wifi.hotspotStartupDelay = .seconds(startup * timeScale)
+    configuration.wifi.requireStopSession = !arguments.flag("allow-bare-stop")
     // The device drops a central that has not authenticated within ~1 s [device]; under
     // --time-scale that second stays a real second, or TCP round trips could not fit in it.
     configuration.authenticationTimeout = .seconds(timeScale)

@@ -31,19 +31,43 @@ struct InfoCommand: RecorderCommand {
     defer { central.close() }
     let info = await session.info
     await session.close()
-    let fields: [Field] = [
-      Field("serial", .text(info.serial)),
-      Field("model", .text(info.model?.description ?? "unknown")),
-      Field("name", .text(info.name)),
-      Field("firmware", .text(info.firmware?.description ?? "unknown")),
-      Field("portVersion", info.portVersion),
-      Field("audioChannels", info.audioChannels),
-      Field("supportsWiFi", info.supportsWiFi ? 1 : 0),
-      Field("batteryLevel", info.battery.level),
-      Field("charging", info.battery.charging ?? 0),
-      Field("freeBytes", info.storage.freeBytes),
-      Field("totalBytes", info.storage.totalBytes),
+    let fields = Self.fields(info)
+    print(json ? JSONValue.object(fields).serialized : Self.text(fields))
+  }
+
+  /// What the device reported, in order. A field the device did not send is `null`
+  /// ("unknown" in text), never a made-up 0 (BATTERY on V0095 sends no `charging` [device];
+  /// HANDSHAKE's tail and STORAGE's `remaining` are optional too).
+  static func fields(_ info: DeviceInfo) -> [(String, JSONValue)] {
+    let handshake = info.handshake
+    func number<T: BinaryInteger>(_ value: T?) -> JSONValue {
+      value.map { .int(Int64($0)) } ?? .null
+    }
+    return [
+      ("serial", .string(info.serial)),
+      ("model", info.model.map { .string($0.description) } ?? .null),
+      ("name", .string(info.name)),
+      ("firmware", info.firmware.map { .string($0.description) } ?? .null),
+      ("portVersion", .int(Int64(info.portVersion))),
+      ("audioChannels", number(handshake?.audioChannels)),
+      ("supportsWiFi", number(handshake?.supportWifi)),
+      ("oggAudio", number(handshake?.oggAudio)),
+      ("batteryLevel", .int(Int64(info.battery.level))),
+      ("charging", number(info.battery.charging)),
+      ("freeBytes", .uint(info.storage.freeBytes)),
+      ("totalBytes", .uint(info.storage.totalBytes)),
+      ("recordingTimeLeftMs", number(info.storage.remaining)),
     ]
-    print(json ? renderJSON(fields) : renderText(fields))
+  }
+
+  /// `name: value` lines; absent values read "unknown", device text has its controls escaped.
+  static func text(_ fields: [(String, JSONValue)]) -> String {
+    fields.map { name, value in
+      switch value {
+      case .null: "\(name): unknown"
+      case .string(let text): "\(name): \(escapingControls(text))"
+      default: "\(name): \(value.serialized)"
+      }
+    }.joined(separator: "\n")
   }
 }

@@ -38,6 +38,8 @@ struct SyncCommand: RecorderCommand {
       --wifi-min-backlog B  Use Wi-Fi only when at least B bytes are left (default 4194304).
       --wifi-listen HOST    Address our WebSocket server binds (default 127.0.0.1; a phone
                             on a real hotspot binds 0.0.0.0:8081).
+      --wifi-join-timeout S Keep retrying to join the hotspot for S seconds, starting ~3 s
+                            after WIFI_OPEN, before falling back to BLE (default 60).
       --json                The summary as JSON.
       -h, --help            Show this help.
     """
@@ -68,6 +70,7 @@ struct SyncCommand: RecorderCommand {
     let hotspot = try arguments.option("hotspot")
     let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
     let listen = try arguments.option("wifi-listen") ?? "127.0.0.1"
+    let joinTimeout = try arguments.option("wifi-join-timeout", as: Double.self)
     if useWiFi {
       guard let hotspot else { throw UsageError("--wifi needs --hotspot tcp://HOST:PORT") }
       // The same tcp://HOST:PORT syntax as --device.
@@ -81,9 +84,15 @@ struct SyncCommand: RecorderCommand {
         guard minimumBacklog >= 0 else { throw UsageError("--wifi-min-backlog must be ≥ 0") }
         plan.minimumBacklogBytes = minimumBacklog
       }
+      if let joinTimeout {
+        guard joinTimeout >= 0, joinTimeout <= 3600 else {
+          throw UsageError("--wifi-join-timeout must be 0-3600 seconds")
+        }
+        plan.join.timeout = .seconds(joinTimeout)
+      }
       wifi = plan
-    } else if hotspot != nil || minimumBacklog != nil {
-      throw UsageError("--hotspot and --wifi-min-backlog need --wifi")
+    } else if hotspot != nil || minimumBacklog != nil || joinTimeout != nil {
+      throw UsageError("--hotspot, --wifi-min-backlog and --wifi-join-timeout need --wifi")
     }
     try arguments.finish()
   }

@@ -23,9 +23,12 @@ struct FacadeBench {
 
   init(seed: UInt64 = 1, wifi: Bool = false) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
+    // No hotspot start-up delay: the facade joins on real time, the device runs on a manual
+    // clock (RecorderKitTests' SyncWiFiJoinTests cover the delay).
     device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
-      time: .manual(clock))
+      configuration: DeviceConfiguration(
+        seed: seed, wifi: WiFiParameters(hotspotStartupDelay: .zero)),
+      flashDirectory: directory + "/flash", time: .manual(clock))
     central = EmulatorCentral(device: device)
     beacon = RangeBeacon(device: device)
     var configuration = PlaudSDKConfiguration(
@@ -121,14 +124,14 @@ final class RangeBeacon: BeaconMonitor {
     let state = self.state
     let task = Task {
       for await advertisement in await device.observeAdvertising() {
-        guard let heard = DeviceScanner.recognise(advertisement) else { continue }
+        guard let heard = DeviceScanner.recognise(advertisement)?.serial else { continue }
         let wake = state.withLock { state -> Bool in
-          guard state.away, state.serials.contains(heard.serial) else { return false }
+          guard state.away, state.serials.contains(heard) else { return false }
           state.away = false
-          state.wakes.append(heard.serial)
+          state.wakes.append(heard)
           return true
         }
-        if wake { continuation.yield(heard.serial) }
+        if wake { continuation.yield(heard) }
       }
     }
     continuation.onTermination = { _ in task.cancel() }

@@ -22,12 +22,14 @@ struct WiFiBench {
 
   init(
     supportWifi: UInt8 = 1, chunkBytes: Int = 16 << 10, pageEntries: Int = 100,
-    pingInterval: Duration? = nil
+    pingInterval: Duration? = nil, hotspotStartupDelay: Duration = .zero
   ) throws {
     directory = NSTemporaryDirectory() + "emulator-wifi-\(UUID().uuidString)"
+    // No start-up delay unless a test is about it: these tests join on real time while the
+    // device runs on a manual clock.
     let wifi = WiFiParameters(
       clock: AnyClock(wifiClock), contentChunkBytes: chunkBytes, listPageEntries: pageEntries,
-      pingInterval: pingInterval)
+      pingInterval: pingInterval, hotspotStartupDelay: hotspotStartupDelay)
     device = try EmulatedDevice(
       configuration: DeviceConfiguration(supportWifi: supportWifi, wifi: wifi),
       flashDirectory: directory, time: .manual(clock))
@@ -458,7 +460,7 @@ struct EmulatorWiFiTests {
     try await phone.send(.list(uid: 7, start: 0, single: 0))
     #expect(try await phone.next() == .list(WiFiListPage(uid: 7, count: 0, offset: 0, entries: [])))
     #expect(await bench.device.counters.wifiMalformedMessages == 4)
-    try await phone.send(.stop)
+    try await phone.send(.stop(session: 0, scene: 1))
     #expect(try await phone.next() == .stopResult(status: 0))
     // The STOP grace (1 s) runs next to the idle timer; then a final STOP ends the session.
     #expect(await eventually { bench.wifiClock.sleeperCount == 2 })

@@ -24,9 +24,10 @@ final class SyncBench: Sendable {
   let seed: UInt64
 
   /// A device whose flash is a copy of `template` (or empty when nil).
-  init(seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters())
-    throws
-  {
+  init(
+    seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters(),
+    wifi: WiFiParameters = WiFiParameters()
+  ) throws {
     self.seed = seed
     clock = ManualClock()
     directory = NSTemporaryDirectory() + "recorder-sync-tests-\(UUID().uuidString)"
@@ -38,6 +39,7 @@ final class SyncBench: Sendable {
     }
     var configuration = DeviceConfiguration(seed: template?.seed ?? seed)
     configuration.link = link
+    configuration.wifi = wifi
     device = try EmulatedDevice(
       configuration: configuration, flashDirectory: flash, time: .manual(clock))
     central = EmulatorCentral(device: device)

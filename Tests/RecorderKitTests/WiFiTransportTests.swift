@@ -1,10 +1,10 @@
 import Foundation
+import RecorderConcurrency
 import RecorderProtocol
+import RecorderWebSocket
 import Testing
 
 @testable import RecorderKit
-import RecorderConcurrency
-import RecorderWebSocket
 
 /// The device side, scripted by each test, over our own WebSocket client on loopback.
 private struct ScriptedWiFiDevice {
@@ -169,7 +169,7 @@ struct WiFiTransportTests {
       try await deleting.value
 
       let finishing = Task { await transport.finish() }
-      #expect(try await device.receive() == .stop)
+      #expect(try await device.receive() == .stop(session: a, scene: 2))
       try await device.send(.stopResult(status: 0))
       await finishing.value
       await #expect(throws: WebSocketError.closedByPeer(code: .normalClosure, reason: "")) {
@@ -231,12 +231,12 @@ struct WiFiTransportTests {
       #expect(try await device.receive() == .sync(session: 5, scene: 1, start: 0, end: 1000))
       try await device.send(
         .content(WiFiContent(session: 5, offset: 0, last: false, data: [1, 2, 3])))
-      #expect(try await device.receive() == .stop)
+      #expect(try await device.receive() == .stop(session: 5, scene: 1))
       try await device.send(.content(WiFiContent(session: 5, offset: 3, last: false, data: [4])))
       try await device.send(.stopResult(status: 0))
       #expect(try await streaming.value == nil)
       let finishing = Task { await transport.finish() }
-      #expect(try await device.receive() == .stop)
+      #expect(try await device.receive() == .stop(session: 5, scene: 1))
       try await device.send(.stopResult(status: 0))
       await finishing.value
       await server.stop()
@@ -274,7 +274,7 @@ struct WiFiTransportTests {
       #expect(try await device.receive() == .sync(session: 5, scene: 1, start: 0, end: 1000))
       streaming.cancel()
       await #expect(throws: DeviceError.cancelled) { _ = try await streaming.value }
-      #expect(try await device.receive() == .stop)
+      #expect(try await device.receive() == .stop(session: 5, scene: 1))
       try await device.send(.stopResult(status: 0))
       await #expect(throws: WebSocketError.closedByPeer(code: .normalClosure, reason: "")) {
         _ = try await device.receive()
@@ -301,7 +301,7 @@ struct WiFiTransportTests {
       try await device.send(.deleteResult(session: 5, status: 0))
       try await deleting.value
       let finishing = Task { await transport.finish() }
-      #expect(try await device.receive() == .stop)
+      #expect(try await device.receive() == .stop(session: 5, scene: 1))
       try await device.send(.stopResult(status: 0))
       await finishing.value
       await server.stop()

@@ -86,7 +86,7 @@ struct WebSocketInteropTests {
       try await phone.send(.keepAlive)
       let acknowledgement = try await phone.receive()
       #expect(acknowledgement.isKeepAliveAcknowledgement)
-      try await phone.send(.stop)
+      try await phone.send(.stop(session: 1, scene: 1))
       #expect(try await phone.receive() == .stopResult(status: 0))
       await #expect(throws: WebSocketError.closedByPeer(code: .normalClosure, reason: "done")) {
         _ = try await phone.receive()

@@ -39,6 +39,15 @@ public struct DeviceConfiguration: Sendable {
   public var batteryReplyIncludesCharging: Bool
   /// Company id in the manufacturer data (0x0059 on the Note).
   public var companyID: UInt16
+  /// What the advertisement carries besides the name: the §1 payload as the V0095 sends it
+  /// (default), any bytes, or nothing (a recorder known only by its `PLAUD*` name).
+  public var advertising: AdvertisingData
+  /// How DELETE is answered: `001F` [sdk] (default) or `001E` + session + status, the form
+  /// the one capture suggests [device] (PROTOCOL.md §3.3).
+  public var deleteReply: DeleteReplyStyle
+  /// How TIME_SYNC's `tzHours` / `tzMinutes` are read into ``EmulatedDevice/utcOffsetSeconds``
+  /// (docs/time-sync.md; RecorderKit writes ``TimeZoneEncoding/projectDefault``).
+  public var timeZoneEncoding: TimeZoneEncoding
   /// Signal strength reported with each advertisement, dBm.
   public var rssi: Int
   /// A central that has not sent a HANDSHAKE this long after connecting is dropped
@@ -75,6 +84,9 @@ public struct DeviceConfiguration: Sendable {
     charging: Bool = false,
     batteryReplyIncludesCharging: Bool = true,
     companyID: UInt16 = ManufacturerPayload.noteCompanyID,
+    advertising: AdvertisingData = .manufacturerPayload,
+    deleteReply: DeleteReplyStyle = .deleteResult,
+    timeZoneEncoding: TimeZoneEncoding = .projectDefault,
     rssi: Int = -55,
     authenticationTimeout: Duration = .seconds(1),
     maximumRecordingDuration: Duration = .seconds(5 * 3600),
@@ -101,6 +113,9 @@ public struct DeviceConfiguration: Sendable {
     self.charging = charging
     self.batteryReplyIncludesCharging = batteryReplyIncludesCharging
     self.companyID = companyID
+    self.advertising = advertising
+    self.deleteReply = deleteReply
+    self.timeZoneEncoding = timeZoneEncoding
     self.rssi = rssi
     self.authenticationTimeout = authenticationTimeout
     self.maximumRecordingDuration = maximumRecordingDuration
@@ -111,11 +126,41 @@ public struct DeviceConfiguration: Sendable {
   /// Bytes of one 20 ms frame on flash and on the wire: 80 × channels.
   public var bytesPerFrame: Int { 80 * Int(audioChannels) }
 
-  /// The manufacturer payload this device advertises.
+  /// The §1 payload for this device, in the captured V0095 layout (the unknown 4-byte field
+  /// and bindInfo as captured).
   public var manufacturerPayload: ManufacturerPayload {
     ManufacturerPayload(
-      projectCode: model.rawValue, firmware: firmware, serial: serial, portVersion: portVersion)
+      projectCode: model.rawValue, firmware: firmware, serial: serial, portVersion: portVersion,
+      reserved: [0xDA, 0x6D, 0xA7, 0xCE], bindInfo: 1)
   }
+
+  /// The manufacturer data advertised (company id first), nil for ``AdvertisingData/nameOnly``.
+  public var manufacturerData: [UInt8]? {
+    switch advertising {
+    case .manufacturerPayload: manufacturerPayload.manufacturerData(companyID: companyID)
+    case .custom(let payload): [UInt8(companyID & 0xFF), UInt8(companyID >> 8)] + payload
+    case .nameOnly: nil
+    }
+  }
+}
+
+/// What an emulated recorder advertises besides its name (PROTOCOL.md §1).
+public enum AdvertisingData: Sendable, Equatable {
+  /// ``DeviceConfiguration/manufacturerPayload`` in the captured V0095 layout.
+  case manufacturerPayload
+  /// These bytes after the company id, whatever they are (`recorder emulate --advertising
+  /// HEX`): a captured payload, a future layout, garbage.
+  case custom([UInt8])
+  /// No manufacturer data: only the `PLAUD*` name identifies the recorder.
+  case nameOnly
+}
+
+/// How the emulated device answers DELETE (PROTOCOL.md §3.3).
+public enum DeleteReplyStyle: String, Sendable, CaseIterable {
+  /// `001F` `sessionId u32` `status u8` [sdk].
+  case deleteResult = "001f"
+  /// `001E` `sessionId u32` `status u8`: the 8-byte reply of the one capture [device].
+  case syncStopOpcode = "001e"
 }
 
 extension DeviceToken {

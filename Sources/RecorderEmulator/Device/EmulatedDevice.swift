@@ -105,6 +105,12 @@ public actor EmulatedDevice {
   /// The device's clock now, unix seconds.
   public var unixTimeNow: UInt32 { unixTime(at: time.now) }
 
+  /// The UTC offset the device keeps, in seconds: TIME_SYNC's zone fields read with
+  /// ``DeviceConfiguration/timeZoneEncoding``.
+  public var utcOffsetSeconds: Int {
+    configuration.timeZoneEncoding.utcOffsetSeconds(tzHours: tzHours, tzMinutes: tzMinutes)
+  }
+
   /// What the device has done so far.
   public var counters: DeviceCounters { counterValues }
 

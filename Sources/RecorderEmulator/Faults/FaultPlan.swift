@@ -87,6 +87,11 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiPongsReceived = 0
   /// Wi-Fi: hotspots that quit after the idle timeout.
   public var wifiIdleCloses = 0
+  /// WIFI_OPEN requests, and those that carried a password.
+  public var wifiOpens = 0
+  public var wifiOpensWithPassword = 0
+  /// Wi-Fi STOPs refused for lacking `{session, scene}`.
+  public var wifiStopsRejected = 0
 
   public init() {}
 }

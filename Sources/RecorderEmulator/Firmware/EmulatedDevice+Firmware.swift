@@ -272,8 +272,11 @@ extension EmulatedDevice {
   }
 
   private func delete(_ sessionId: UInt32, readyAt: Duration) {
-    let status = deleteRecording(sessionId)
-    reply(.deleted(SessionStatus(sessionId: sessionId, status: status)), readyAt: readyAt)
+    let result = SessionStatus(sessionId: sessionId, status: deleteRecording(sessionId))
+    switch configuration.deleteReply {
+    case .deleteResult: reply(.deleted(result), readyAt: readyAt)
+    case .syncStopOpcode: reply(.deletedAs001E(result), readyAt: readyAt)
+    }
   }
 
   /// Deletes a recording from flash and logs it, for BLE DELETE and Wi-Fi DELETE alike.

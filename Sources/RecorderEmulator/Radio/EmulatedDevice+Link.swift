@@ -22,8 +22,7 @@ extension EmulatedDevice {
     guard isAdvertising else { return nil }
     return Advertisement(
       peripheral: address, localName: name,
-      manufacturerData: configuration.manufacturerPayload.manufacturerData(
-        companyID: configuration.companyID),
+      manufacturerData: configuration.manufacturerData,
       serviceUUIDs: [RecorderGATT.service, RecorderGATT.batteryService],
       rssi: configuration.rssi)
   }

@@ -10,6 +10,8 @@ struct Hotspot {
   let generation: Int
   /// The last sign of life, on the Wi-Fi clock: the raise, a join, a phone message, content.
   var lastActivity: Duration
+  /// Device time from which joins succeed (``WiFiParameters/hotspotStartupDelay``).
+  var readyAt: Duration
   var watchdog: Task<Void, Never>?
 }
 
@@ -40,7 +42,8 @@ extension EmulatedDevice {
   /// SYNC, DELETE, STOP and keep-alives until either side closes, the hotspot idles out
   /// (``WiFiParameters/idleTimeout``) or WIFI_CLOSE drops it.
   /// - Returns: nil when accepted, else why not: no hotspot raised, wrong SSID, wrong
-  ///   password, a session already active, or the ``FaultPlan/refuseHotspotJoins`` fault.
+  ///   password, not ready yet (``WiFiParameters/hotspotStartupDelay``), a session already
+  ///   active, or the ``FaultPlan/refuseHotspotJoins`` fault.
   public func joinHotspot(_ request: HotspotJoinRequest) -> String? {
     let refusal: String?
     if faults.refuseHotspotJoins {
@@ -50,6 +53,8 @@ extension EmulatedDevice {
         refusal = "wrong SSID"
       } else if request.password != hotspot.password {
         refusal = "wrong password"
+      } else if time.now < hotspot.readyAt {
+        refusal = Self.hotspotNotReady
       } else if let session = wifiSession, !session.isOver {
         refusal = "a Wi-Fi session is already active"
       } else {
@@ -73,6 +78,9 @@ extension EmulatedDevice {
     return nil
   }
 
+  /// The refusal while the access point is still starting (docs/tcp-link.md).
+  public static let hotspotNotReady = "the hotspot is not ready yet"
+
   // MARK: WIFI_OPEN / WIFI_CLOSE
 
   /// WIFI_OPEN: raises the hotspot (or re-reports the one already up) and answers status 0
@@ -81,6 +89,8 @@ extension EmulatedDevice {
   /// printable ASCII characters, or under ``FaultPlan/refuseWiFiOpen``.
   func openWiFi(_ request: WiFiOpenRequest) -> WiFiOpenResponse {
     let refused = WiFiOpenResponse(status: 1)
+    counterValues.wifiOpens += 1
+    if request.password != nil { counterValues.wifiOpensWithPassword += 1 }
     guard configuration.supportWifi != 0, request.forOta == 0, !faults.refuseWiFiOpen else {
       return refused
     }
@@ -108,7 +118,8 @@ extension EmulatedDevice {
     counterValues.hotspotsRaised += 1
     hotspot = Hotspot(
       ssid: "PLAUD" + configuration.serial.suffix(4), password: password,
-      generation: generation, lastActivity: configuration.wifi.clock.elapsed)
+      generation: generation, lastActivity: configuration.wifi.clock.elapsed,
+      readyAt: time.now + configuration.wifi.hotspotStartupDelay)
     hotspot?.watchdog = Task { await self.watchHotspot(generation) }
   }
 
@@ -156,6 +167,9 @@ extension EmulatedDevice {
   func wifiSessionEnded(_ id: Int) {
     if wifiSession?.id == id { wifiSession = nil }
   }
+
+  /// A STOP without `{session, scene}` was refused (``WiFiParameters/requireStopSession``).
+  func noteWiFiStopRejected() { counterValues.wifiStopsRejected += 1 }
 
   /// The phone answered a PING.
   func noteWiFiPong() { counterValues.wifiPongsReceived += 1 }

@@ -11,7 +11,8 @@ import RecorderWebSocket
 /// answered `{status: 1}` and the socket closed; the right one `{status: 0}`. Then, one
 /// request at a time: LIST pages, SYNC (content streamed from flash in
 /// ``WiFiParameters/contentChunkBytes`` PDUs, each send awaited: TCP back pressure bounds
-/// memory), DELETE, STOP, keep-alive (answered ERR `{cmd:16,status:0}`); PONGs are taken
+/// memory), DELETE, STOP (`{session,scene}`; a bare `{}` is refused with ERR
+/// `{cmd:15,status:1}` under ``WiFiParameters/requireStopSession``), keep-alive (answered ERR `{cmd:16,status:0}`); PONGs are taken
 /// silently. Anything else, including bytes that are no PDU at all, is counted and ignored:
 /// nothing the phone sends can crash the device.
 ///
@@ -151,7 +152,13 @@ actor WiFiDeviceSession {
       await retireStream()
       let status = await device.wifiDelete(session, scene: scene)
       await send(.deleteResult(session: session, status: Int64(status)))
-    case .stop: await stop()
+    case .stop(let session, let scene):
+      guard !parameters.requireStopSession || (session != nil && scene != nil) else {
+        await device.noteWiFiStopRejected()
+        await send(.error(cmd: Int64(WiFiPDUType.stop), status: 1))
+        return
+      }
+      await stop()
     case .keepAlive:
       await send(.error(cmd: Int64(WiFiPDUType.keepAlive), status: 0))
     case .otaStart, .otaData:

@@ -1,10 +1,6 @@
 import RecorderConcurrency
 import RecorderWebSocket
 
-
-
-
-
 /// How the emulated device's Wi-Fi side (PROTOCOL.md §6) behaves: its idle timer, the size of
 /// what it sends, and the clock its timers run on.
 ///
@@ -31,15 +27,24 @@ public struct WiFiParameters: Sendable {
   public var pingInterval: Duration?
   /// Limits of the device's WebSocket client.
   public var webSocket: WebSocketConfiguration
+  /// The access point needs this long after WIFI_OPEN before a join succeeds; until then the
+  /// join port answers `ERR the hotspot is not ready yet` (docs/tcp-link.md). ~3 s [sdk: the
+  /// app waits ~3 s, then retries joining for up to 180 s]. Unlike the timers above it runs
+  /// on the device's own time (``EmulatedDevice/time``): the firmware raises the hotspot.
+  public var hotspotStartupDelay: Duration
+  /// STOP must carry `{session, scene}` (PROTOCOL.md §6) [sdk]: a bare `{}` is answered ERR
+  /// `{cmd:15,status:1}` and changes nothing. false takes `{}` as STOP.
+  public var requireStopSession: Bool
 
   /// The defaults: continuous clock, 2 min idle, 32 KiB content PDUs, 100 entries a page,
-  /// no PINGs.
+  /// no PINGs, a 3 s hotspot start-up, STOP must name its session.
   /// - Precondition: `contentChunkBytes` and `listPageEntries` are positive (programmer errors).
   public init(
     clock: AnyClock = .continuous, idleTimeout: Duration = .seconds(120),
     stopGrace: Duration = .seconds(1), contentChunkBytes: Int = 32 << 10,
     listPageEntries: Int = 100, pingInterval: Duration? = nil,
-    webSocket: WebSocketConfiguration = WebSocketConfiguration()
+    webSocket: WebSocketConfiguration = WebSocketConfiguration(),
+    hotspotStartupDelay: Duration = .seconds(3), requireStopSession: Bool = true
   ) {
     precondition(contentChunkBytes > 0, "content PDUs carry at least one byte")
     precondition(listPageEntries > 0, "LIST pages hold at least one entry")
@@ -50,5 +55,7 @@ public struct WiFiParameters: Sendable {
     self.listPageEntries = listPageEntries
     self.pingInterval = pingInterval
     self.webSocket = webSocket
+    self.hotspotStartupDelay = hotspotStartupDelay
+    self.requireStopSession = requireStopSession
   }
 }

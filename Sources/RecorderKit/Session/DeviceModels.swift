@@ -1,21 +1,25 @@
 import RecorderBluetooth
 import RecorderProtocol
 
-/// A recorder heard while scanning, identified by its serial (its address rotates).
+/// A recorder heard while scanning (PROTOCOL.md §1). Identified by its serial when the
+/// advertisement carries the manufacturer payload; a recorder heard only by its `PLAUD*` name
+/// has no serial, firmware or portVersion until a session reads them after connecting
+/// (``DeviceScanner/connect(serial:configuration:timeout:)`` confirms it by serial).
 public struct DiscoveredDevice: Sendable, Equatable {
   /// The link-level identifier to connect with now; not stable across reboots.
   public var peripheral: PeripheralID
   public var name: String?
-  public var serial: String
+  /// The advertised serial; nil when only the name identified the recorder.
+  public var serial: String?
   public var model: RecorderModel?
-  public var projectCode: UInt16
-  public var firmware: FirmwareVersion
-  public var portVersion: UInt16
+  public var projectCode: UInt16?
+  public var firmware: FirmwareVersion?
+  public var portVersion: UInt16?
   public var rssi: Int
 
   public init(
-    peripheral: PeripheralID, name: String?, serial: String, model: RecorderModel?,
-    projectCode: UInt16, firmware: FirmwareVersion, portVersion: UInt16, rssi: Int
+    peripheral: PeripheralID, name: String?, serial: String?, model: RecorderModel?,
+    projectCode: UInt16?, firmware: FirmwareVersion?, portVersion: UInt16?, rssi: Int
   ) {
     self.peripheral = peripheral
     self.name = name
@@ -26,6 +30,9 @@ public struct DiscoveredDevice: Sendable, Equatable {
     self.portVersion = portVersion
     self.rssi = rssi
   }
+
+  /// True when only the `PLAUD*` name identified it (no parsable manufacturer payload).
+  public var isNameOnly: Bool { serial == nil }
 }
 
 /// One recording on the device.
@@ -67,11 +74,17 @@ public struct DeviceInfo: Sendable, Equatable {
   public var battery: BatteryStatus
   public var storage: StorageInfo
   public var state: DeviceState
+  /// The HANDSHAKE reply as the device sent it: its optional fields (`tzMinutes`,
+  /// `audioChannels`, `supportWifi`, `noNsAgc`, `oggAudio`, firmware) are nil when absent.
+  /// ``audioChannels``, ``supportsWiFi`` and ``oggAudio`` are what RecorderKit assumes for
+  /// absent ones (1, no, no); report these to users as unknown.
+  public var handshake: HandshakeResponse?
 
   public init(
     serial: String, model: RecorderModel?, name: String, firmware: FirmwareVersion?,
     portVersion: UInt16, audioChannels: Int, supportsWiFi: Bool, oggAudio: Bool,
-    battery: BatteryStatus, storage: StorageInfo, state: DeviceState
+    battery: BatteryStatus, storage: StorageInfo, state: DeviceState,
+    handshake: HandshakeResponse? = nil
   ) {
     self.serial = serial
     self.model = model
@@ -84,6 +97,7 @@ public struct DeviceInfo: Sendable, Equatable {
     self.battery = battery
     self.storage = storage
     self.state = state
+    self.handshake = handshake
   }
 }
 

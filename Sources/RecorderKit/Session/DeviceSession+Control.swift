@@ -162,6 +162,15 @@ private final class TagPages: Sendable {
 }
 
 extension DeviceSession {
+  /// GET_SERIAL: the serial the device reports (PROTOCOL.md §3.1) [sdk]. ``connect(to:using:configuration:)``
+  /// reads it for a recorder found by name only.
+  public func readSerial() async throws(DeviceError) -> String {
+    try await request(.getSerial, operation: "GET_SERIAL") { message -> String? in
+      if case .serial(let reply) = message { return reply.serial }
+      return nil
+    }
+  }
+
   /// DEPAIR: the device forgets the pairing (`clearFiles` also erases its recordings).
   /// Returns the device's status (0 when it sends none). The caller closes the session.
   public func depair(clearFiles: Bool) async throws(DeviceError) -> Int {

@@ -34,6 +34,8 @@ public actor DeviceSession {
     }
     /// Local time-zone offset for TIME_SYNC.
     public var timeZoneSeconds: @Sendable () -> Int = { TimeZone.current.secondsFromGMT() }
+    /// How TIME_SYNC writes an offset that is not whole hours (docs/time-sync.md) [project].
+    public var timeZoneEncoding: TimeZoneEncoding = .projectDefault
 
     public init(token: DeviceToken) { self.token = token }
   }
@@ -54,6 +56,8 @@ public actor DeviceSession {
   /// One request at a time, their timeouts, and the receive loop.
   let channel: RequestChannel
   private let link: any PeripheralLink
+  /// The device was found by name only: GET_SERIAL after HANDSHAKE.
+  private let serialUnknown: Bool
 
   // MARK: - Connecting
 
@@ -87,12 +91,16 @@ public actor DeviceSession {
     self.configuration = configuration
     let (events, eventContinuation) = AsyncStream.makeStream(of: DeviceEvent.self)
     self.events = events
+    let portVersion = device.portVersion ?? ProtocolDefaults.portVersion
     channel = RequestChannel(
       link: link, clock: configuration.clock, replyTimeout: configuration.replyTimeout,
-      portVersion: device.portVersion, events: eventContinuation)
+      portVersion: portVersion, events: eventContinuation)
+    // A recorder heard only by name: its portVersion is assumed until HANDSHAKE tells it,
+    // its serial is read after HANDSHAKE (GET_SERIAL) [project].
+    serialUnknown = device.serial == nil
     setUpInfo = DeviceInfo(
-      serial: device.serial, model: device.model, name: device.name ?? "",
-      firmware: device.firmware, portVersion: device.portVersion, audioChannels: 1,
+      serial: device.serial ?? "", model: device.model, name: device.name ?? "",
+      firmware: device.firmware, portVersion: portVersion, audioChannels: 1,
       supportsWiFi: false, oggAudio: false, battery: BatteryStatus(level: 0),
       storage: StorageInfo(freeBytes: 0, totalBytes: 0), state: DeviceState(state: 0, privacy: 0))
     self.link = link
@@ -111,10 +119,15 @@ public actor DeviceSession {
       throw .connectFailed(error)
     }
     try await handshake()
-    let zone = configuration.timeZoneSeconds()
+    if serialUnknown {
+      setUpInfo.serial = try await readSerial()
+      if setUpInfo.model == nil {
+        setUpInfo.model = UInt16(setUpInfo.serial.prefix(3)).flatMap(RecorderModel.init)
+      }
+    }
     let sync = TimeSyncRequest(
-      unixSeconds: configuration.unixTime(), tzHours: Int8(clamping: zone / 3600),
-      tzMinutes: UInt8(clamping: abs(zone % 3600) / 60))
+      unixSeconds: configuration.unixTime(), utcOffsetSeconds: configuration.timeZoneSeconds(),
+      encoding: configuration.timeZoneEncoding)
     _ = try await request(.timeSync(sync), operation: "TIME_SYNC") { message -> TimeSyncResponse? in
       if case .timeSync(let reply) = message { return reply }
       return nil
@@ -139,6 +152,7 @@ public actor DeviceSession {
     case HandshakeStatus.tokenMismatch.rawValue: throw .tokenRejected
     default: throw .handshakeRefused(status: reply.status)
     }
+    setUpInfo.handshake = reply
     setUpInfo.portVersion = reply.portVersion
     await channel.setPortVersion(reply.portVersion)
     setUpInfo.audioChannels = Int(max(1, reply.audioChannels ?? 1))
@@ -235,12 +249,16 @@ public actor DeviceSession {
   }
 
   /// Deletes one recording from the device (DELETE). Only the sync engine should call this,
-  /// after the local copy is safe (DESIGN.md invariant 1).
+  /// after the local copy is safe (DESIGN.md invariant 1). The reply is `001F`, or `001E` with
+  /// the same session and status (PROTOCOL.md §3.3 [project]).
   public func deleteRecording(_ sessionId: UInt32) async throws(DeviceError) {
     let status = try await request(.delete(sessionId: sessionId), operation: "DELETE") {
       message -> UInt8? in
-      if case .deleted(let reply) = message, reply.sessionId == sessionId { return reply.status }
-      return nil
+      switch message {
+      case .deleted(let reply), .deletedAs001E(let reply):
+        reply.sessionId == sessionId ? reply.status : nil
+      default: nil
+      }
     }
     guard status == 0 else { throw .rejected(operation: "DELETE", status: status) }
   }

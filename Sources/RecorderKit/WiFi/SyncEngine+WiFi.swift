@@ -12,9 +12,12 @@ public struct WiFiSyncPlan: Sendable {
   /// hotspot and joining it costs seconds; BLE moves small files sooner). Default 4 MiB,
   /// about 17 minutes of mono audio.
   public var minimumBacklogBytes: Int64
-  /// The hotspot password to ask for (8 printable ASCII characters), or nil to let the
-  /// device choose.
+  /// The hotspot password to ask for (8 printable ASCII characters), or nil for a fresh
+  /// random one each time (``DeviceHotspot/randomPassword()``).
   public var password: String?
+  /// When to join the hotspot and how long to keep trying (waits on the BLE session's clock:
+  /// it is the device's access point starting up).
+  public var join: HotspotJoinPolicy
   /// How long each Wi-Fi request may wait for its answer.
   public var responseTimeout: Duration
   /// The clock of the Wi-Fi session's timeouts and keep-alives (real TCP: usually the
@@ -24,7 +27,8 @@ public struct WiFiSyncPlan: Sendable {
   public init(
     joiner: any HotspotJoiner, link: WiFiLink.Configuration = WiFiLink.Configuration(),
     minimumBacklogBytes: Int64 = 4 << 20, password: String? = nil,
-    responseTimeout: Duration = .seconds(10), clock: AnyClock = .continuous
+    responseTimeout: Duration = .seconds(10), clock: AnyClock = .continuous,
+    join: HotspotJoinPolicy = .afterStartup
   ) {
     self.joiner = joiner
     self.link = link
@@ -32,6 +36,7 @@ public struct WiFiSyncPlan: Sendable {
     self.password = password
     self.responseTimeout = responseTimeout
     self.clock = clock
+    self.join = join
   }
 }
 
@@ -93,7 +98,8 @@ extension SyncEngine {
   {
     let link: WiFiLink
     do throws(DeviceError) {
-      let hotspot = try await session.openWiFi(password: plan.password)
+      let hotspot = try await session.openWiFi(
+        password: plan.password ?? DeviceHotspot.randomPassword())
       var configuration = await session.wifiSessionConfiguration()
       configuration.responseTimeout = plan.responseTimeout
       // The state LIST was judged against: the same file is left alone over Wi-Fi.
@@ -101,7 +107,7 @@ extension SyncEngine {
       do throws(DeviceError) {
         link = try await WiFiLink.connect(
           to: hotspot, joiner: plan.joiner, session: configuration, configuration: plan.link,
-          clock: plan.clock)
+          clock: plan.clock, join: plan.join, joinClock: session.configuration.clock)
       } catch {
         try? await session.closeWiFi()
         throw error

@@ -20,6 +20,71 @@ public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
   public static func ssid(forSerial serial: String) -> String { "PLAUD" + serial.suffix(4) }
 
   public var description: String { "hotspot \(ssid) (password <redacted>)" }
+
+  /// A hotspot password for WIFI_OPEN (PROTOCOL.md §3.1, §6): eight characters from
+  /// `[A-Za-z0-9]`, drawn from the system's secure random source.
+  public static func randomPassword() -> String {
+    var random = SystemRandomNumberGenerator()
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    return String(
+      (0..<WiFiOpenRequest.passwordWidth).map { _ in alphabet.randomElement(using: &random)! })
+  }
+}
+
+/// When and how often to try joining a device's hotspot (PROTOCOL.md §6): the access point
+/// needs a few seconds after WIFI_OPEN, so the first attempt waits ``firstAttemptDelay``
+/// (~3 s [sdk]), then a refused join is retried, the pause doubling from ``initialBackoff``
+/// up to ``maximumBackoff``, until ``timeout`` has passed since the first wait began (the
+/// vendor app keeps trying for up to 180 s [sdk]; 60 s [project]). Every failure counts as
+/// "not yet": a platform join error rarely says more.
+public struct HotspotJoinPolicy: Sendable, Equatable {
+  public var firstAttemptDelay: Duration
+  public var timeout: Duration
+  public var initialBackoff: Duration
+  public var maximumBackoff: Duration
+
+  public init(
+    firstAttemptDelay: Duration = .seconds(3), timeout: Duration = .seconds(60),
+    initialBackoff: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(5)
+  ) {
+    self.firstAttemptDelay = firstAttemptDelay
+    self.timeout = timeout
+    self.initialBackoff = initialBackoff
+    self.maximumBackoff = maximumBackoff
+  }
+
+  /// One attempt, at once (what a caller with a retry loop of its own wants).
+  public static let once = HotspotJoinPolicy(firstAttemptDelay: .zero, timeout: .zero)
+  /// Wait ~3 s, then retry with backoff for up to 60 s: for a real device.
+  public static let afterStartup = HotspotJoinPolicy()
+
+  /// Joins `hotspot` through `joiner` under this policy, every wait on `clock`.
+  /// - Throws: the last join error once ``timeout`` has passed, or ``DeviceError/cancelled``.
+  public func join(
+    _ hotspot: DeviceHotspot, serverPort: UInt16, with joiner: any HotspotJoiner,
+    clock: AnyClock
+  ) async throws(DeviceError) {
+    let started = clock.elapsed
+    try await Self.pause(firstAttemptDelay, on: clock)
+    var backoff = initialBackoff
+    while true {
+      do {
+        return try await joiner.join(hotspot, serverPort: serverPort)
+      } catch .cancelled {
+        throw .cancelled
+      } catch {
+        let left = timeout - (clock.elapsed - started)
+        guard left > .zero else { throw error }
+        try await Self.pause(min(backoff, left), on: clock)
+        backoff = min(backoff * 2, maximumBackoff)
+      }
+    }
+  }
+
+  private static func pause(_ duration: Duration, on clock: AnyClock) async throws(DeviceError) {
+    guard duration > .zero else { return }
+    do { try await clock.sleep(for: duration) } catch { throw .cancelled }
+  }
 }
 
 /// The platform's part of Wi-Fi Fast Transfer: joining a device's access point.
@@ -128,15 +193,17 @@ public actor WiFiLink {
     self.joiner = joiner
   }
 
-  /// Starts our server, joins `hotspot`, waits for the device to connect and runs HELLO and
-  /// the handshake (``WiFiTransport/open(connection:configuration:clock:)``).
+  /// Starts our server, joins `hotspot` as `join` says (on `joinClock`, else `clock`), waits
+  /// for the device to connect and runs HELLO and the handshake
+  /// (``WiFiTransport/open(connection:configuration:clock:)``).
   /// Cleans up after itself on every failure.
   /// - Throws: ``DeviceError/wifiUnavailable(_:)`` (cannot listen or join),
   ///   ``DeviceError/timeout(operation:)`` (the device never connected), or what
   ///   ``WiFiTransport/open(connection:configuration:clock:)`` throws.
   public static func connect(
     to hotspot: DeviceHotspot, joiner: any HotspotJoiner, session: WiFiTransport.Configuration,
-    configuration: Configuration = Configuration(), clock: AnyClock = .continuous
+    configuration: Configuration = Configuration(), clock: AnyClock = .continuous,
+    join: HotspotJoinPolicy = .once, joinClock: AnyClock? = nil
   ) async throws(DeviceError) -> WiFiLink {
     let server: WebSocketServer
     do {
@@ -148,7 +215,8 @@ public actor WiFiLink {
         "cannot listen on \(configuration.host):\(configuration.port): \(error)")
     }
     do throws(DeviceError) {
-      try await joiner.join(hotspot, serverPort: server.port)
+      try await join.join(
+        hotspot, serverPort: server.port, with: joiner, clock: joinClock ?? clock)
       guard
         let connection = await firstElement(
           of: server.connections, within: configuration.connectTimeout, on: clock)

@@ -92,6 +92,8 @@ public actor WiFiTransport: RecordingTransport {
   private var nextListUID: Int64 = 1
   /// Each recording's scene from the last LIST: SYNC and DELETE must repeat it [sdk].
   private var scenes: [UInt32: UInt16] = [:]
+  /// The recording of the last SYNC, with its scene: what STOP names (PROTOCOL.md §6).
+  private var lastTransfer: (session: UInt32, scene: UInt16)?
 
   /// Messages the reader may hold for the operation before it stops reading from the socket.
   /// TCP's flow control then holds the device back, so memory stays bounded whatever the
@@ -219,7 +221,9 @@ public actor WiFiTransport: RecordingTransport {
   ) async throws(DeviceError) -> SyncTail? {
     try begin()
     defer { busy = false }
-    try await send(.sync(session: sessionId, scene: scenes[sessionId] ?? 1, start: start, end: end))
+    let scene = scenes[sessionId] ?? 1
+    lastTransfer = (sessionId, scene)
+    try await send(.sync(session: sessionId, scene: scene, start: start, end: end))
     while true {
       if Task.isCancelled {
         // The caller gave up (an expired background budget): end the session (STOP, close
@@ -283,7 +287,7 @@ public actor WiFiTransport: RecordingTransport {
 
   private func stopAndClose() async {
     guard failure == nil else { return await shutDown(code: nil) }
-    if (try? await send(.stop)) != nil {
+    if (try? await send(stopMessage)) != nil {
       _ = try? await expect(operation: "STOP", timeout: configuration.stopTimeout) {
         message -> Int64? in
         if case .stopResult(let status) = message { return status }
@@ -325,6 +329,12 @@ public actor WiFiTransport: RecordingTransport {
     if case .failure(let error) = sent { throw await failed(Self.deviceError(error), code: nil) }
   }
 
+  /// STOP `{session, scene}` [sdk]: the last transfer's, or session 0 in scene 1 when there
+  /// was none [project].
+  private var stopMessage: WiFiPhoneMessage {
+    .stop(session: lastTransfer?.session ?? 0, scene: lastTransfer?.scene ?? 1)
+  }
+
   private func sendKeepAlive() async -> Bool {
     guard failure == nil else { return false }
     return (try? await send(.keepAlive)) != nil
@@ -332,7 +342,7 @@ public actor WiFiTransport: RecordingTransport {
 
   /// STOP after the consumer asked to stop, discarding content until it is acknowledged.
   private func stopStreaming() async throws(DeviceError) {
-    try await send(.stop)
+    try await send(stopMessage)
     _ = try await expect(operation: "STOP", timeout: configuration.stopTimeout) {
       message -> Int64? in
       if case .stopResult(let status) = message { return status }
