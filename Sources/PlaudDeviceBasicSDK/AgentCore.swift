@@ -261,7 +261,7 @@ actor AgentCore {
       return
     }
     do {
-      let status = try await current.depair(clearFiles: clear)
+      let status = try await current.depair()
       emit { $0.bleDepair(status) }
       await disconnect()
     } catch {
