@@ -1,4 +1,5 @@
 import Foundation
+import RecorderKit
 
 /// The audio formats `exportAudio` writes. Raw values are the vendor's.
 public enum AudioExportFormat: Int, Sendable, CaseIterable {
@@ -24,4 +25,16 @@ public protocol AudioExportCallback: AnyObject {
   func onComplete(outputPath: String)
   /// The export failed; `error` says why (never contains a token).
   func onError(_ error: String)
+}
+
+extension AudioExportFormat {
+  /// RecorderKit's name for the format.
+  var fileFormat: AudioFileFormat {
+    switch self {
+    case .pcm: .pcm
+    case .mp3: .mp3
+    case .wav: .wav
+    case .opus: .opus
+    }
+  }
 }

@@ -127,8 +127,11 @@ public final class PlaudDeviceAgent: Sendable {
   /// RecorderKit addition: ends the session (SET_ACTIVE 00, disconnect): `bleConnectState(0)`.
   public func disconnect() { enqueue { await $0.disconnect() } }
 
-  /// Clears the pairing on the device (DEPAIR); `clear` also erases its recordings. Then
-  /// disconnects. Result on `bleDepair`.
+  /// Clears the pairing on the device (DEPAIR), then disconnects: `bleDepair(0)` →
+  /// `bleConnectState(0)`, or `bleDepair(-1)`. `clear: true` (what the reference's unbind
+  /// flow passes) clears the connections and the pairing; neither value erases recordings,
+  /// so an unbind never loses unsynced audio. Erasing is RecorderKit's
+  /// `SyncWorkspace.eraseRecordings(on:force:)`, which refuses while recordings are unsynced.
   public func depair(clear: Bool = false) { enqueue { await $0.depair(clear: clear) } }
 
   // MARK: - Files
@@ -195,55 +198,6 @@ public final class PlaudDeviceAgent: Sendable {
   /// Whether Wi-Fi Fast Transfer is under way: the hotspot opened through this agent and not
   /// closed yet, or a Wi-Fi session up.
   public var isWiFiTransferActive: Bool { core.isHotspotOpen || wifiAgent.isConnected }
-
-  // MARK: - Firmware (not available yet)
-
-  /// Checks for a firmware update. Not available yet: `hasUpdate` false, the current
-  /// version, and `errorMessage` saying why.
-  public func checkFirmwareUpdate(completion: @escaping (PlaudFirmwareCheckResult) -> Void) {
-    let closure = AppClosure(completion)
-    let queue = callbackQueue
-    enqueue { core in
-      let current = await core.firmwareVersion
-      queue.async {
-        closure.body(
-          PlaudFirmwareCheckResult(
-            currentVersion: current,
-            errorMessage: PlaudSDKError.notAvailableYet(feature: "Firmware update").description))
-      }
-    }
-  }
-
-  /// Downloads and installs the latest firmware. Not available yet: no progress, then a
-  /// failed result saying why (and `bleFotaResult(uid: 0, status: -1, …)`).
-  public func startFirmwareUpdate(
-    progress: @escaping (PlaudFirmwarePhase, Float) -> Void,
-    completion: @escaping (PlaudFirmwareUpdateResult) -> Void
-  ) {
-    failFirmware(completion)
-  }
-
-  /// Pushes a downloaded firmware file. Not available yet: as ``startFirmwareUpdate(progress:completion:)``.
-  public func pushFirmwareFile(
-    filePath: String, toVersion: String, progress: @escaping (PlaudFirmwarePhase, Float) -> Void,
-    completion: @escaping (PlaudFirmwareUpdateResult) -> Void
-  ) {
-    failFirmware(completion)
-  }
-
-  private func failFirmware(_ completion: @escaping (PlaudFirmwareUpdateResult) -> Void) {
-    let closure = AppClosure(completion)
-    let queue = callbackQueue
-    let message = PlaudSDKError.notAvailableYet(feature: "Firmware update").description
-    enqueue { core in
-      let current = await core.firmwareVersion
-      await core.reportFirmwareUnavailable(message)
-      queue.async {
-        closure.body(
-          PlaudFirmwareUpdateResult(success: false, version: current, errorMessage: message))
-      }
-    }
-  }
 
   // MARK: - Beacon wake-up
 

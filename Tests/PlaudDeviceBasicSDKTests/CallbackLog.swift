@@ -135,6 +135,8 @@ final class SyncApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
     var beaconWakePending = false
     var runs = 0
     var idle = true
+    /// When each sync started, in `clock`'s elapsed time.
+    var syncStarts: [Duration] = []
   }
   let agent: PlaudDeviceAgent
   let outputDir: String
@@ -150,11 +152,14 @@ final class SyncApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
 
   var runs: Int { state.withLock { $0.runs } }
   var idle: Bool { state.withLock { $0.idle } }
+  var syncStarts: [Duration] { state.withLock { $0.syncStarts } }
 
   func startSync() {
+    let now = clock.elapsed
     state.withLock {
       $0.runs += 1
       $0.idle = false
+      $0.syncStarts.append(now)
     }
     agent.getFileList(startSessionId: 0)
   }

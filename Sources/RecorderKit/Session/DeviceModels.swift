@@ -33,6 +33,10 @@ public struct DiscoveredDevice: Sendable, Equatable {
 
   /// True when only the `PLAUD*` name identified it (no parsable manufacturer payload).
   public var isNameOnly: Bool { serial == nil }
+
+  /// What tells two recorders apart in one scan: the serial, or for a recorder heard by
+  /// name only, its radio address.
+  public var identity: String { serial ?? "address:" + peripheral.rawValue }
 }
 
 /// One recording on the device.

@@ -171,10 +171,12 @@ extension DeviceSession {
     }
   }
 
-  /// DEPAIR: the device forgets the pairing (`clearFiles` also erases its recordings).
+  /// DEPAIR: the device forgets the pairing and its connections. Never erases recordings
+  /// (DEPAIR's `clearFiles` byte is always 0: an unbind must not lose unsynced audio; to
+  /// erase, call ``SyncWorkspace/eraseRecordings(on:force:)``, which checks the journal).
   /// Returns the device's status (0 when it sends none). The caller closes the session.
-  public func depair(clearFiles: Bool) async throws(DeviceError) -> Int {
-    let status = try await request(.depair(clearFiles: clearFiles ? 1 : 0), operation: "DEPAIR") {
+  public func depair() async throws(DeviceError) -> Int {
+    let status = try await request(.depair(clearFiles: 0), operation: "DEPAIR") {
       message -> Int? in
       if case .depair(let status) = message { return Int(status ?? 0) }
       return nil

@@ -56,6 +56,8 @@ public actor DeviceSession {
   /// One request at a time, their timeouts, and the receive loop.
   let channel: RequestChannel
   private let link: any PeripheralLink
+  /// The advertisement the session was reached by.
+  private let reachedBy: DiscoveredDevice
   /// The device was found by name only: GET_SERIAL after HANDSHAKE.
   private let serialUnknown: Bool
 
@@ -104,6 +106,18 @@ public actor DeviceSession {
       supportsWiFi: false, oggAudio: false, battery: BatteryStatus(level: 0),
       storage: StorageInfo(freeBytes: 0, totalBytes: 0), state: DeviceState(state: 0, privacy: 0))
     self.link = link
+    reachedBy = device
+  }
+
+  /// The recorder as discovered, completed with what the session learnt after connecting
+  /// (the serial and model of a recorder heard by name only, the firmware, the portVersion).
+  public var discoveredDevice: DiscoveredDevice {
+    var device = reachedBy
+    device.serial = setUpInfo.serial
+    device.model = setUpInfo.model ?? device.model
+    device.firmware = setUpInfo.firmware ?? device.firmware
+    device.portVersion = setUpInfo.portVersion
+    return device
   }
 
   private func setUp() async throws(DeviceError) {

@@ -56,8 +56,8 @@ public struct RecordingCheckpoint: Sendable, Equatable {
 public final class SyncWorkspace: Sendable {
   /// The storage root.
   public let root: String
-  private let journal: Journal
-  private let fileSystem: any DurableFileSystem
+  let journal: Journal
+  let fileSystem: any DurableFileSystem
 
   /// Opens (creating if needed) the root and its journal.
   public init(root: String, fileSystem: any DurableFileSystem = PosixFileSystem())

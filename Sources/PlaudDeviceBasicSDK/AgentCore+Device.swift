@@ -1,0 +1,182 @@
+import Foundation
+import RecorderKit
+
+/// Recording, settings, Wi-Fi over BLE, firmware, beacons and the device's events: each a
+/// translation onto one RecorderKit call.
+extension AgentCore {
+  enum RecordCommand: Sendable {
+    case start(scene: Int)
+    case pause, resume, stop
+  }
+
+  // MARK: - Recording and settings
+
+  func record(_ command: RecordCommand) async {
+    guard let current = session else {
+      fail(.notConnected)
+      return
+    }
+    do {
+      switch command {
+      case .start(let scene):
+        emit(Self.started(try await current.startRecording(scene: UInt8(clamping: scene))))
+      case .pause: emit(Self.paused(try await current.pauseRecording()))
+      case .resume: emit(Self.resumed(try await current.resumeRecording()))
+      case .stop: emit(Self.stopped(try await current.stopRecording()))
+      }
+    } catch {
+      fail(.operationFailed(error.description))
+      if case .start = command, case .rejected(_, let status) = error {
+        emit {
+          $0.bleRecordStart(
+            sessionId: 0, start: 0, status: Int(status), scene: 0, startTime: 0, reason: 0)
+        }
+      }
+    }
+  }
+
+  /// Runs `body` on the connected session (the device-control additions' plumbing); a
+  /// failure is also recorded as ``PlaudDeviceAgent/lastError``.
+  func control<Value: Sendable>(
+    _ body: @Sendable (DeviceSession) async throws(DeviceError) -> Value
+  ) async -> Result<Value, PlaudSDKError> {
+    guard let current = session else {
+      fail(.notConnected)
+      return .failure(.notConnected)
+    }
+    do {
+      return .success(try await body(current))
+    } catch {
+      let failure = PlaudSDKError.operationFailed(error.description)
+      fail(failure)
+      return .failure(failure)
+    }
+  }
+
+  func writeSetting(_ setting: DeviceSetting, value: Int) async {
+    _ = await control { session throws(DeviceError) in
+      try await session.writeSetting(setting, value: UInt32(clamping: value))
+    }
+  }
+
+  // MARK: - Wi-Fi over BLE
+
+  /// Whether the hotspot is up (``PlaudDeviceAgent/isWiFiTransferActive``).
+  nonisolated var isHotspotOpen: Bool { hotspotOpen.current }
+
+  /// ``DeviceSession/openWiFi(password:)`` with a fresh ``DeviceHotspot/makePassword()``:
+  /// `bleWiFiOpen(0, ssid, ssid, password)`, or `bleWiFiOpen(-1, "", "", "")` (not
+  /// connected, no Wi-Fi, refused; `lastError` says which). The password goes to the
+  /// delegate only, never to a log or an error.
+  func openHotspot() async {
+    guard let current = session else {
+      fail(.notConnected)
+      emit { $0.bleWiFiOpen(-1, "", "", "") }
+      return
+    }
+    do {
+      let hotspot = try await current.openWiFi(password: DeviceHotspot.makePassword())
+      hotspotOpen.withLock { $0 = true }
+      let ssid = hotspot.ssid
+      let password = hotspot.password
+      emit { $0.bleWiFiOpen(0, ssid, ssid, password) }
+    } catch {
+      fail(.operationFailed(error.description))
+      emit { $0.bleWiFiOpen(-1, "", "", "") }
+    }
+  }
+
+  /// ``DeviceSession/closeWiFi()`` when the hotspot is up and BLE is connected (best
+  /// effort: a failure is recorded in `lastError`; the device's own ~2 min idle timeout is
+  /// the fallback).
+  func closeHotspot() async {
+    let wasOpen = hotspotOpen.withLock { open in
+      defer { open = false }
+      return open
+    }
+    guard wasOpen, let current = session else { return }
+    do {
+      try await current.closeWiFi()
+    } catch {
+      fail(.operationFailed(error.description))
+    }
+  }
+
+  /// What the Wi-Fi handshake needs from the BLE side: the serial (`serial` when the app set
+  /// `PlaudWiFiAgent.bleDevice`, else the device connected last), its BLE token and channels.
+  /// BLE need not be up any more (the device may drop it while its hotspot runs).
+  func wifiSession(serial: String?) async throws(PlaudSDKError) -> WiFiTransport.Configuration {
+    guard let serial = serial ?? device?.serial else { throw .notConnected }
+    var wifi: WiFiTransport.Configuration
+    if let current = session, device?.serial == serial {
+      // Knows the token, the channels and, while BLE is up, the recording in progress.
+      wifi = await current.wifiSessionConfiguration()
+    } else {
+      var token = handshakeToken
+      if token == nil { token = try resolveToken(nil) }
+      guard let token else { throw .noUserToken }
+      wifi = WiFiTransport.Configuration(serial: serial, bleToken: token)
+      if device?.serial == serial { wifi.audioChannels = max(1, channels) }
+    }
+    wifi.responseTimeout = configuration.wifiResponseTimeout
+    wifi.unixTime = { [configuration] in Int64(configuration.unixTime()) }
+    return wifi
+  }
+
+  // MARK: - Not available yet
+
+  func reportFirmwareUnavailable(_ message: String) {
+    fail(.notAvailableYet(feature: "Firmware update"))
+    emit { $0.bleFotaResult(uid: 0, status: -1, errmsg: message) }
+  }
+
+  // MARK: - Beacons
+
+  nonisolated func activateBeacons() {
+    let first = beaconsActive.withLock { active in
+      defer { active = true }
+      return !active
+    }
+    guard first else { return }
+    let wakeUps = configuration.beaconMonitor.wakeUps()
+    let emit = self.emit
+    Task {
+      for await serial in wakeUps { emit { $0.bleIBeaconWakeupTriggered(sn: serial) } }
+    }
+  }
+
+  // MARK: - Event translation
+
+  static func started(_ value: RecordStartedAlias) -> DelegateEvent {
+    { delegate in
+      delegate.bleRecordStart(
+        sessionId: Int(value.sessionId), start: value.start <= 8000 ? 0 : Int(value.start),
+        status: Int(value.status), scene: Int(value.scene ?? 1),
+        startTime: Int(value.startTime ?? value.sessionId), reason: 0)
+    }
+  }
+
+  static func resumed(_ value: RecordStartedAlias) -> DelegateEvent {
+    { delegate in
+      delegate.bleRecordResume(
+        sessionId: Int(value.sessionId), start: Int(value.start), status: Int(value.status),
+        scene: Int(value.scene ?? 1), startTime: Int(value.startTime ?? value.sessionId))
+    }
+  }
+
+  static func stopped(_ value: RecordStoppedAlias) -> DelegateEvent {
+    { delegate in
+      delegate.bleRecordStop(
+        sessionId: Int(value.sessionId), reason: Int(value.reason),
+        fileExist: (value.fileExists ?? 1) != 0, fileSize: Int(value.fileSize ?? 0))
+    }
+  }
+
+  static func paused(_ value: RecordStoppedAlias) -> DelegateEvent {
+    { delegate in
+      delegate.bleRecordPause(
+        sessionId: Int(value.sessionId), reason: Int(value.reason),
+        fileExist: (value.fileExists ?? 1) != 0, fileSize: Int(value.fileSize ?? 0))
+    }
+  }
+}

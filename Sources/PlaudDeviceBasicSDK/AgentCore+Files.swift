@@ -1,0 +1,163 @@
+import Foundation
+import RecorderKit
+
+/// A callback to an export's ``AudioExportCallback``.
+typealias ExportReporter = @Sendable (@escaping @Sendable (any AudioExportCallback) -> Void) -> Void
+
+/// Delivers export events to `callback` on `queue`, holding it weakly (the caller retains
+/// its export callback objects, as the reference says).
+func exportReporter(for callback: AudioExportCallback, on queue: DispatchQueue) -> ExportReporter {
+  let reference = WeakReference<AnyObject>(callback)
+  return { event in
+    queue.async {
+      guard let target = reference.value as? any AudioExportCallback else { return }
+      event(target)
+    }
+  }
+}
+
+/// Files: list, export, delete. Each a translation onto one RecorderKit call.
+extension AgentCore {
+  /// The storage root's workspace (journal, raw files, default exports), opened once.
+  func openWorkspace() throws(PlaudSDKError) -> SyncWorkspace {
+    if let workspace { return workspace }
+    do {
+      let opened = try SyncWorkspace(root: configuration.storageRoot)
+      workspace = opened
+      return opened
+    } catch {
+      throw .operationFailed("cannot open the storage root: \(error)")
+    }
+  }
+
+  /// Bytes held locally per recording of `serial` (``SyncWorkspace/heldBytes(serial:)``),
+  /// for `BleFile.offset`.
+  func heldBytes(serial: String) -> [UInt32: Int64] {
+    (try? openWorkspace().heldBytes(serial: serial)) ?? [:]
+  }
+
+  /// ``DeviceSession/listRecordings()``: `bleFileList` with the recordings after `start`.
+  func fileList(after start: Int) async {
+    guard let current = session, let serial = device?.serial else {
+      fail(.notConnected)
+      emit { $0.bleFileList(bleFiles: []) }
+      return
+    }
+    do {
+      let listed = try await current.listRecordings().filter { Int($0.sessionId) > start }
+      let held = heldBytes(serial: serial)
+      emit { delegate in
+        delegate.bleFileList(
+          bleFiles: listed.map { BleFile($0, offset: Int(held[$0.sessionId] ?? 0)) })
+      }
+    } catch {
+      fail(.operationFailed(error.description))
+      emit { $0.bleFileList(bleFiles: []) }
+    }
+  }
+
+  /// The RecorderKit request of an `exportAudio` call; nil (and `onError`) for a session id
+  /// no recording can have.
+  nonisolated func exportRequest(
+    sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int,
+    report: ExportReporter
+  ) -> RecordingExport.Request? {
+    guard let id = UInt32(exactly: sessionId) else {
+      let error = PlaudSDKError.operationFailed("no recording \(sessionId)")
+      fail(error)
+      report { $0.onError(error.description) }
+      return nil
+    }
+    return RecordingExport.Request(
+      sessionId: id, format: format.fileFormat, channels: channels, directory: outputDir,
+      reportsData: true)
+  }
+
+  /// ``SyncWorkspace/export(_:over:clock:)`` over BLE: `onProgress(0)` → `bleData`… →
+  /// `bleDataComplete` with `onProgress(1…99)` → `onProgress(100)` → `onComplete`, or
+  /// `onError`.
+  func export(
+    sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int,
+    report: @escaping ExportReporter
+  ) async {
+    guard let current = session else {
+      fail(.notConnected)
+      report { $0.onError(PlaudSDKError.notConnected.description) }
+      return
+    }
+    guard
+      let request = exportRequest(
+        sessionId: sessionId, outputDir: outputDir, format: format, channels: channels,
+        report: report)
+    else { return }
+    let workspace: SyncWorkspace
+    do {
+      workspace = try openWorkspace()
+    } catch {
+      fail(error)
+      report { $0.onError(error.description) }
+      return
+    }
+    let emit = self.emit
+    for await event in workspace.export(request, over: BLETransport(session: current), clock: clock)
+    {
+      switch event {
+      case .data(let id, let offset, let bytes):
+        emit { $0.bleData(sessionId: Int(id), start: offset, data: Data(bytes)) }
+      case .transferred: emit { $0.bleDataComplete() }
+      case .progress, .finished: reportExport(event, to: report)
+      }
+    }
+  }
+
+  /// An export's progress and outcome on its callback: `onProgress(percent)`, then
+  /// `onProgress(100)` → `onComplete(path)` or `onError(why)`. Returns the failure.
+  @discardableResult
+  nonisolated func reportExport(_ event: RecordingExport.Event, to report: ExportReporter)
+    -> RecordingExportError?
+  {
+    switch event {
+    case .progress(let progress):
+      let percent = progress.percent
+      let message = progress.bytes == 0 ? "starting" : "receiving"
+      report { $0.onProgress(percent, message: message) }
+    case .finished(.success(let exported)):
+      let path = exported.path
+      report { $0.onProgress(100, message: "exported") }
+      report { $0.onComplete(outputPath: path) }
+    case .finished(.failure(let error)):
+      fail(.operationFailed(error.description))
+      report { $0.onError(error.description) }
+      return error
+    case .data, .transferred: break
+    }
+    return nil
+  }
+
+  /// ``SyncWorkspace/deleteRecording(_:over:)`` over BLE: `bleDeleteFile(id, 0)`, else the
+  /// device's status or -1.
+  func delete(sessionId: Int) async {
+    guard let current = session, let id = UInt32(exactly: sessionId) else {
+      fail(.notConnected)
+      emit { $0.bleDeleteFile(sessionId: sessionId, status: -1) }
+      return
+    }
+    let workspace: SyncWorkspace
+    do {
+      workspace = try openWorkspace()
+    } catch {
+      fail(error)
+      emit { $0.bleDeleteFile(sessionId: sessionId, status: -1) }
+      return
+    }
+    do {
+      try await workspace.deleteRecording(id, over: BLETransport(session: current))
+      emit { $0.bleDeleteFile(sessionId: sessionId, status: 0) }
+    } catch {
+      fail(.operationFailed(error.description))
+      let status: Int
+      if case .rejected(_, let code) = error { status = Int(code) } else { status = -1 }
+      emit { $0.bleDeleteFile(sessionId: sessionId, status: status) }
+    }
+  }
+}

@@ -1,0 +1,338 @@
+import RecorderAudio
+import RecorderConcurrency
+import RecorderProtocol
+import RecorderStore
+
+/// One recording moved off the device and exported, with its own progress: what an app's
+/// "export this recording" button needs, over BLE or Wi-Fi.
+///
+/// The transfer goes through the sync engine (resume from the durable offset, verify,
+/// fsync, atomic rename, journal), narrowed to the one recording; nothing is deleted from
+/// the device. The export honours the format and the folder asked for: a recording already
+/// exported elsewhere or in another format is exported again from the stored raw bytes,
+/// while the same export asked twice is served from the file already in place. A recording
+/// the journal already holds verified is exported without asking the device anything.
+///
+/// Start one with ``SyncWorkspace/export(_:over:clock:)``; its events are
+/// ``Event/progress(_:)`` (the first at 0 before the device is asked), optionally
+/// ``Event/data(sessionId:offset:bytes:)`` as frames arrive, ``Event/transferred(sessionId:)``
+/// when the device's last byte arrived, then exactly one ``Event/finished(_:)``.
+public enum RecordingExport {
+  /// What to export, how and where.
+  public struct Request: Sendable, Equatable {
+    /// The recording (its session id, as LIST reports it).
+    public var sessionId: UInt32
+    /// The format of the exported file.
+    public var format: AudioFileFormat
+    /// Output channels (nil: as recorded).
+    public var channels: Int?
+    /// The folder of the exported file (nil: `<root>/exports`).
+    public var directory: String?
+    /// Report every frame's bytes as ``Event/data(sessionId:offset:bytes:)`` (off by
+    /// default: the bytes are on disk anyway; the vendor facade mirrors them to its app).
+    public var reportsData: Bool
+
+    public init(
+      sessionId: UInt32, format: AudioFileFormat, channels: Int? = nil, directory: String? = nil,
+      reportsData: Bool = false
+    ) {
+      self.sessionId = sessionId
+      self.format = format
+      self.channels = channels
+      self.directory = directory
+      self.reportsData = reportsData
+    }
+  }
+
+  /// How far the transfer of one recording is.
+  public struct Progress: Sendable, Equatable {
+    public var sessionId: UInt32
+    /// Bytes of the recording held locally (a resumed transfer starts above 0).
+    public var bytes: Int64
+    /// The recording's size; 0 until the device listed it.
+    public var totalBytes: Int64
+
+    public init(sessionId: UInt32, bytes: Int64, totalBytes: Int64) {
+      self.sessionId = sessionId
+      self.bytes = bytes
+      self.totalBytes = totalBytes
+    }
+
+    /// The export's whole percentage, 0–99 while bytes move: 100 is ``Event/finished(_:)``.
+    public var percent: Int {
+      guard totalBytes > 0 else { return 0 }
+      return Int(min(99, bytes * 100 / totalBytes))
+    }
+  }
+
+  /// What an export reports, in order.
+  public enum Event: Sendable, Equatable {
+    /// Reported at 0 first, then whenever ``Progress/percent`` grows.
+    case progress(Progress)
+    /// A frame the engine accepted (only with ``Request/reportsData``).
+    case data(sessionId: UInt32, offset: Int, bytes: [UInt8])
+    /// The device's last byte of the recording arrived (not reported when nothing had to
+    /// move).
+    case transferred(sessionId: UInt32)
+    /// The last event: the exported file, or why there is none.
+    case finished(Result<ExportedRecording, RecordingExportError>)
+  }
+}
+
+/// A recording exported: its file is in place (fsync'd, atomically renamed).
+public struct ExportedRecording: Sendable, Equatable {
+  public var sessionId: UInt32
+  /// The exported file.
+  public var path: String
+  /// The transports that carried the recording's bytes ("ble", "wifi", "ble+wifi"); nil
+  /// when unknown.
+  public var transport: String?
+
+  public init(sessionId: UInt32, path: String, transport: String?) {
+    self.sessionId = sessionId
+    self.path = path
+    self.transport = transport
+  }
+}
+
+/// Why an export has no file. Every case leaves what was made durable in place: the next
+/// export resumes.
+public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The device does not list the recording and the journal holds no stored copy.
+  case notOnDevice(sessionId: UInt32)
+  /// The recording is still being recorded: it is left alone until it stops.
+  case stillRecording(sessionId: UInt32)
+  /// Every byte arrived and is kept at `rawPath`, but the device's checksum never matched
+  /// (read twice, identical bytes): not exported, and never deleted from the device on
+  /// this copy's word (PROTOCOL.md §10).
+  case unverified(sessionId: UInt32, rawPath: String)
+  /// ``WiFiSession/stopTransfer()`` stopped it; the session stays up.
+  case stopped(sessionId: UInt32)
+  /// The transfer, the storage, the journal or the encoder failed.
+  case sync(SyncError)
+
+  public var description: String {
+    switch self {
+    case .notOnDevice(let id): "no recording \(id) on the device"
+    case .stillRecording(let id): "recording \(id) is still being recorded"
+    case .unverified(let id, let rawPath):
+      "recording \(id) was transferred and kept at \(rawPath), but its checksum never matched"
+        + " the device's: it is not exported and stays on the device"
+    case .stopped(let id): "the transfer of recording \(id) was stopped"
+    case .sync(let error): error.description
+    }
+  }
+}
+
+extension SyncWorkspace {
+  /// Exports one recording (see ``RecordingExport``) over `transport`. Cancelling the
+  /// consuming task cancels the export (over Wi-Fi that ends the session; use
+  /// ``WiFiSession/export(_:into:)`` and ``WiFiSession/stopTransfer()`` to keep it).
+  /// - Parameter clock: the sync engine's clock (speed, checkpoints).
+  public func export(
+    _ request: RecordingExport.Request, over transport: any RecordingTransport,
+    clock: AnyClock = .continuous
+  ) -> AsyncStream<RecordingExport.Event> {
+    exportEvents(request, over: transport, clock: clock, shouldStop: { false })
+  }
+
+  /// ``export(_:over:clock:)`` for a caller that needs only the outcome.
+  public func exportRecording(
+    _ request: RecordingExport.Request, over transport: any RecordingTransport,
+    clock: AnyClock = .continuous
+  ) async throws(RecordingExportError) -> ExportedRecording {
+    for await event in export(request, over: transport, clock: clock) {
+      if case .finished(let result) = event { return try result.get() }
+    }
+    throw .sync(.cancelled)
+  }
+
+  /// The events of one export whose transfer stops once `shouldStop` answers true.
+  func exportEvents(
+    _ request: RecordingExport.Request, over transport: any RecordingTransport,
+    clock: AnyClock, shouldStop: @escaping @Sendable () -> Bool
+  ) -> AsyncStream<RecordingExport.Event> {
+    let (events, continuation) = AsyncStream.makeStream(of: RecordingExport.Event.self)
+    let task = Task {
+      let result = await runExport(
+        request, over: transport, clock: clock, shouldStop: shouldStop, events: continuation)
+      continuation.yield(.finished(result))
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return events
+  }
+
+  private func runExport(
+    _ request: RecordingExport.Request, over transport: any RecordingTransport,
+    clock: AnyClock, shouldStop: @escaping @Sendable () -> Bool,
+    events: AsyncStream<RecordingExport.Event>.Continuation
+  ) async -> Result<ExportedRecording, RecordingExportError> {
+    let id = request.sessionId
+    let serial = await transport.serial
+    let directory = request.directory ?? root + "/exports"
+    events.yield(.progress(RecordingExport.Progress(sessionId: id, bytes: 0, totalBytes: 0)))
+    do throws(RecordingExportError) {
+      // Held already: no need to ask the device anything.
+      if let held = try storedRecord(serial: serial, sessionId: id) {
+        return .success(try exportStored(held, request: request, directory: directory))
+      }
+      let meter = ProgressMeter(sessionId: id)
+      var observer = ObservedTransport.Observer()
+      observer.listed = { meter.setTotal(Int64($0.first?.size ?? 0)) }
+      observer.frame = { id, frame in
+        if request.reportsData {
+          events.yield(.data(sessionId: id, offset: Int(frame.offset), bytes: frame.data))
+        }
+        if let progress = meter.advance(to: Int64(frame.offset) + Int64(frame.data.count)) {
+          events.yield(.progress(progress))
+        }
+      }
+      observer.finished = { events.yield(.transferred(sessionId: $0)) }
+      observer.shouldStop = shouldStop
+      let engine = makeEngine(
+        format: nil, exportDirectory: directory, deleteFromDevice: false, clock: clock)
+      let report: SyncReport
+      do {
+        report = try await engine.sync(
+          using: ObservedTransport(base: transport, only: id, observer: observer))
+      } catch .device(.cancelled) where shouldStop() {
+        throw .stopped(sessionId: id)
+      } catch {
+        throw .sync(error)
+      }
+      guard report.files.contains(where: { $0.sessionId == id }) else {
+        throw report.skippedInProgress.contains(id)
+          ? .stillRecording(sessionId: id) : .notOnDevice(sessionId: id)
+      }
+      guard let stored = try storedRecord(serial: serial, sessionId: id) else {
+        throw .sync(.journal("recording \(id) was synced but the journal does not hold it"))
+      }
+      return .success(try exportStored(stored, request: request, directory: directory))
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// The journal's record of `sessionId` once it is stored (verified or not), else nil.
+  private func storedRecord(serial: String, sessionId: UInt32) throws(RecordingExportError)
+    -> RecordingRecord?
+  {
+    do {
+      let record = try journal.read { try $0.recording(serial: serial, sessionId: sessionId) }
+      guard let record, record.stage >= .stored else { return nil }
+      return record
+    } catch {
+      throw .sync(.journal("\(error)"))
+    }
+  }
+
+  private func exportStored(
+    _ record: RecordingRecord, request: RecordingExport.Request, directory: String
+  ) throws(RecordingExportError) -> ExportedRecording {
+    guard record.verification == .verified, let rawPath = record.rawPath else {
+      throw .unverified(sessionId: record.sessionId, rawPath: record.rawPath ?? "")
+    }
+    do {
+      let path = try ensureExport(
+        record, rawPath: rawPath, format: request.format, channels: request.channels,
+        directory: directory)
+      return ExportedRecording(sessionId: record.sessionId, path: path, transport: record.transport)
+    } catch {
+      throw .sync(error)
+    }
+  }
+
+  /// ``ensureExport(_:rawPath:format:channels:directory:)`` of a recording the journal holds
+  /// stored and verified; nil for any other.
+  func ensureExport(
+    serial: String, sessionId: UInt32, format: AudioFileFormat, channels: Int?,
+    directory: String
+  ) throws(SyncError) -> String? {
+    let record: RecordingRecord?
+    do {
+      record = try journal.read { try $0.recording(serial: serial, sessionId: sessionId) }
+    } catch {
+      throw .journal("\(error)")
+    }
+    guard let record, record.stage >= .stored, record.verification == .verified,
+      let rawPath = record.rawPath
+    else { return nil }
+    return try ensureExport(
+      record, rawPath: rawPath, format: format, channels: channels, directory: directory)
+  }
+
+  /// The export of a stored, verified recording as `format` in `directory`: the file in
+  /// place when the journal says this very export was made and it is still there, else a
+  /// new one (temporary name, fsync, rename, fsync the folder, journal it).
+  func ensureExport(
+    _ record: RecordingRecord, rawPath: String, format: AudioFileFormat, channels: Int?,
+    directory: String
+  ) throws(SyncError) -> String {
+    let exportFormat = format.exportFormat
+    let name = "\(record.serial)-\(record.sessionId).\(exportFormat.fileExtension)"
+    let finalPath = directory + "/" + name
+    if record.exportPath == finalPath, record.exportFormat == exportFormat.rawValue,
+      fileSystem.size(of: finalPath) != nil
+    {
+      return finalPath
+    }
+    let temporary = directory + "/.partial-" + name
+    do {
+      try fileSystem.createDirectory(directory)
+      _ = try AudioExporter.export(
+        from: rawPath, recordedChannels: record.channels, to: temporary,
+        options: ExportOptions(format: exportFormat, channels: channels))
+    } catch let error as StorageError {
+      throw .storage(error)
+    } catch {
+      throw .export(sessionId: record.sessionId, reason: "\(error)")
+    }
+    do {
+      try fileSystem.syncFile(temporary)
+      try fileSystem.rename(temporary, to: finalPath)
+      try fileSystem.syncDirectory(directory)
+    } catch {
+      throw .storage(error)
+    }
+    do {
+      try journal.write { tx in
+        try tx.update(serial: record.serial, sessionId: record.sessionId) {
+          if $0.stage < .exported { $0.stage = .exported }
+          $0.exportPath = finalPath
+          $0.exportFormat = exportFormat.rawValue
+        }
+      }
+    } catch {
+      throw .journal("\(error)")
+    }
+    return finalPath
+  }
+}
+
+/// Progress of one transfer from the bytes received, reported only when the whole
+/// percentage grows (so a long recording makes at most 100 events, not one per frame).
+final class ProgressMeter: Sendable {
+  private struct State {
+    var total: Int64 = 0
+    var lastPercent = 0
+  }
+  private let sessionId: UInt32
+  private let state = Locked(State())
+
+  init(sessionId: UInt32) { self.sessionId = sessionId }
+
+  /// Sets the recording's size once it is listed.
+  func setTotal(_ bytes: Int64) { state.withLock { $0.total = max(0, bytes) } }
+
+  /// The progress at `end` bytes held if its percentage grew, else nil.
+  func advance(to end: Int64) -> RecordingExport.Progress? {
+    state.withLock { state in
+      let progress = RecordingExport.Progress(
+        sessionId: sessionId, bytes: end, totalBytes: state.total)
+      guard progress.percent > state.lastPercent else { return nil }
+      state.lastPercent = progress.percent
+      return progress
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import PlaudDeviceBasicSDK
+import RecorderConcurrency
+import RecorderEmulator
+import RecorderKit
+import Testing
+
+/// The facade's fixes of issue 11: an unbind never erases, an export honours the format and
+/// folder asked for, and a recording kept unverified is reported as such.
+@Suite("PlaudDeviceBasicSDK fixes (in process, virtual time)")
+struct FacadeFixesTests {
+  /// Connects `bench`'s agent with the user token, up to `bleStorage`.
+  static func connect(_ bench: FacadeBench, _ log: CallbackLog) async throws {
+    bench.agent.delegate = log
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { log.count("bleStorage") == 1 }
+    #expect(log.has("bleConnectState 1"))
+  }
+
+  @Test("depair(clear: true), the reference's unbind flow, keeps every recording on the device")
+  func unbindKeepsRecordings() async throws {
+    let bench = try FacadeBench(seed: 21)
+    defer { bench.cleanUp() }
+    let made = [
+      try await bench.device.addRecording(duration: .seconds(6)),
+      try await bench.device.addRecording(duration: .seconds(4)),
+    ].map(\.sessionId).sorted()
+    let log = CallbackLog()
+    try await Self.connect(bench, log)
+    bench.agent.depair(clear: true)
+    try await eventually("depair") { log.has("bleDepair 0") && log.has("bleConnectState 0") }
+    #expect(await bench.device.isConnected == false)
+    // Nothing was synced: erasing here would have lost both recordings.
+    #expect(try await bench.device.recordings().map(\.sessionId).sorted() == made)
+  }
+
+  @Test("a second export in another format and folder is that format in that folder")
+  func reExportHonoursFormatAndFolder() async throws {
+    let bench = try FacadeBench(seed: 22)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(8))
+    let log = CallbackLog()
+    try await Self.connect(bench, log)
+    let id = Int(recording.sessionId)
+    bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .mp3, callback: log)
+    try await eventually("mp3") { log.count("onComplete") + log.count("onError") == 1 }
+    let mp3 = bench.exports + "/\(bench.device.serial)-\(id).mp3"
+    #expect(log.has("onComplete \(mp3)"), "\(log.all.filter { $0.hasPrefix("on") })")
+
+    let other = bench.directory + "/other"
+    bench.agent.exportAudio(sessionId: id, outputDir: other, format: .wav, callback: log)
+    try await eventually("wav") { log.count("onComplete") + log.count("onError") == 2 }
+    let wav = other + "/\(bench.device.serial)-\(id).wav"
+    #expect(log.has("onComplete \(wav)"), "\(log.all.filter { $0.hasPrefix("on") })")
+    let header = try #require(FileManager.default.contents(atPath: wav)).prefix(4)
+    #expect(Array(header) == Array("RIFF".utf8))
+    #expect(FileManager.default.fileExists(atPath: mp3))
+    // The same export asked again is the same file; nothing moved over the radio again.
+    bench.agent.exportAudio(sessionId: id, outputDir: other, format: .wav, callback: log)
+    try await eventually("again") { log.count("onComplete") == 3 }
+    #expect(log.count("onComplete \(wav)") == 2)
+    #expect(log.count("bleDataComplete") == 1)
+  }
+
+  @Test("a recording kept unverified is reported as unverified, not as missing")
+  func unverifiedIsReportedAsSuch() async throws {
+    let bench = try FacadeBench(seed: 23)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(5))
+    // An earlier sync on the same storage root kept it unverified: its tail CRC never
+    // matched (identical bytes read twice).
+    var configuration = DeviceSession.Configuration(token: bench.device.configuration.token)
+    configuration.clock = bench.anyClock
+    let found = try await DeviceScanner(central: bench.central).find(
+      serial: bench.device.serial, timeout: .seconds(10), clock: bench.anyClock)
+    let session = try await DeviceSession.connect(
+      to: found, using: bench.central, configuration: configuration)
+    let workspace = try SyncWorkspace(root: bench.directory + "/store")
+    let engine = workspace.makeEngine(
+      format: .mp3, deleteFromDevice: false, clock: bench.anyClock)
+    let report = try await engine.sync(
+      using: LyingTailTransport(base: BLETransport(session: session)))
+    await session.close()
+    #expect(report.files.map(\.verified) == [false])
+
+    let log = CallbackLog()
+    try await Self.connect(bench, log)
+    bench.agent.exportAudio(
+      sessionId: Int(recording.sessionId), outputDir: bench.exports, format: .mp3, callback: log)
+    try await eventually("answer") { log.count("onComplete") + log.count("onError") == 1 }
+    let error = try #require(log.all.first { $0.hasPrefix("onError") })
+    #expect(error.contains("checksum never matched"), "\(error)")
+    #expect(!error.contains("no recording"), "\(error)")
+    #expect(try await bench.device.recordings().count == 1)
+  }
+}
+
+/// BLE whose tail CRC never matches ours: the sync engine keeps the bytes unverified.
+struct LyingTailTransport: RecordingTransport {
+  let base: BLETransport
+  var name: String { base.name }
+  var serial: String { get async { await base.serial } }
+  var audioChannels: Int { get async { await base.audioChannels } }
+  func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
+  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+    try await base.recordingInProgress()
+  }
+  func stream(
+    sessionId: UInt32, start: UInt32, end: UInt32,
+    receive: @Sendable (RecorderBulkFrame) async -> StreamDecision
+  ) async throws(DeviceError) -> RecorderSyncTail? {
+    let tail = try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
+    return tail.map { RecorderSyncTail(sessionId: $0.sessionId, crc: $0.crc ^ 0x5A5A) }
+  }
+  func delete(sessionId: UInt32) async throws(DeviceError) {
+    try await base.delete(sessionId: sessionId)
+  }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import RecorderConcurrency
+import RecorderEmulator
+import RecorderKit
+import Testing
+
+@Suite("RecordingExport: one recording with its own progress, in the format and folder asked")
+struct RecordingExportTests {
+  @Test(
+    "progress from 0, the bytes, the tail, then the file; another format or folder is exported anew"
+  )
+  func exportHonoursFormatAndFolder() async throws {
+    let bench = try SyncBench(seed: 51)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(20))
+    let id = recording.sessionId
+    let session = try await bench.connect()
+    let workspace = try SyncWorkspace(root: bench.root)
+    let ble = BLETransport(session: session)
+    var events: [RecordingExport.Event] = []
+    let request = RecordingExport.Request(sessionId: id, format: .mp3, reportsData: true)
+    for await event in workspace.export(request, over: ble, clock: bench.sessionClock) {
+      events.append(event)
+    }
+    let mp3 = bench.exportDirectory + "/\(bench.device.serial)-\(id).mp3"
+    #expect(
+      events.first == .progress(.init(sessionId: id, bytes: 0, totalBytes: 0)))
+    #expect(events.last == .finished(.success(.init(sessionId: id, path: mp3, transport: "ble"))))
+    let percents = events.compactMap { if case .progress(let p) = $0 { p.percent } else { nil } }
+    #expect(percents == percents.sorted() && Set(percents).count == percents.count)
+    #expect(percents.last == 99)
+    let bytes = events.reduce(into: 0) { total, event in
+      if case .data(_, _, let data) = event { total += data.count }
+    }
+    #expect(bytes == recording.size)
+    #expect(events.filter { $0 == .transferred(sessionId: id) }.count == 1)
+
+    // Another format in another folder: that file, from the stored bytes (no radio).
+    let sent = await bench.device.counters.dataBytesSent
+    let other = bench.directory + "/other"
+    let wav = try await workspace.exportRecording(
+      .init(sessionId: id, format: .wav, directory: other), over: ble, clock: bench.sessionClock)
+    #expect(wav.path == other + "/\(bench.device.serial)-\(id).wav")
+    let header = try #require(FileManager.default.contents(atPath: wav.path)).prefix(4)
+    #expect(Array(header) == Array("RIFF".utf8))
+    #expect(FileManager.default.fileExists(atPath: mp3))
+    let again = try await workspace.exportRecording(
+      .init(sessionId: id, format: .wav, directory: other), over: ble, clock: bench.sessionClock)
+    #expect(again == wav)
+    #expect(await bench.device.counters.dataBytesSent == sent)
+    await session.close()
+  }
+
+  @Test("a recording the device does not have is notOnDevice")
+  func missing() async throws {
+    let bench = try SyncBench(seed: 52)
+    defer { bench.cleanUp() }
+    _ = try await bench.device.addRecording(duration: .seconds(3))
+    let session = try await bench.connect()
+    let workspace = try SyncWorkspace(root: bench.root)
+    await #expect(throws: RecordingExportError.notOnDevice(sessionId: 7)) {
+      try await workspace.exportRecording(
+        .init(sessionId: 7, format: .mp3), over: BLETransport(session: session),
+        clock: bench.sessionClock)
+    }
+    await session.close()
+  }
+}
