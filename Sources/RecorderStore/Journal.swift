@@ -248,6 +248,13 @@ public struct JournalTransaction {
     return exports
   }
 
+  /// Forgets every export of one recording (its bytes changed: each format is made again).
+  public func deleteExports(serial: String, sessionId: UInt32) throws {
+    try connection.query(
+      "DELETE FROM exports WHERE serial = ? AND session_id = ?",
+      [.text(serial), .integer(Int64(sessionId))])
+  }
+
   /// Records the export of one recording in `format` (replacing an earlier one).
   public func saveExport(serial: String, sessionId: UInt32, format: String, path: String) throws {
     try connection.query(

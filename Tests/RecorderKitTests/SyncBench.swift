@@ -185,13 +185,17 @@ struct WatchedTransport: RecordingTransport {
   var onDeleted: @Sendable () -> Void = {}
   /// Sees each data frame before the engine does.
   var onFrame: @Sendable (BulkFrame) -> Void = { _ in }
+  /// Changes what LIST reports (a device that lies about sizes or repeats an entry).
+  var alterList: @Sendable ([Recording]) -> [Recording] = { $0 }
 
   var name: String { base.name }
   var deletesOnlyAfterBatch: Bool { base.deletesOnlyAfterBatch }
   var tailCarriesDeviceCRC: Bool { base.tailCarriesDeviceCRC }
   var serial: String { get async { await base.serial } }
   var audioChannels: Int { get async { await base.audioChannels } }
-  func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
+  func listRecordings() async throws(DeviceError) -> [Recording] {
+    alterList(try await base.listRecordings())
+  }
   func recordingInProgress() async throws(DeviceError) -> UInt32? {
     try await base.recordingInProgress()
   }

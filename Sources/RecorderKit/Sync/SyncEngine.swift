@@ -93,7 +93,12 @@ public actor SyncEngine {
     try ensureDirectory(deviceDirectory(serial))
     try ensureDirectory(exportDirectory)
     try cleanUpStaleTemporaries()
-    let recordings = listed.sorted { $0.sessionId < $1.sessionId }
+    let (recordings, contradictory) = Self.deduplicated(listed)
+    for sessionId in contradictory.sorted() {
+      report.skippedContradictory.append(sessionId)
+      eventContinuation.yield(
+        .fileSkipped(sessionId: sessionId, reason: "listed twice with different sizes"))
+    }
     eventContinuation.yield(
       .listed(files: recordings.count, bytes: recordings.reduce(0) { $0 + Int64($1.size) }))
     try reconcileDeletedOnDevice(serial: serial, listed: Set(recordings.map(\.sessionId)))
@@ -149,7 +154,7 @@ public actor SyncEngine {
           .fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
         continue
       }
-      var record = try loadOrCreate(recording, serial: serial)
+      var record = try reconciled(try loadOrCreate(recording, serial: serial), listed: recording)
       if record.stage < .stored {
         record = try await transfer(recording, record: record, via: transport, report: &report)
       }
@@ -207,6 +212,13 @@ public actor SyncEngine {
     guard options.deleteFromDevice, isDeletable(record.verification), exportSatisfied,
       record.stage >= .stored, record.stage < .deletedFromDevice
     else { return nil }
+    // The last check before an irreversible step (invariant 8): the bytes we hold now are
+    // the ones the journal vouches for, and the export is still there.
+    guard try localCopyHolds(record), try exportStillThere(record) else {
+      eventContinuation.yield(
+        .fileSkipped(sessionId: record.sessionId, reason: "local copy changed; not deleted"))
+      return nil
+    }
     do {
       try await transport.delete(sessionId: record.sessionId)
     } catch {
@@ -286,7 +298,7 @@ public actor SyncEngine {
       let verified = isAccepted(record.verification)
       // Exports are per format: one made earlier in another format does not count.
       if let format = options.format, verified || options.exportUnverified,
-        try exportPath(of: record, format: format) == nil
+        !(try exportStillThere(record))
       {
         record = try export(record, format: format)
       }
@@ -350,6 +362,103 @@ public actor SyncEngine {
     }
     eventContinuation.yield(.fileExported(sessionId: record.sessionId, path: finalPath))
     return exported
+  }
+
+  // MARK: - Trust only what was checked (invariant 8)
+
+  /// One entry per session id, oldest first. An id listed twice with the same size is one
+  /// recording (kept once); with different sizes the device contradicts itself, and that id
+  /// is left alone this run.
+  static func deduplicated(_ listed: [Recording]) -> (kept: [Recording], contradictory: Set<UInt32>)
+  {
+    var byId: [UInt32: Recording] = [:]
+    var contradictory: Set<UInt32> = []
+    for recording in listed {
+      if let earlier = byId[recording.sessionId], earlier.size != recording.size {
+        contradictory.insert(recording.sessionId)
+      }
+      byId[recording.sessionId] = byId[recording.sessionId] ?? recording
+    }
+    let kept = byId.values.filter { !contradictory.contains($0.sessionId) }
+    return (kept.sorted { $0.sessionId < $1.sessionId }, contradictory)
+  }
+
+  /// The journal's record brought in line with what the device lists now and with the bytes
+  /// we hold (invariant 8):
+  /// - a recording that **grew** (paused and resumed under the same id) fetches the rest,
+  ///   and is verified and exported again;
+  /// - one that **shrank** starts over: no check covered the bytes it lost;
+  /// - a stored copy whose file is gone or differs from the journal's size and SHA-256 is
+  ///   fetched again.
+  private func reconciled(_ record: RecordingRecord, listed recording: Recording)
+    throws(SyncError) -> RecordingRecord
+  {
+    guard record.stage < .deletedFromDevice else { return record }
+    let listedSize = Int64(recording.size)
+    if listedSize < record.size { return try startOver(record, size: listedSize) }
+    if record.stage >= .stored, !(try localCopyHolds(record)) {
+      return try startOver(record, size: listedSize)
+    }
+    guard listedSize > record.size else { return record }
+    // Grown: what we hold is a verified prefix; continue from its end.
+    if record.stage >= .stored {
+      try storage { () throws(StorageError) in
+        try fileSystem.rename(rawPath(record), to: partPath(record))
+        try fileSystem.syncDirectory(deviceDirectory(record.serial))
+      }
+    }
+    eventContinuation.yield(
+      .fileSkipped(sessionId: record.sessionId, reason: "grew on the device; fetching the rest"))
+    return try journalWrite { tx in
+      try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
+      return try tx.update(serial: record.serial, sessionId: record.sessionId) {
+        $0.size = listedSize
+        if $0.stage >= .stored { $0.durableBytes = record.size }
+        $0.stage = .transferring
+        $0.verification = .pending
+        $0.sha256 = nil
+        $0.rawPath = nil
+        $0.exportPath = nil
+        $0.exportFormat = nil
+      }
+    }
+  }
+
+  /// Forgets the local copy of `record` and starts it over at `size`.
+  private func startOver(_ record: RecordingRecord, size: Int64) throws(SyncError)
+    -> RecordingRecord
+  {
+    for path in [partPath(record), rawPath(record)] where fileSystem.size(of: path) != nil {
+      try storage { () throws(StorageError) in try fileSystem.remove(path) }
+    }
+    eventContinuation.yield(
+      .fileSkipped(sessionId: record.sessionId, reason: "changed on the device; starting over"))
+    return try journalWrite { tx in
+      try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
+      let fresh = RecordingRecord(
+        serial: record.serial, sessionId: record.sessionId, size: size,
+        channels: record.channels, scene: record.scene)
+      try tx.save(fresh)
+      return fresh
+    }
+  }
+
+  /// Whether the stored raw file is the one the journal vouches for: its size and SHA-256.
+  private func localCopyHolds(_ record: RecordingRecord) throws(SyncError) -> Bool {
+    let path = rawPath(record)
+    guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
+      return false
+    }
+    let release = clock.holdTime()
+    defer { release() }
+    return (try? FileDigest.sha256Hex(ofFile: path)) == expected
+  }
+
+  /// Whether the export the sync asked for is still on disk (it is made again when not).
+  private func exportStillThere(_ record: RecordingRecord) throws(SyncError) -> Bool {
+    guard let format = options.format else { return true }
+    guard let path = try exportPath(of: record, format: format) else { return false }
+    return (fileSystem.size(of: path) ?? 0) > 0
   }
 
   // MARK: - Check policy

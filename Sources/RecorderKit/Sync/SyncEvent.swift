@@ -37,6 +37,8 @@ public struct SyncReport: Sendable, Equatable {
   public var reissues = 0
   /// Files left on the device because they were still being recorded.
   public var skippedInProgress: [UInt32] = []
+  /// Session ids the device listed twice with different sizes: left alone this run.
+  public var skippedContradictory: [UInt32] = []
   /// Why Wi-Fi was not used, or stopped part-way, when it was asked for (the rest went over
   /// BLE); nil when Wi-Fi carried the backlog or was not asked for.
   public var wifiFallback: DeviceError?
