@@ -72,24 +72,25 @@ struct ControllerTests {
     #expect(record.peripheral == registration.identifier)
   }
 
-  @Test func theReaderPairsARegisteredScaleWhenHeardThenReadsIt() async throws {
+  @Test func theReaderPairsARegisteredMonitorWhenHeardThenReadsIt() async throws {
     let bench = try PassiveBench([.bloodPressure])
     let reader = try PassiveReader(
       journal: try bench.journal(), central: bench.central, clock: bench.anyClock)
     let registration = await bench.registration()
     try await reader.register(registration)
+    let collected = Locked<[PassiveEvent]>([])
     let events = Task {
-      var seen: [PassiveEvent] = []
-      for await event in reader.events {
-        seen.append(event)
-        if case .recorded = event { break }
-      }
-      return seen
+      for await event in reader.events { collected.withLock { $0.append(event) } }
     }
+    defer { events.cancel() }
     let run = Task { await reader.run() }
     defer { run.cancel() }
     await bench.peripherals[0].powerOn()
-    let seen = await events.value
+    let recorded = try await bench.within(.seconds(60)) {
+      collected.withLock { $0.contains { if case .recorded = $0 { true } else { false } } }
+    }
+    #expect(recorded)
+    let seen = collected.withLock { $0 }
     #expect(seen.count == 4, "\(seen)")
     #expect(seen.first == .restored([]))
     #expect(

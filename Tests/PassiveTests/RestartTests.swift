@@ -32,7 +32,8 @@ struct RestartTests {
       let running = Task { await reader.run() }
       let uploading = Task { await uploader.run() }
       await bench.peripherals[0].powerOn()
-      #expect(try await bench.within(.seconds(30)) { endpoint.state.withLock { $0.requests.count } == 1 })
+      #expect(
+        try await bench.within(.seconds(30)) { endpoint.state.withLock { $0.requests.count } == 1 })
       running.cancel()
       uploading.cancel()  // the kill: between the endpoint's receipt and the commit
       _ = await uploading.value
