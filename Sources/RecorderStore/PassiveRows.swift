@@ -95,6 +95,11 @@ extension JournalTransaction {
       Self.outboxEntry)
   }
 
+  /// Every outbox entry, delivered or not, oldest first.
+  public func allOutbox() throws -> [OutboxEntry] {
+    try connection.query("SELECT * FROM outbox ORDER BY rowid").map(Self.outboxEntry)
+  }
+
   /// One outbox entry by key.
   public func outboxEntry(idempotencyKey: String) throws -> OutboxEntry? {
     try connection.query(
