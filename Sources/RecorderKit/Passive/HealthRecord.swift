@@ -32,14 +32,15 @@ public struct HealthRecord: Sendable, Equatable {
 
   /// The upload body: one JSON object with `id`, `peripheral`, `kind`, `characteristic`
   /// (4 hex digits), `receivedAt` (ISO 8601, UTC), `measuredAt` (the device's time stamp as
-  /// it wrote it, or null), `fields` (name, value, unit) and `raw` (hex). Keys sorted, so
+  /// it wrote it, or null), `fields` (name, value, unit; the measurement's fields in wire
+  /// order) and `raw` (hex). Keys sorted, so
   /// the same record always gives the same bytes.
   public func jsonBody() -> [UInt8] {
     let body = UploadBody(
       id: idempotencyKey, peripheral: peripheral, kind: kind.rawValue,
       characteristic: measurement.characteristic.uuidString,
       receivedAt: Self.iso8601(receivedAt), measuredAt: measurement.timestamp?.description,
-      fields: measurement.fields, raw: rawValue.map { String(format: "%02X", $0) }.joined())
+      fields: Array(measurement.fields.dropFirst()), raw: rawValue.map { String(format: "%02X", $0) }.joined())
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     // Encoding a struct of strings and arrays of strings cannot fail.
