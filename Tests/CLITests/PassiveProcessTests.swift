@@ -40,7 +40,10 @@ struct PassiveProcessTests {
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     #expect(object["characteristic"] as? String == "2A35")
     let fields = try #require(object["fields"] as? [[String: String]])
-    #expect(fields.first { $0["name"] == "systolic" } == ["name": "systolic", "value": "120", "unit": "mmHg"])
+    #expect(
+      fields.first { $0["name"] == "systolic" } == [
+        "name": "systolic", "value": "120", "unit": "mmHg",
+      ])
     #expect(fields.first { $0["name"] == "pulseRate" }?["value"] == "72")
     #expect(fields.first { $0["name"] == "flags" }?["value"] == "0x04")
   }
@@ -51,7 +54,8 @@ struct PassiveProcessTests {
     ])
     #expect(truncated.status == 65)
     #expect(truncated.stdout.isEmpty)
-    #expect(truncated.stderr.contains("truncated: the flags need 13 bytes, got 3"), "\(truncated.stderr)")
+    #expect(
+      truncated.stderr.contains("truncated: the flags need 13 bytes, got 3"), "\(truncated.stderr)")
     let reserved = try RecorderTool.run([
       "passive", "decode", "--characteristic", "2A1C", "--reject-reserved", "08 6C 01 00 FF",
     ])

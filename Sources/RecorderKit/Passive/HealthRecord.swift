@@ -40,7 +40,8 @@ public struct HealthRecord: Sendable, Equatable {
       id: idempotencyKey, peripheral: peripheral, kind: kind.rawValue,
       characteristic: measurement.characteristic.uuidString,
       receivedAt: Self.iso8601(receivedAt), measuredAt: measurement.timestamp?.description,
-      fields: Array(measurement.fields.dropFirst()), raw: rawValue.map { String(format: "%02X", $0) }.joined())
+      fields: Array(measurement.fields.dropFirst()),
+      raw: rawValue.map { String(format: "%02X", $0) }.joined())
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     // Encoding a struct of strings and arrays of strings cannot fail.
