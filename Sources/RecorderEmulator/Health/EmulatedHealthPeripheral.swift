@@ -149,7 +149,7 @@ public actor EmulatedHealthPeripheral {
       var next = time.now + interval
       while !Task.isCancelled {
         do { try await time.sleep(until: next) } catch { return }
-        guard await self.advertiseAgain(epoch: epoch) else { return }
+        guard self.advertiseAgain(epoch: epoch) else { return }
         next = time.now + interval
       }
     }
@@ -276,7 +276,7 @@ public actor EmulatedHealthPeripheral {
     powerOffTask?.cancel()
     powerOffTask = Task {
       do { try await time.sleep(until: deadline) } catch { return }
-      await self.powerOffIfStill(epoch)
+      self.powerOffIfStill(epoch)
     }
   }
 

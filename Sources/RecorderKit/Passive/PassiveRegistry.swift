@@ -58,7 +58,7 @@ public struct PassiveRegistry: Sendable {
 
   /// Puts `record` in the outbox under its idempotency key (once).
   func enqueue(_ record: HealthRecord) throws(PassiveError) {
-    try access {
+    _ = try access {
       try journal.write {
         try $0.enqueueOutbox(idempotencyKey: record.idempotencyKey, body: record.jsonBody())
       }
