@@ -61,7 +61,7 @@ let package = Package(
     .target(
       name: "RecorderKit",
       dependencies: [
-        "RecorderProtocol", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
+        "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
         "RecorderSockets", "RecorderWebSocket", "RecorderAudio", "RecorderStore",
       ]),
     // Test doubles as a product (like NIOEmbedded): never part of RecorderKit's API.
@@ -74,7 +74,7 @@ let package = Package(
     .target(
       name: "RecorderEmulator",
       dependencies: [
-        "RecorderProtocol", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
+        "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
         "RecorderRemoteLink", "RecorderSockets", "RecorderWebSocket", "RecorderAudio",
       ]),
     .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),
@@ -82,7 +82,7 @@ let package = Package(
       name: "recorder",
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
-        "RecorderProtocol", "RecorderConcurrency",
+        "RecorderProtocol", "RecorderConcurrency", "HealthProfiles", "RecorderBluetooth",
       ]),
     .executableTarget(
       name: "RecorderBench",
@@ -98,6 +98,12 @@ let package = Package(
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
+    .testTarget(
+      name: "PassiveTests",
+      dependencies: [
+        "RecorderKit", "RecorderEmulator", "HealthProfiles", "RecorderStore", "RecorderTesting",
+        "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
+      ]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
     .testTarget(
       name: "RecorderConcurrencyTests", dependencies: ["RecorderConcurrency", "TestSupport"]),

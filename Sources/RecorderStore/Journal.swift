@@ -74,6 +74,28 @@ public final class Journal: Sendable {
       );
       """
     ),
+    // Issue 17: the peripherals read passively (restored at launch) and the outbox of
+    // records waiting for upload (each with the idempotency key it is sent under).
+    .sql(
+      "2026-12-02-passive-peripherals-and-outbox",
+      """
+      CREATE TABLE passive_peripherals (
+        identifier TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        name TEXT,
+        paired INTEGER NOT NULL DEFAULT 0,
+        registered_at INTEGER NOT NULL DEFAULT (strftime('%s','now'))
+      );
+      CREATE TABLE outbox (
+        idempotency_key TEXT PRIMARY KEY,
+        body BLOB NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        delivered INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL DEFAULT (strftime('%s','now'))
+      );
+      """
+    ),
   ]
 
   /// Journals before this migration kept paths as the caller spelled them, relative to that
@@ -176,7 +198,7 @@ public final class Journal: Sendable {
 
 /// The operations a transaction may perform; valid only inside the closure it was given to.
 public struct JournalTransaction {
-  fileprivate let connection: SQLiteConnection
+  let connection: SQLiteConnection
 
   /// The record of one recording, if the journal has seen it.
   public func recording(serial: String, sessionId: UInt32) throws -> RecordingRecord? {

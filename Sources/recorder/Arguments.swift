@@ -60,6 +60,14 @@ struct Arguments {
   /// True when `--help` or `-h` is anywhere in the arguments.
   var wantsHelp: Bool { tokens.contains("--help") || tokens.contains("-h") }
 
+  /// Removes and returns the first argument when it is a word, not an option (`passive
+  /// run …`): the nested subcommand.
+  mutating func subcommand() -> String? {
+    guard let first = tokens.first, !first.hasPrefix("-") else { return nil }
+    tokens.removeFirst()
+    return first
+  }
+
   /// Removes `--name` if present.
   mutating func flag(_ name: String) -> Bool {
     guard let index = tokens.firstIndex(of: "--" + name) else { return false }

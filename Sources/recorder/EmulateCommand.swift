@@ -1,4 +1,6 @@
 import Foundation
+import HealthProfiles
+import RecorderBluetooth
 import RecorderEmulator
 import RecorderProtocol
 import RecorderRemoteLink
@@ -64,6 +66,15 @@ struct EmulateCommand: RecorderCommand {
       --tz-encoding floor|sign-magnitude|signed-minutes
                               How TIME_SYNC's tzHours/tzMinutes are read (docs/time-sync.md;
                               default floor, RecorderKit's choice).
+      --health LIST           Also emulate health peripherals, comma-separated: thermometer,
+                              scale, blood-pressure (bp), pulse-oximeter (oximeter). Each
+                              powers on at start with one reading and is printed on stdout
+                              as `health KIND ADDRESS` after the address lines.
+      --health-linger S       After its reading was taken, a health peripheral keeps
+                              advertising S seconds of device time, then powers off
+                              (default 5).
+      --health-cycle S        Power each health peripheral on again, with a new reading,
+                              S seconds after it powered off (default: never).
       -h, --help              Show this help.
     """
 
@@ -79,6 +90,9 @@ struct EmulateCommand: RecorderCommand {
   var configuration: DeviceConfiguration
   var faults: FaultPlan
   var hotspotPort: UInt16
+  var health: [HealthPeripheralKind]
+  var healthLinger: Duration
+  var healthCycle: Duration?
 
   init(arguments: inout Arguments) throws {
     host = try arguments.option("host") ?? "127.0.0.1"
@@ -180,6 +194,17 @@ struct EmulateCommand: RecorderCommand {
       dropWiFiAfterContentBytes: try arguments.option("wifi-drop-at-byte", as: Int.self),
       refuseWiFiOpen: arguments.flag("wifi-refuse-open"),
       refuseHotspotJoins: arguments.flag("wifi-refuse-join"))
+    health = []
+    if let list = try arguments.option("health") {
+      for name in list.split(separator: ",") {
+        guard let kind = HealthPeripheralKind(name: String(name)) else {
+          throw UsageError("--health: unknown kind '\(name)'")
+        }
+        if !health.contains(kind) { health.append(kind) }
+      }
+    }
+    healthLinger = .seconds(try arguments.option("health-linger", as: Double.self) ?? 5)
+    healthCycle = try arguments.option("health-cycle", as: Double.self).map { .seconds($0) }
     try arguments.finish()
   }
 
@@ -209,8 +234,20 @@ struct EmulateCommand: RecorderCommand {
     } catch {
       throw CommandFailure(.ioError, "cannot set up the emulated device: \(error)")
     }
-    let server = TCPCentralServer(
-      central: EmulatorCentral(devices: [device]), host: host, port: port)
+    let healthPeripherals = health.map { kind in
+      var configuration = EmulatedHealthPeripheral.Configuration(kind: kind)
+      configuration.powerOffAfterRead = healthLinger
+      return EmulatedHealthPeripheral(configuration: configuration, time: time)
+    }
+    // The health central first: the recorder's refuses other services before it looks at
+    // the address (see CombinedCentral).
+    let central: any Central =
+      healthPeripherals.isEmpty
+      ? EmulatorCentral(devices: [device])
+      : CombinedCentral([
+        HealthCentral(peripherals: healthPeripherals), EmulatorCentral(devices: [device]),
+      ])
+    let server = TCPCentralServer(central: central, host: host, port: port)
     let bound: UInt16
     do {
       bound = try await server.start()
@@ -231,10 +268,34 @@ struct EmulateCommand: RecorderCommand {
       print("hotspot tcp://\(host):\(joinServer?.port ?? 0)")
     }
     defer { joinServer?.stop() }
+    for peripheral in healthPeripherals {
+      print("health \(await peripheral.kind) \(await peripheral.address)")
+      await peripheral.powerOn()
+    }
+    let cycling = healthCycle.map { period in
+      healthPeripherals.map { peripheral in
+        Task { await Self.cycle(peripheral, every: period, time: time) }
+      }
+    }
+    defer { cycling?.forEach { $0.cancel() } }
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
     try await keepManifest(device)
+  }
+
+  /// Powers `peripheral` on again `period` after each power-off, until cancelled.
+  private static func cycle(
+    _ peripheral: EmulatedHealthPeripheral, every period: Duration, time: EmulatorTime
+  ) async {
+    while !Task.isCancelled {
+      // Polled on the device's clock: a power-off has no event to wait on.
+      while await peripheral.isPoweredOn {
+        do { try await time.sleep(for: .milliseconds(200)) } catch { return }
+      }
+      do { try await time.sleep(for: period) } catch { return }
+      await peripheral.powerOn()
+    }
   }
 
   /// Installs SIGINT and SIGTERM handlers that remove `directory` and exit 0.

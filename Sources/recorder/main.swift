@@ -11,6 +11,7 @@ let commands: [any RecorderCommand.Type] = [
   ExportCommand.self,
   EmulateCommand.self,
   ListCommand.self,
+  PassiveCommand.self,
   InfoCommand.self,
   SyncCommand.self,
   RecordCommand.self, SettingsCommand.self,

@@ -34,6 +34,12 @@ public enum EmulatorTime: Sendable {
     }
   }
 
+  /// Suspends for `duration` of this clock's time (`recorder emulate`'s power cycles).
+  /// Throws on cancellation.
+  public func sleep(for duration: Duration) async throws {
+    try await sleep(until: now + duration)
+  }
+
   /// Brings time to `instant` on behalf of the radio: a manual clock is advanced (firing
   /// every timeout that falls due on the way), a real one is slept on.
   func reach(_ instant: Duration) async {

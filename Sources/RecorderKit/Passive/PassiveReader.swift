@@ -1,0 +1,218 @@
+import Foundation
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderStore
+
+/// What the passive reader did, in order (an `AsyncStream` for the app or the CLI).
+public enum PassiveEvent: Sendable, Equatable {
+  /// The registered set was restored from the journal at start (as after an OS relaunch).
+  case restored([PassivePeripheral])
+  /// A registered peripheral that needs pairing was heard: show these instructions.
+  case pairingInstructions(identifier: String, instructions: String)
+  case paired(identifier: String)
+  /// A measurement was read and committed to the outbox.
+  case recorded(HealthRecord)
+  /// A registered recorder appeared and its new recordings were synced.
+  case recorderSynced(serial: String, files: Int)
+  /// An operation failed; the peripheral is tried again when heard after
+  /// ``PassiveReader/Options/retryDelay``.
+  case failed(identifier: String, PassiveError)
+}
+
+/// Reads registered peripherals whenever they appear, in the foreground or the background:
+/// the SDK's passive manager.
+///
+/// - **Registered set**: kept in the journal (``PassiveRegistry``); a new reader on the same
+///   journal restores it, as an OS relaunch after state restoration would.
+/// - **Scanning**: ``run()`` owns the one scan of its ``Central`` and fans advertisements out
+///   to the registered peripherals.
+/// - **One operation at a time**: reads, pairings and recorder syncs go through
+///   ``controller``; the app may use the same controller (and gets
+///   ``PassiveError/busy(running:)`` while the reader works, or cancels it).
+/// - **Pair, then read**: a registered peripheral that requires pairing and is not paired is
+///   paired when heard (``PassiveEvent/pairingInstructions(identifier:instructions:)``
+///   first), then read.
+/// - **Cooldown**: after a successful read the peripheral is ignored by the ``Cooldown``
+///   rule, so one measurement is never read twice.
+/// - **Records**: each goes into the journal's outbox (in the same step as the read is
+///   reported), for ``RecordUploader``.
+public actor PassiveReader {
+  public struct Options: Sendable {
+    /// The cooldown's quiet period (see ``Cooldown``).
+    public var quietPeriod: Duration = .seconds(15)
+    /// After a failed operation, the peripheral is not tried again for this long.
+    public var retryDelay: Duration = .seconds(5)
+    public var controller = PeripheralController.Options()
+    public init() {}
+  }
+
+  public nonisolated let controller: PeripheralController
+  public nonisolated let registry: PassiveRegistry
+  public nonisolated let events: AsyncStream<PassiveEvent>
+  private let eventContinuation: AsyncStream<PassiveEvent>.Continuation
+  private let central: any Central
+  private let clock: AnyClock
+  private let options: Options
+  private let recorderSync: (any PassiveRecorderSync)?
+  /// Called after a record is committed to the outbox (the uploader's ``RecordUploader/poke()``).
+  private let onRecord: @Sendable (HealthRecord) -> Void
+
+  private var registered: [String: PassivePeripheral] = [:]
+  private var cooldown: Cooldown
+  private var retryAfter: [String: Duration] = [:]
+
+  /// Restores the registered set from `journal` and reports it as the first event.
+  /// - Parameters:
+  ///   - recorderSync: how a registered recorder is synced when it appears (nil: recorders
+  ///     are not synced).
+  ///   - onRecord: called after each record is committed to the outbox.
+  /// - Throws: ``PassiveError/journal(_:)`` when the registrations cannot be read.
+  public init(
+    journal: Journal, central: any Central, clock: AnyClock = .continuous,
+    options: Options = Options(), now: @escaping @Sendable () -> Date = { Date() },
+    recorderSync: (any PassiveRecorderSync)? = nil,
+    onRecord: @escaping @Sendable (HealthRecord) -> Void = { _ in }
+  ) throws(PassiveError) {
+    let registry = PassiveRegistry(journal: journal)
+    self.registry = registry
+    self.central = central
+    self.clock = clock
+    self.options = options
+    self.recorderSync = recorderSync
+    self.onRecord = onRecord
+    controller = PeripheralController(
+      central: central, clock: clock, options: options.controller, now: now, registry: registry)
+    cooldown = Cooldown(quietPeriod: options.quietPeriod)
+    (events, eventContinuation) = AsyncStream.makeStream(of: PassiveEvent.self)
+    let restored = try registry.peripherals()
+    registered = Dictionary(restored.map { ($0.identifier, $0) }) { $1 }
+    eventContinuation.yield(.restored(restored))
+  }
+
+  deinit { eventContinuation.finish() }
+
+  /// The registered peripherals.
+  public var registeredPeripherals: [PassivePeripheral] {
+    registered.values.sorted { $0.identifier < $1.identifier }
+  }
+
+  /// Registers `peripheral` (kept in the journal); ``run()`` reads it from the next
+  /// advertisement on.
+  public func register(_ peripheral: PassivePeripheral) throws(PassiveError) {
+    try registry.register(peripheral)
+    registered[peripheral.identifier] = peripheral
+  }
+
+  /// Stops reading `identifier` and forgets it.
+  public func unregister(_ identifier: String) throws(PassiveError) {
+    try registry.unregister(identifier)
+    registered[identifier] = nil
+  }
+
+  /// Scans until the calling task is cancelled, reading registered peripherals as they
+  /// appear. Operations run one at a time in their own tasks; the scan never waits for them.
+  public func run() async {
+    let advertisements = central.scan(services: nil)
+    await withTaskGroup(of: Void.self) { group in
+      for await advertisement in advertisements {
+        if Task.isCancelled { break }
+        if let work = heard(advertisement) { group.addTask(operation: work) }
+      }
+      group.cancelAll()
+    }
+  }
+
+  /// Decides what an advertisement starts, if anything.
+  private func heard(_ advertisement: Advertisement) -> (@Sendable () async -> Void)? {
+    let now = clock.elapsed
+    if let recorder = DeviceScanner.recognise(advertisement) {
+      // Registered recorders are known by serial; one heard by name only is not matched
+      // before a connection would tell its serial (PROTOCOL.md §1).
+      guard let serial = recorder.serial, let peripheral = registered[serial],
+        peripheral.kind == .recorder
+      else { return nil }
+      guard mayStart(peripheral.identifier, at: now), let sync = recorderSync else { return nil }
+      return reservingWork(.syncRecorder(serial: serial)) { ticket in
+        await self.syncRecorder(recorder, sync: sync, ticket: ticket)
+      }
+    }
+    guard let peripheral = registered[advertisement.peripheral.rawValue],
+      case .health = peripheral.kind
+    else { return nil }
+    guard mayStart(peripheral.identifier, at: now) else { return nil }
+    let operation: PeripheralOperation =
+      peripheral.requiresPairing && !peripheral.isPaired
+      ? .pair(identifier: peripheral.identifier) : .read(identifier: peripheral.identifier)
+    return reservingWork(operation) { ticket in
+      await self.pairIfNeededThenRead(peripheral, ticket: ticket)
+    }
+  }
+
+  /// The cooldown and the retry delay together.
+  private func mayStart(_ identifier: String, at now: Duration) -> Bool {
+    guard cooldown.heard(identifier, at: now) else { return false }
+    if let after = retryAfter[identifier], now < after { return false }
+    return true
+  }
+
+  /// Claims the controller now (so the next advertisement sees it busy), or nil when it is.
+  private func reservingWork(
+    _ operation: PeripheralOperation, _ work: @escaping @Sendable (Int) async -> Void
+  ) -> (@Sendable () async -> Void)? {
+    guard let ticket = try? controller.reserve(operation) else { return nil }
+    return { await work(ticket) }
+  }
+
+  private func pairIfNeededThenRead(_ peripheral: PassivePeripheral, ticket: Int) async {
+    let identifier = peripheral.identifier
+    do throws(PassiveError) {
+      let record = try await controller.perform(ticket) { () async throws(PassiveError) in
+        var current = peripheral
+        if current.requiresPairing && !current.isPaired {
+          try await self.pairStep(current)
+          current.isPaired = true
+        }
+        return try await self.controller.readBodyForReader(current)
+      }
+      try registry.enqueue(record)
+      cooldown.didRead(identifier, at: clock.elapsed)
+      eventContinuation.yield(.recorded(record))
+      onRecord(record)
+    } catch {
+      failed(identifier, error)
+    }
+  }
+
+  private func pairStep(_ peripheral: PassivePeripheral) async throws(PassiveError) {
+    let identifier = peripheral.identifier
+    let events = eventContinuation
+    try await controller.pairBodyForReader(peripheral) { stage in
+      if case .pairingInstructions(let text) = stage {
+        events.yield(.pairingInstructions(identifier: identifier, instructions: text))
+      }
+    }
+    registered[identifier]?.isPaired = true
+    eventContinuation.yield(.paired(identifier: identifier))
+  }
+
+  private func syncRecorder(_ device: DiscoveredDevice, sync: any PassiveRecorderSync, ticket: Int)
+    async
+  {
+    do throws(PassiveError) {
+      let files = try await controller.perform(ticket) { () async throws(PassiveError) in
+        do { return try await sync.syncRecorder(device) } catch {
+          throw Task.isCancelled ? .cancelled : .recorderSync("\(error)")
+        }
+      }
+      cooldown.didRead(device.identity, at: clock.elapsed)
+      eventContinuation.yield(.recorderSynced(serial: device.identity, files: files))
+    } catch {
+      failed(device.identity, error)
+    }
+  }
+
+  private func failed(_ identifier: String, _ error: PassiveError) {
+    retryAfter[identifier] = clock.elapsed + options.retryDelay
+    eventContinuation.yield(.failed(identifier: identifier, error))
+  }
+}
