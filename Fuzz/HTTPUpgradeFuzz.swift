@@ -1,10 +1,6 @@
-import RecorderWebSocket
-
-
-
 // libFuzzer entry over the WebSocket opening handshake: the HTTP/1.1 head parser (size and
 // field limits, ASCII rules) and both sides' validation (the server's of a request, the
-// client's of a response). Built with the RecorderLink sources in one module by
+// client's of a response). Built with the RecorderWebSocket sources in one module by
 // scripts/fuzz.sh. A trap or sanitizer report is a bug; a thrown HTTPUpgradeError or
 // WebSocketError is the expected answer to garbage.
 

@@ -1,9 +1,5 @@
-import RecorderWebSocket
-
-
-
 // libFuzzer entry over the WebSocket parser (RFC 6455 framing, masking, fragmentation,
-// control frames, close payloads, UTF-8, size limit). Built with the RecorderLink sources in
+// control frames, close payloads, UTF-8, size limit). Built with the RecorderWebSocket sources in
 // one module by scripts/fuzz.sh. Byte 0 picks the role and the split point, so the stream
 // arrives in two reads as a socket would deliver it. A trap or sanitizer report is a bug; a
 // thrown WebSocketError is the expected answer to garbage.
