@@ -15,7 +15,7 @@ struct JournalTests {
     let path = Self.temporaryPath()
     let journal = try Journal(path: path)
     let first = try journal.appliedMigrations()
-    #expect(first == ["2026-11-30-recordings"])
+    #expect(first == ["2026-11-30-recordings", "2026-12-01-recordings-by-stage"])
     let reopened = try Journal(path: path)
     #expect(try reopened.appliedMigrations() == first)
   }

@@ -473,10 +473,9 @@ public actor SyncEngine {
   /// between the DELETE reply and the journal commit): record that.
   private func reconcileDeletedOnDevice(serial: String, listed: Set<UInt32>) throws(SyncError) {
     try journalWrite { tx in
-      for record in try tx.recordings(serial: serial)
-      where record.stage >= .stored && record.stage < .deletedFromDevice
-        && !listed.contains(record.sessionId) && options.deleteFromDevice
-      {
+      // Only the few stored-but-not-deleted rows (indexed): not every row the device had.
+      for record in try tx.recordings(serial: serial, at: [.stored, .exported])
+      where !listed.contains(record.sessionId) && options.deleteFromDevice {
         var deleted = record
         deleted.stage = .deletedFromDevice
         try tx.save(deleted)
