@@ -77,13 +77,13 @@ public final class Journal: Sendable {
   /// when it returns, rolled back if it throws.
   public func write<T>(_ body: (JournalTransaction) throws -> T) throws -> T {
     try connection.withLock { connection in
-      try connection.execute("BEGIN IMMEDIATE")
+      try connection.query("BEGIN IMMEDIATE")
       do {
         let result = try body(JournalTransaction(connection: connection))
-        try connection.execute("COMMIT")
+        try connection.query("COMMIT")
         return result
       } catch {
-        try? connection.execute("ROLLBACK")
+        _ = try? connection.query("ROLLBACK")
         throw error
       }
     }
@@ -92,8 +92,8 @@ public final class Journal: Sendable {
   /// Runs `body` against a consistent snapshot.
   public func read<T>(_ body: (JournalTransaction) throws -> T) throws -> T {
     try connection.withLock { connection in
-      try connection.execute("BEGIN DEFERRED")
-      defer { try? connection.execute("COMMIT") }
+      try connection.query("BEGIN DEFERRED")
+      defer { _ = try? connection.query("COMMIT") }
       return try body(JournalTransaction(connection: connection))
     }
   }

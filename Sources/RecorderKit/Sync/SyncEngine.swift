@@ -136,7 +136,7 @@ public actor SyncEngine {
           .fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
         continue
       }
-      var record = try loadOrCreate(recording, serial: serial)
+      var record = try load(recording, serial: serial)
       if record.stage < .stored {
         record = try await transfer(recording, record: record, via: transport, report: &report)
       }
@@ -231,12 +231,14 @@ public actor SyncEngine {
     if initial.stage != .transferring || initial.durableBytes != offset
       || initial.transport != carriedBy
     {
+      // A recording new to the journal is first written here (one commit, not two).
       try journalWrite { tx in
-        try tx.update(serial: initial.serial, sessionId: initial.sessionId) {
-          $0.stage = .transferring
-          $0.durableBytes = offset
-          $0.transport = carriedBy
-        }
+        var record =
+          try tx.recording(serial: initial.serial, sessionId: initial.sessionId) ?? initial
+        record.stage = .transferring
+        record.durableBytes = offset
+        record.transport = carriedBy
+        try tx.save(record)
       }
     }
     try storage { () throws(StorageError) in try fileSystem.syncDirectory(parent(of: partPath)) }
@@ -270,7 +272,12 @@ public actor SyncEngine {
         throw .storage(error)
       }
       try storage { () throws(StorageError) in try receiver.flush() }
-      try checkpoint(initial, offset: receiver.durableOffset)
+      // A range that arrived whole and checked goes straight to `store`, whose commit says
+      // more than a checkpoint would (were it to fail, the last checkpoint still holds).
+      let complete =
+        tail != nil && receiver.offset >= size
+        && (!transport.tailCarriesDeviceCRC || tail?.crc == receiver.requestCRC)
+      if !complete { try checkpoint(initial, offset: receiver.durableOffset) }
       guard let tail, receiver.offset >= size else {
         // Stopped on a gap or a bad frame, or the device ended early. No tail CRC covers
         // what this request delivered (a frame before the gap may be flipped too), so
@@ -454,19 +461,16 @@ public actor SyncEngine {
 
   // MARK: - Journal and paths
 
-  private func loadOrCreate(_ recording: Recording, serial: String) throws(SyncError)
-    -> RecordingRecord
-  {
-    try journalWrite { tx in
-      if let existing = try tx.recording(serial: serial, sessionId: recording.sessionId) {
-        return existing
-      }
-      let record = RecordingRecord(
+  /// The journal's record of `recording`, or a new one (not yet written: `transfer` writes
+  /// it with its first step, so a new recording costs one commit less).
+  private func load(_ recording: Recording, serial: String) throws(SyncError) -> RecordingRecord {
+    let existing = try journalRead { tx in
+      try tx.recording(serial: serial, sessionId: recording.sessionId)
+    }
+    return existing
+      ?? RecordingRecord(
         serial: serial, sessionId: recording.sessionId, size: Int64(recording.size),
         channels: recording.channels, scene: recording.scene.map(Int.init))
-      try tx.save(record)
-      return record
-    }
   }
 
   /// A recording the journal saw safe that the device no longer lists was deleted (a crash
