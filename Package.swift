@@ -101,7 +101,8 @@ let package = Package(
     .testTarget(
       name: "RecorderWebSocketTests",
       dependencies: [
-        "RecorderWebSocket", "RecorderSockets", "RecorderConcurrency", "RecorderProtocol", "TestSupport",
+        "RecorderWebSocket", "RecorderSockets", "RecorderConcurrency", "RecorderProtocol",
+        "TestSupport",
       ]),
     .testTarget(
       name: "RecorderRemoteLinkTests",

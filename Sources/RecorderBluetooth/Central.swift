@@ -1,8 +1,5 @@
 import RecorderConcurrency
 
-
-
-
 /// The central role of Bluetooth LE, shaped like CoreBluetooth's `CBCentralManager` so that
 /// the CoreBluetooth adapter is a thin translation and everything above it is tested here
 /// against the emulator (in process on a ``ManualClock``, or over TCP).

@@ -1,8 +1,5 @@
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// "Joining" an emulated device's hotspot over TCP.
 ///

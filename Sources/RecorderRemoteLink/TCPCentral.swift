@@ -1,9 +1,6 @@
 import RecorderBluetooth
 import RecorderConcurrency
 
-
-
-
 /// A ``Central`` in another process, reached over TCP: the SDK's side of `recorder emulate`
 /// (or of any ``TCPCentralServer``). docs/tcp-link.md describes the messages.
 ///

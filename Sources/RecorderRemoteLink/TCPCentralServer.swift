@@ -1,9 +1,6 @@
 import RecorderBluetooth
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// Serves any ``Central`` on a TCP port, for ``TCPCentral`` clients in other processes: the
 /// emulator's side of `recorder emulate` (the iOS Simulator, CI).

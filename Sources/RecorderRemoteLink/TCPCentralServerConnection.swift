@@ -1,9 +1,6 @@
 import RecorderBluetooth
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// One client of a ``TCPCentralServer``: reads its requests, calls the served central and
 /// links, and sends replies and events back through one ``TCPLinkOutbox``.

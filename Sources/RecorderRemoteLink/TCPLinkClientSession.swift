@@ -1,9 +1,6 @@
 import RecorderBluetooth
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// One TCP connection of a ``TCPCentral`` to a ``TCPCentralServer``: the request/reply
 /// bookkeeping, the reader that dispatches replies and events, and the links and scans that

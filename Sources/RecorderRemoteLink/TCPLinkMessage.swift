@@ -1,8 +1,5 @@
 import RecorderBluetooth
 
-
-
-
 /// One message of the TCP link between ``TCPCentral`` (the client, in the SDK's process) and
 /// ``TCPCentralServer`` (the server, next to the emulated device). docs/tcp-link.md gives the
 /// byte layout of every case; this type is its only implementation, shared by both ends.

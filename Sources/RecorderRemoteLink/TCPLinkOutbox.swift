@@ -1,8 +1,5 @@
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// The sending half of one TCP link connection: messages are appended from any task in the
 /// order ``send(_:)`` is called and written by one writer task (``run(writingTo:)``), which

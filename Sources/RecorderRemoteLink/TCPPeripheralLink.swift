@@ -1,9 +1,6 @@
 import RecorderBluetooth
 import RecorderConcurrency
 
-
-
-
 /// A link of a ``TCPCentral``: every call is relayed to the served link on the other side of
 /// the TCP connection, and its events are relayed back in order.
 ///

@@ -1,9 +1,5 @@
-import RecorderKit
 import RecorderConcurrency
-
-
-
-
+import RecorderKit
 
 /// A ``DurableFileSystem`` over a real directory that can simulate a power loss: after a
 /// chosen number of operations every call fails with ``StorageError/powerLost``, and

@@ -91,7 +91,8 @@ public final class ScriptedLink: PeripheralLink, Sendable {
   public func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] { [100] }
   public var bondState: BondState { .none }
 
-  public func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID) async throws(LinkError)
+  public func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID)
+    async throws(LinkError)
   {
     record.withLock { $0.subscribed = enabled }
   }

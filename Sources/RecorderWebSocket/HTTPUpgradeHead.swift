@@ -1,4 +1,3 @@
-
 /// The head of an HTTP/1.1 message: its start line and header fields, parsed defensively
 /// (bounded size and field count, ASCII only, no obsolete line folding).
 ///

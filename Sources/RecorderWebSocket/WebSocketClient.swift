@@ -1,8 +1,5 @@
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 extension WebSocketConnection {
   /// Opens a client connection to `ws://host:port/target`: TCP connect, the Upgrade request

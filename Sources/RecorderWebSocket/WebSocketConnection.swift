@@ -1,8 +1,5 @@
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// One open WebSocket connection, server or client side, after the opening handshake.
 ///

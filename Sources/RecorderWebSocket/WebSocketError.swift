@@ -1,8 +1,5 @@
 import RecorderSockets
 
-
-
-
 /// Why a WebSocket connection failed or ended, one case per kind of malformed input, so a
 /// test can name exactly which rule a peer broke and a user can read what happened.
 ///

@@ -1,4 +1,3 @@
-
 /// A WebSocket frame opcode (RFC 6455 §5.2).
 public enum WebSocketOpcode: UInt8, Sendable, CaseIterable {
   case continuation = 0x0

@@ -1,4 +1,3 @@
-
 /// A complete WebSocket data message.
 public enum WebSocketMessage: Sendable, Equatable {
   case text(String)

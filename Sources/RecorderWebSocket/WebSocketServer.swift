@@ -1,8 +1,5 @@
-import RecorderSockets
 import RecorderConcurrency
-
-
-
+import RecorderSockets
 
 /// The phone-side WebSocket server of Wi-Fi Fast Transfer (PROTOCOL.md §6): the device joins
 /// the phone's network and connects here as the client.

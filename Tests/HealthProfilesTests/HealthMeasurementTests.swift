@@ -20,8 +20,9 @@ struct HealthMeasurementTests {
     #expect(table.map(\.0) == [0x2A1C, 0x2A9D, 0x2A35, 0x2A5E])
     #expect(table.map(\.1) == [0x1809, 0x181D, 0x1810, 0x1822])
     #expect(table.allSatisfy(\.2))
-    #expect(HealthCharacteristic.temperatureMeasurement.description
-      == "Temperature Measurement (0x2A1C)")
+    #expect(
+      HealthCharacteristic.temperatureMeasurement.description
+        == "Temperature Measurement (0x2A1C)")
     #expect(HealthCharacteristic.plxSpotCheckMeasurement.serviceName == "Pulse Oximeter")
   }
 
@@ -31,7 +32,9 @@ struct HealthMeasurementTests {
       #expect(try HealthCharacteristic(identifier: text) == .temperatureMeasurement, "\(text)")
     }
     #expect(try HealthCharacteristic(identifier: "2A5E") == .plxSpotCheckMeasurement)
-    for text in ["2A37", "", "2A1", "2A1C0", "zzzz", "+2A1", "0x", "00002A37-0000-1000-8000-00805F9B34FB"] {
+    for text in [
+      "2A37", "", "2A1", "2A1C0", "zzzz", "+2A1", "0x", "00002A37-0000-1000-8000-00805F9B34FB",
+    ] {
       #expect(throws: HealthProfileError.unknownCharacteristic(text)) {
         _ = try HealthCharacteristic(identifier: text)
       }
@@ -68,7 +71,9 @@ struct HealthMeasurementTests {
     for (characteristic, hex) in Self.fullVectors {
       let bytes = SIGEncoding.hex(hex)
       for length in 0..<bytes.count {
-        #expect(throws: HealthProfileError.truncated(expected: length == 0 ? 1 : bytes.count, got: length)) {
+        #expect(
+          throws: HealthProfileError.truncated(expected: length == 0 ? 1 : bytes.count, got: length)
+        ) {
           _ = try HealthMeasurement.decode(
             characteristic: characteristic, bytes: Array(bytes.prefix(length)))
         }
@@ -131,8 +136,10 @@ struct HealthMeasurementTests {
   func dateTime() throws {
     let unknown = try TemperatureMeasurement(
       decoding: SIGEncoding.hex("02 6C 01 00 FF 00 00 00 00 0C 00 00"))
-    #expect(unknown.timestamp == MeasurementDateTime(
-      year: nil, month: nil, day: nil, hours: 12, minutes: 0, seconds: 0))
+    #expect(
+      unknown.timestamp
+        == MeasurementDateTime(
+          year: nil, month: nil, day: nil, hours: 12, minutes: 0, seconds: 0))
     #expect(unknown.timestamp?.description == "????-??-??T12:00:00")
     #expect(unknown.timestamp?.isWithinSpecifiedRanges == true)
     let outOfRange = try TemperatureMeasurement(
@@ -144,7 +151,8 @@ struct HealthMeasurementTests {
       year: 1582, month: 1, day: 1, hours: 0, minutes: 0, seconds: 0)
     #expect(earliest.isWithinSpecifiedRanges)
     #expect(earliest.description == "1582-01-01T00:00:00")
-    #expect(!MeasurementDateTime(year: 1581, month: 1, day: 1, hours: 0, minutes: 0, seconds: 0)
-      .isWithinSpecifiedRanges)
+    #expect(
+      !MeasurementDateTime(year: 1581, month: 1, day: 1, hours: 0, minutes: 0, seconds: 0)
+        .isWithinSpecifiedRanges)
   }
 }

@@ -17,7 +17,8 @@ struct MedicalFloatTests {
   func sfloatSpecials(bits: UInt16, expected: MedicalFloat) throws {
     #expect(MedicalFloat(sfloatBits: bits) == expected)
     // Through the wire: the PLX SpO2 field is an SFLOAT, little-endian.
-    let bytes = [0x00] + SIGEncoding.sfloat(bits: bits) + SIGEncoding.sfloat(mantissa: 72, exponent: 0)
+    let bytes =
+      [0x00] + SIGEncoding.sfloat(bits: bits) + SIGEncoding.sfloat(mantissa: 72, exponent: 0)
     let measurement = try PLXSpotCheckMeasurement(decoding: bytes)
     #expect(measurement.spO2 == expected)
   }

@@ -35,7 +35,8 @@ struct PLXSpotCheckMeasurementTests {
       #expect(measurement.appendedBytes.isEmpty)
       #expect(measurement.reservedFlags == 0)
       for length in 0..<bytes.count {
-        #expect(throws: HealthProfileError.truncated(expected: max(1, expectedLength), got: length)) {
+        #expect(throws: HealthProfileError.truncated(expected: max(1, expectedLength), got: length))
+        {
           _ = try PLXSpotCheckMeasurement(decoding: Array(bytes.prefix(length)))
         }
       }
@@ -94,8 +95,9 @@ struct PLXSpotCheckMeasurementTests {
         #expect(status.reservedBits == UInt32(1) << UInt32(bit))
       }
     }
-    #expect(PLXDeviceAndSensorStatus(bits: 0x01_0002).description
-      == "0x010002 equipmentMalfunctionDetected reserved=0x010000")
+    #expect(
+      PLXDeviceAndSensorStatus(bits: 0x01_0002).description
+        == "0x010002 equipmentMalfunctionDetected reserved=0x010000")
     #expect(!PLXDeviceAndSensorStatus(bits: 0).isSet(bit: 24))
     #expect(!PLXMeasurementStatus(bits: 0xFFFF).isSet(bit: 16))
   }
@@ -105,7 +107,10 @@ struct PLXSpotCheckMeasurementTests {
     let measurement = try PLXSpotCheckMeasurement(decoding: SIGEncoding.hex("00 00 08 02 08"))
     #expect(measurement.spO2 == .nres)
     #expect(measurement.pulseRate == .negativeInfinity)
-    #expect(measurement.fields.map(\.description) == ["flags: 0x00", "spO2: NRes", "pulseRate: -INFINITY"])
+    #expect(
+      measurement.fields.map(\.description) == [
+        "flags: 0x00", "spO2: NRes", "pulseRate: -INFINITY",
+      ])
   }
 
   /// Bits 5–7 are RFU: tolerated and reported by default, rejected on request.

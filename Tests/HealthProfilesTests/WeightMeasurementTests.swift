@@ -36,7 +36,8 @@ struct WeightMeasurementTests {
       #expect(measurement.appendedBytes.isEmpty)
       #expect(measurement.reservedFlags == 0)
       for length in 0..<bytes.count {
-        #expect(throws: HealthProfileError.truncated(expected: max(1, expectedLength), got: length)) {
+        #expect(throws: HealthProfileError.truncated(expected: max(1, expectedLength), got: length))
+        {
           _ = try WeightMeasurement(decoding: Array(bytes.prefix(length)))
         }
       }

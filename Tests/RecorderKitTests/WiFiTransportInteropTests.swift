@@ -1,11 +1,11 @@
 import Foundation
+import RecorderConcurrency
 import RecorderProtocol
+import RecorderWebSocket
 import TestSupport
 import Testing
 
 @testable import RecorderKit
-import RecorderConcurrency
-import RecorderWebSocket
 
 /// The same python3-websockets device as RecorderLinkTests' interop test, this time against
 /// the real phone-side session: ``WiFiTransport`` runs HELLO (MD5 token check), the

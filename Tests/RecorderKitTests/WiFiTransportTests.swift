@@ -1,10 +1,10 @@
 import Foundation
+import RecorderConcurrency
 import RecorderProtocol
+import RecorderWebSocket
 import Testing
 
 @testable import RecorderKit
-import RecorderConcurrency
-import RecorderWebSocket
 
 /// The device side, scripted by each test, over our own WebSocket client on loopback.
 private struct ScriptedWiFiDevice {

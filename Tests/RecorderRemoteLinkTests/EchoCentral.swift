@@ -1,9 +1,5 @@
-import RecorderConcurrency
 import RecorderBluetooth
-
-
-
-
+import RecorderConcurrency
 
 /// A tiny scripted ``Central`` for the TCP link tests: peripherals that echo every write to
 /// the write characteristic as a notification (once subscribed), report a battery level, and

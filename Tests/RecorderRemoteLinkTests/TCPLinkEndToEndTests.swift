@@ -1,11 +1,11 @@
-import TestSupport
 import Foundation
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderSockets
+import TestSupport
 import Testing
 
 @testable import RecorderRemoteLink
-import RecorderConcurrency
-import RecorderBluetooth
-import RecorderSockets
 
 /// A served ``EchoCentral`` and a client talking to it over real loopback TCP.
 private struct Rig {

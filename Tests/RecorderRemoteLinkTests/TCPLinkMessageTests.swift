@@ -1,8 +1,8 @@
+import RecorderBluetooth
 import TestSupport
 import Testing
 
 @testable import RecorderRemoteLink
-import RecorderBluetooth
 
 extension Gen {
   mutating func uuid() -> BluetoothUUID {

@@ -1,10 +1,10 @@
-import TestSupport
 import Foundation
+import RecorderConcurrency
+import RecorderSockets
+import TestSupport
 import Testing
 
 @testable import RecorderWebSocket
-import RecorderConcurrency
-import RecorderSockets
 
 /// A server on loopback with a manual clock, and the first connection it hands out.
 private struct ServerRig {

@@ -1,7 +1,7 @@
 import Foundation
+import RecorderSockets
 
 @testable import RecorderWebSocket
-import RecorderSockets
 
 /// A hand-driven WebSocket client over a plain socket: it sends whatever bytes a test wants
 /// (unmasked frames, half frames, garbage) and reads the server's frames with a client-role

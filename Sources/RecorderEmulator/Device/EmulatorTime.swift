@@ -1,9 +1,5 @@
 import RecorderConcurrency
 
-
-
-
-
 /// The clock an emulated device and its radio run on.
 ///
 /// - ``manual(_:)``: virtual time (tests, benchmarks). While the link has traffic queued, the

@@ -1,8 +1,5 @@
 import RecorderCrypto
 
-
-
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

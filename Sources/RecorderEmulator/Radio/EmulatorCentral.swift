@@ -1,9 +1,5 @@
-import RecorderConcurrency
 import RecorderBluetooth
-
-
-
-
+import RecorderConcurrency
 
 /// An in-process `Central` whose peripherals are ``EmulatedDevice``s: the SDK talks to the
 /// emulator exactly as it would to CoreBluetooth, on the devices' clock.

@@ -1,10 +1,6 @@
 import RecorderConcurrency
 import RecorderWebSocket
 
-
-
-
-
 /// How the emulated device's Wi-Fi side (PROTOCOL.md §6) behaves: its idle timer, the size of
 /// what it sends, and the clock its timers run on.
 ///

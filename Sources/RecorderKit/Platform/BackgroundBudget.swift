@@ -1,9 +1,5 @@
 import RecorderConcurrency
 
-
-
-
-
 /// The limited time the OS grants an app in the background, abstracted so it can be tested
 /// on a virtual clock (shared/seeds/003: iOS gives a few tens of seconds, then calls the
 /// expiration handler; nothing extends it honestly).

@@ -1,4 +1,3 @@
-
 /// Whether the app may be woken by a recorder's beacon (iOS: Core Location "Always").
 public enum BeaconAuthorization: Sendable, Equatable {
   case notDetermined

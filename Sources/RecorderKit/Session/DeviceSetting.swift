@@ -1,4 +1,3 @@
-
 /// A device setting by name: the SETTINGS ids of PROTOCOL.md §3.1 [sdk]. The ids seen on the
 /// wire from a real Note are 15 17 19 20 23 24 26 27 [device]; the rest come from the vendor
 /// SDK only.

@@ -1,8 +1,5 @@
 import RecorderCrypto
 
-
-
-
 /// Digests of files the sync holds, read through ``FileReader`` so a failure is a
 /// ``StorageError`` like every other disk error of the sync.
 public enum FileDigest {
