@@ -1,6 +1,6 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|scale|journal|battery|first-byte|all]
+// USAGE: recorder-bench [audio|sync|wifi|scale|journal|battery|first-byte|all] [more sections]
 //        (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
@@ -34,6 +34,11 @@ do {
     for section in sections { try section.run() }
   } else if let section = sections.first(where: { $0.name == word }) {
     try section.run()
+    // Several section names run those sections, in the order given, in one process.
+    for name in arguments.dropFirst() {
+      guard let next = sections.first(where: { $0.name == name }) else { break }
+      try next.run()
+    }
   } else {
     print("USAGE: recorder-bench [\((sections.map(\.name) + ["all"]).joined(separator: "|"))]")
     exit(64)
