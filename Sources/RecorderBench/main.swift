@@ -1,6 +1,7 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|all]   (wifi also takes --megabytes N and --once)
+// USAGE: recorder-bench [audio|sync|wifi|scale|journal|battery|first-byte|all] [more sections]
+//        (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
 //   recorder-bench audio-export-child INPUT OUTPUT FORMAT CHANNELS
@@ -18,6 +19,10 @@ let sections: [(name: String, run: () throws -> Void)] = [
   ("audio", AudioBenchmarks.run),
   ("sync", SyncBenchmarks.run),
   ("wifi", WiFiBenchmarks.run),
+  ("scale", ScaleBenchmarks.run),
+  ("journal", JournalBenchmarks.run),
+  ("battery", BatteryBenchmarks.run),
+  ("first-byte", FirstByteBenchmarks.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -29,6 +34,11 @@ do {
     for section in sections { try section.run() }
   } else if let section = sections.first(where: { $0.name == word }) {
     try section.run()
+    // Several section names run those sections, in the order given, in one process.
+    for name in arguments.dropFirst() {
+      guard let next = sections.first(where: { $0.name == name }) else { break }
+      try next.run()
+    }
   } else {
     print("USAGE: recorder-bench [\((sections.map(\.name) + ["all"]).joined(separator: "|"))]")
     exit(64)

@@ -96,6 +96,12 @@ public final class Journal: Sendable {
       );
       """
     ),
+    // A sync asks for the few recordings of a device at one stage (stored but not yet deleted
+    // from the device); without this index that read visits every row the device ever had.
+    .sql(
+      "2026-12-01-recordings-by-stage",
+      "CREATE INDEX recordings_by_stage ON recordings (serial, stage, session_id);"
+    ),
   ]
 
   /// Journals before this migration kept paths as the caller spelled them, relative to that
@@ -186,6 +192,17 @@ public final class Journal: Sendable {
     }
   }
 
+  /// SQLite's plan for `statement` (EXPLAIN QUERY PLAN, its detail lines, outermost first):
+  /// which table or index each step scans or searches. Values are left unbound.
+  public func queryPlan(of statement: JournalStatement) throws(JournalError) -> [String] {
+    let rows = connection.withLock { connection in
+      Result { () throws(JournalError) in
+        try connection.query("EXPLAIN QUERY PLAN " + statement.sql)
+      }
+    }
+    return try rows.get().compactMap { $0["detail"].text }
+  }
+
   /// Names of the migrations applied, in order.
   public func appliedMigrations() throws -> [String] {
     try connection.withLock { connection in
@@ -202,40 +219,36 @@ public struct JournalTransaction {
 
   /// The record of one recording, if the journal has seen it.
   public func recording(serial: String, sessionId: UInt32) throws -> RecordingRecord? {
-    try connection.query(
-      "SELECT * FROM recordings WHERE serial = ? AND session_id = ?",
-      [.text(serial), .integer(Int64(sessionId))]
-    ).first.map(Self.record)
+    try run(.recordingByKey, [.text(serial), .integer(Int64(sessionId))]).first.map(Self.record)
   }
 
   /// Every recording of `serial`, oldest first.
   public func recordings(serial: String) throws -> [RecordingRecord] {
-    try connection.query(
-      "SELECT * FROM recordings WHERE serial = ? ORDER BY session_id", [.text(serial)]
-    ).map(Self.record)
+    try run(.recordingsOfDevice, [.text(serial)]).map(Self.record)
+  }
+
+  /// The recordings of `serial` at any of `stages`, oldest first. Costs what it returns, not
+  /// what the device ever had (an index on serial and stage).
+  public func recordings(serial: String, at stages: [RecordingRecord.Stage]) throws
+    -> [RecordingRecord]
+  {
+    var records: [RecordingRecord] = []
+    for stage in Set(stages) {
+      records += try run(.recordingsOfDeviceAtStage, [.text(serial), .text(stage.rawValue)])
+        .map(Self.record)
+    }
+    return records.sorted { $0.sessionId < $1.sessionId }
   }
 
   /// Every recording of every device.
   public func allRecordings() throws -> [RecordingRecord] {
-    try connection.query("SELECT * FROM recordings ORDER BY serial, session_id").map(Self.record)
+    try run(.allRecordings).map(Self.record)
   }
 
   /// Inserts or replaces `record`.
   public func save(_ record: RecordingRecord) throws {
-    try connection.query(
-      """
-      INSERT INTO recordings (serial, session_id, size, channels, scene, stage, durable_bytes,
-        verification, device_crc, sha256, raw_path, export_path, export_format, transport,
-        checked_ranges, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%s','now'))
-      ON CONFLICT (serial, session_id) DO UPDATE SET size = excluded.size,
-        channels = excluded.channels, scene = excluded.scene, stage = excluded.stage,
-        durable_bytes = excluded.durable_bytes, verification = excluded.verification,
-        device_crc = excluded.device_crc, sha256 = excluded.sha256, raw_path = excluded.raw_path,
-        export_path = excluded.export_path, export_format = excluded.export_format,
-        transport = excluded.transport, checked_ranges = excluded.checked_ranges,
-        updated_at = excluded.updated_at
-      """,
+    try run(
+      .saveRecording,
       [
         .text(record.serial), .integer(Int64(record.sessionId)), .integer(record.size),
         .integer(Int64(record.channels)), record.scene.map { .integer(Int64($0)) } ?? .null,
@@ -307,6 +320,14 @@ public struct JournalTransaction {
         updated_at = excluded.updated_at
       """,
       [.text(firmware), .text(coverage)])
+  }
+
+  /// The only way a transaction touches the recordings table: one of the listed statements.
+  @discardableResult
+  private func run(_ statement: JournalStatement, _ arguments: [SQLValue] = [])
+    throws(JournalError) -> [SQLRow]
+  {
+    try connection.query(statement.sql, arguments)
   }
 
   /// Reads, changes and saves one record; creates nothing.

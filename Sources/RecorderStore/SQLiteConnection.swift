@@ -43,8 +43,16 @@ public struct SQLRow: Sendable {
 }
 
 /// One SQLite connection, used only under the ``Journal``'s lock. Not Sendable on its own.
+///
+/// Statements are prepared once per SQL text and kept (the journal's SQL is a fixed set,
+/// ``JournalStatement`` and a few of its own): a sync runs the same handful thousands of
+/// times, and preparing each anew cost more than running it.
 final class SQLiteConnection {
   private let handle: OpaquePointer
+  /// Prepared statements by SQL text, each reset after use.
+  private var prepared: [String: OpaquePointer] = [:]
+  /// More distinct texts than this means SQL is being built at run time: stop keeping them.
+  private static let preparedLimit = 64
 
   init(path: String) throws(JournalError) {
     var db: OpaquePointer?
@@ -59,7 +67,25 @@ final class SQLiteConnection {
     sqlite3_busy_timeout(db, 5_000)
   }
 
-  deinit { sqlite3_close_v2(handle) }
+  deinit {
+    for statement in prepared.values { sqlite3_finalize(statement) }
+    sqlite3_close_v2(handle)
+  }
+
+  private func statement(for sql: String) throws(JournalError) -> OpaquePointer {
+    if let statement = prepared[sql] { return statement }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+      sqlite3_finalize(statement)
+      throw lastError()
+    }
+    if prepared.count >= Self.preparedLimit {
+      for old in prepared.values { sqlite3_finalize(old) }
+      prepared.removeAll()
+    }
+    prepared[sql] = statement
+    return statement
+  }
 
   /// Runs statements with no results (schema, pragmas).
   func execute(_ sql: String) throws(JournalError) {
@@ -75,11 +101,11 @@ final class SQLiteConnection {
   /// Runs one statement with bound values and returns its rows.
   @discardableResult
   func query(_ sql: String, _ arguments: [SQLValue] = []) throws(JournalError) -> [SQLRow] {
-    var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-      throw lastError()
+    let statement = try statement(for: sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
     }
-    defer { sqlite3_finalize(statement) }
     for (index, value) in arguments.enumerated() {
       let position = Int32(index + 1)
       let status: Int32
@@ -96,13 +122,19 @@ final class SQLiteConnection {
       guard status == SQLITE_OK else { throw lastError() }
     }
     var rows: [SQLRow] = []
+    var names: [String] = []
     while true {
       let step = sqlite3_step(statement)
       if step == SQLITE_DONE { break }
       guard step == SQLITE_ROW else { throw lastError() }
+      if names.isEmpty {
+        names = (0..<sqlite3_column_count(statement)).map {
+          String(cString: sqlite3_column_name(statement, $0))
+        }
+      }
       var values: [String: SQLValue] = [:]
-      for column in 0..<sqlite3_column_count(statement) {
-        let name = String(cString: sqlite3_column_name(statement, column))
+      values.reserveCapacity(names.count)
+      for (column, name) in zip(Int32(0)..., names) {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER: values[name] = .integer(sqlite3_column_int64(statement, column))
         case SQLITE_TEXT:

@@ -300,12 +300,13 @@ struct RecordingTransfer {
     carriedBy: TransportTrail? = nil
   ) throws(SyncError) {
     try journalWrite(journal) { tx in
-      try tx.update(serial: initial.serial, sessionId: initial.sessionId) {
-        $0.durableBytes = offset
-        $0.checked = checked
-        if let stage { $0.stage = stage }
-        if let carriedBy { $0.transport = carriedBy.description }
-      }
+      // A recording new to the journal is first written here (one commit, not two).
+      var record = try tx.recording(serial: initial.serial, sessionId: initial.sessionId) ?? initial
+      record.durableBytes = offset
+      record.checked = checked
+      if let stage { record.stage = stage }
+      if let carriedBy { record.transport = carriedBy.description }
+      try tx.save(record)
     }
   }
 }

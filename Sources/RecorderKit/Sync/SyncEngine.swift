@@ -154,7 +154,7 @@ public actor SyncEngine {
           .fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
         continue
       }
-      var record = try reconciled(try loadOrCreate(recording, serial: serial), listed: recording)
+      var record = try reconciled(try load(recording, serial: serial), listed: recording)
       if record.stage < .stored {
         record = try await transfer(recording, record: record, via: transport, report: &report)
       }
@@ -484,29 +484,25 @@ public actor SyncEngine {
 
   // MARK: - Journal and paths
 
-  private func loadOrCreate(_ recording: Recording, serial: String) throws(SyncError)
-    -> RecordingRecord
-  {
-    try journalWrite { tx in
-      if let existing = try tx.recording(serial: serial, sessionId: recording.sessionId) {
-        return existing
-      }
-      let record = RecordingRecord(
+  /// The journal's record of `recording`, or a new one (not yet written: `transfer` writes
+  /// it with its first step, so a new recording costs one commit less).
+  private func load(_ recording: Recording, serial: String) throws(SyncError) -> RecordingRecord {
+    let existing = try journalRead { tx in
+      try tx.recording(serial: serial, sessionId: recording.sessionId)
+    }
+    return existing
+      ?? RecordingRecord(
         serial: serial, sessionId: recording.sessionId, size: Int64(recording.size),
         channels: recording.channels, scene: recording.scene.map(Int.init))
-      try tx.save(record)
-      return record
-    }
   }
 
   /// A recording the journal saw safe that the device no longer lists was deleted (a crash
   /// between the DELETE reply and the journal commit): record that.
   private func reconcileDeletedOnDevice(serial: String, listed: Set<UInt32>) throws(SyncError) {
     try journalWrite { tx in
-      for record in try tx.recordings(serial: serial)
-      where record.stage >= .stored && record.stage < .deletedFromDevice
-        && !listed.contains(record.sessionId) && options.deleteFromDevice
-      {
+      // Only the few stored-but-not-deleted rows (indexed): not every row the device had.
+      for record in try tx.recordings(serial: serial, at: [.stored, .exported])
+      where !listed.contains(record.sessionId) && options.deleteFromDevice {
         var deleted = record
         deleted.stage = .deletedFromDevice
         try tx.save(deleted)
