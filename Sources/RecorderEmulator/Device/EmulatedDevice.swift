@@ -42,6 +42,11 @@ public actor EmulatedDevice {
   /// Counter values when the fault plan was set (faults count from there).
   var faultBaseBytes = 0
   var faultBaseDataFrames = 0
+  /// Data bytes sent when the fault plan was set, and since the last recurring loss.
+  var faultBaseDataBytes = 0
+  var lossCarry = 0
+  /// The data stall of the fault plan: no data frame before this instant.
+  var stallUntil: Duration?
   /// Data frames produced (sent, dropped or duplicated alike), for fault indexing.
   var dataFrameOrdinal = 0
   var faultTimer: Task<Void, Never>?
@@ -149,6 +154,9 @@ public actor EmulatedDevice {
     faults = plan
     faultBaseBytes = counterValues.bytesNotified
     faultBaseDataFrames = dataFrameOrdinal
+    faultBaseDataBytes = counterValues.dataBytesSent
+    lossCarry = 0
+    stallUntil = nil
     faultBaseWiFiBytes = counterValues.wifiContentBytesSent
     faultTimer?.cancel()
     faultTimer = nil

@@ -29,14 +29,27 @@ public struct FaultPlan: Sendable, Equatable {
   public var refuseWiFiOpen: Bool
   /// The hotspot is raised but every join is refused (the phone cannot get on the network).
   public var refuseHotspotJoins: Bool
+  /// A lossy link: one data frame is lost each time this many more data bytes went out (the
+  /// loss repeats, unlike ``dropDataFrame``). nil: no recurring loss.
+  public var loseDataFrameEveryBytes: Int?
+  /// Once this many data bytes went out, the device sends no data frame for
+  /// ``stallDuration`` of its clock (it still answers commands, so SYNC_STOP is answered
+  /// and a re-issued SYNC_START gets its head). Once.
+  public var stallAfterDataBytes: Int?
+  /// How long the stall of ``stallAfterDataBytes`` lasts.
+  public var stallDuration: Duration
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
     corruptDataFrame: Int? = nil, duplicateDataFrame: Int? = nil, dropDataFrame: Int? = nil,
     flashFull: Bool = false, processingDelay: Duration = .zero,
     dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
-    refuseHotspotJoins: Bool = false
+    refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
+    stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero
   ) {
+    self.loseDataFrameEveryBytes = loseDataFrameEveryBytes
+    self.stallAfterDataBytes = stallAfterDataBytes
+    self.stallDuration = stallDuration
     self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
     self.dropLinkAt = dropLinkAt
     self.corruptDataFrame = corruptDataFrame

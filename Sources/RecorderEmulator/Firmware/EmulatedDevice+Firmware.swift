@@ -220,6 +220,10 @@ extension EmulatedDevice {
   /// recording completes its next frame, or nil (paused: nothing until it resumes).
   func streamReadyTime(_ stream: SyncStream, now: Duration) -> Duration? {
     materializeRecording(at: now)
+    // Stalled: nothing to send; the stall's timer wakes the pump when it ends. The link stays
+    // idle meanwhile (a simulation's other timers, the central's silence watchdog among them,
+    // fire in their order), and writes are still served.
+    if let until = stallUntil, now < until { return nil }
     let size = flash.entries[stream.sessionId]?.size ?? 0
     let ready = max(stream.readyAt, now)
     if let end = stream.end, stream.nextOffset >= end { return ready }
@@ -234,6 +238,22 @@ extension EmulatedDevice {
   /// terminal frame and the `001D` tail and ends the stream.
   func nextSyncFrame(at instant: Duration) -> [UInt8]? {
     guard var stream = connection?.sync, stream.readyAt <= instant else { return nil }
+    if let limit = faults.stallAfterDataBytes,
+      counterValues.dataBytesSent - faultBaseDataBytes >= limit
+    {
+      faults.stallAfterDataBytes = nil
+      let until = instant + faults.stallDuration
+      stallUntil = until
+      let time = self.time
+      Task {
+        try? await time.sleep(until: until)
+        self.markBusy()
+      }
+    }
+    if let until = stallUntil {
+      guard instant >= until else { return nil }
+      stallUntil = nil
+    }
     materializeRecording(at: instant)
     let size = flash.entries[stream.sessionId]?.size ?? 0
     let live = recording?.sessionId == stream.sessionId

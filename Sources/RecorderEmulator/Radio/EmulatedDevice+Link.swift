@@ -328,6 +328,13 @@ extension EmulatedDevice {
       }
       let index = dataFrameOrdinal - faultBaseDataFrames
       dataFrameOrdinal += 1
+      if let every = faults.loseDataFrameEveryBytes, every > 0 {
+        lossCarry += item.value.count - 10
+        if lossCarry >= every {
+          lossCarry -= every
+          continue
+        }
+      }
       if faults.dropDataFrame == index {
         faults.dropDataFrame = nil
         continue

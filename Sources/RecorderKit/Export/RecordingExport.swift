@@ -230,7 +230,7 @@ extension SyncWorkspace {
   private func exportStored(
     _ record: RecordingRecord, request: RecordingExport.Request, directory: String
   ) throws(RecordingExportError) -> ExportedRecording {
-    guard record.verification == .verified, let rawPath = record.rawPath else {
+    guard record.verification.permitsExport, let rawPath = record.rawPath else {
       throw .unverified(sessionId: record.sessionId, rawPath: record.rawPath ?? "")
     }
     do {
@@ -255,7 +255,7 @@ extension SyncWorkspace {
     } catch {
       throw .journal("\(error)")
     }
-    guard let record, record.stage >= .stored, record.verification == .verified,
+    guard let record, record.stage >= .stored, record.verification.permitsExport,
       let rawPath = record.rawPath
     else { return nil }
     return try ensureExport(
@@ -272,16 +272,19 @@ extension SyncWorkspace {
     let exportFormat = format.exportFormat
     let name = "\(record.serial)-\(record.sessionId).\(exportFormat.fileExtension)"
     let finalPath = directory + "/" + name
-    if record.exportPath == finalPath, record.exportFormat == exportFormat.rawValue,
-      fileSystem.size(of: finalPath) != nil
-    {
+    let paths = RootRelativePaths(root: root)
+    let made = try? journal.read { tx in
+      try tx.exportPath(
+        serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue)
+    }
+    if made.flatMap({ $0 }).map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil {
       return finalPath
     }
     let temporary = directory + "/.partial-" + name
     do {
       try fileSystem.createDirectory(directory)
       _ = try AudioExporter.export(
-        from: rawPath, recordedChannels: record.channels, to: temporary,
+        from: paths.resolved(rawPath), recordedChannels: record.channels, to: temporary,
         options: ExportOptions(format: exportFormat, channels: channels))
     } catch let error as StorageError {
       throw .storage(error)
@@ -297,9 +300,13 @@ extension SyncWorkspace {
     }
     do {
       try journal.write { tx in
+        let stored = paths.stored(finalPath)
+        try tx.saveExport(
+          serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue,
+          path: stored)
         try tx.update(serial: record.serial, sessionId: record.sessionId) {
           if $0.stage < .exported { $0.stage = .exported }
-          $0.exportPath = finalPath
+          $0.exportPath = stored
           $0.exportFormat = exportFormat.rawValue
         }
       }

@@ -466,10 +466,7 @@ public actor SyncEngine {
   /// Whether a stored file counts as good: exported, and eligible for deletion by
   /// ``isDeletable(_:)``'s rules.
   private func isAccepted(_ verification: RecordingRecord.Verification) -> Bool {
-    switch verification {
-    case .verified, .framing, .agreement: true
-    case .pending, .unverified: false
-    }
+    verification.permitsExport
   }
 
   /// Whether the device copy of a file checked this well may go (invariant 8).
@@ -553,5 +550,17 @@ public actor SyncEngine {
 
   private func journalWrite<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
     try RecorderKit.journalWrite(journal, body)
+  }
+}
+
+extension RecordingRecord.Verification {
+  /// Whether a stored file checked this well counts as good: exported, and reported as
+  /// checked. The device's CRC, the framing checks and agreement do; a legacy "unverified"
+  /// (a CRC that disagreed) and "pending" do not.
+  var permitsExport: Bool {
+    switch self {
+    case .verified, .framing, .agreement: true
+    case .pending, .unverified: false
+    }
   }
 }
