@@ -61,7 +61,8 @@ let package = Package(
     .target(
       name: "RecorderKit",
       dependencies: [
-        "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
+        "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto",
+        "RecorderBluetooth",
         "RecorderSockets", "RecorderWebSocket", "RecorderAudio", "RecorderStore",
       ]),
     // Test doubles as a product (like NIOEmbedded): never part of RecorderKit's API.
@@ -74,7 +75,8 @@ let package = Package(
     .target(
       name: "RecorderEmulator",
       dependencies: [
-        "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto", "RecorderBluetooth",
+        "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto",
+        "RecorderBluetooth",
         "RecorderRemoteLink", "RecorderSockets", "RecorderWebSocket", "RecorderAudio",
       ]),
     .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),

@@ -49,7 +49,9 @@ public struct CheckedRanges: Sendable, Equatable, CustomStringConvertible {
         kept.append(range)
         continue
       }
-      if range.start < start { kept.append(Range(start: range.start, end: start, level: range.level)) }
+      if range.start < start {
+        kept.append(Range(start: range.start, end: start, level: range.level))
+      }
       if range.end > end { kept.append(Range(start: end, end: range.end, level: range.level)) }
     }
     kept.append(Range(start: start, end: end, level: level))

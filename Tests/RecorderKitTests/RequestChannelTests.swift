@@ -18,7 +18,13 @@ struct RequestChannelTests {
     let storageAsked = Locked(0)
     let central = ScriptedCentral { message in
       // The second STORAGE (after set-up) gets no answer until the test sends one.
-      if case .storage = message, storageAsked.withLock({ $0 += 1; return $0 }) == 2 { return [] }
+      if case .storage = message,
+        storageAsked.withLock({
+          $0 += 1; return $0
+        }) == 2
+      {
+        return []
+      }
       return V0095Replies.standard(message)
     }
     let session = try await DeviceSessionTests.connect(central)
@@ -27,7 +33,8 @@ struct RequestChannelTests {
     let queued = Task { try await session.battery() }
     await Self.waitForQueue(session, count: 1)
     queued.cancel()
-    central.link.notify(V0095Replies.hex("010600 0000868f0e000000 0000888f0e000000 90abce3600000000"))
+    central.link.notify(
+      V0095Replies.hex("010600 0000868f0e000000 0000888f0e000000 90abce3600000000"))
     _ = try await slow.value
     await #expect(throws: DeviceError.cancelled) { try await queued.value }
     #expect(central.link.written.map(\.name).dropFirst(6) == ["STORAGE"])
@@ -43,7 +50,9 @@ struct RequestChannelTests {
     let central = ScriptedCentral { message in
       switch message {
       case .syncStart(let request):
-        return [DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()]
+        return [
+          DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()
+        ]
           + (0..<4).map { index in
             Frame.bulk(
               BulkFrame(
@@ -52,7 +61,8 @@ struct RequestChannelTests {
             ).encoded()
           }
       case .syncStop: return [DeviceMessage.syncStopped.encoded()]
-      case .delete(let id): return [DeviceMessage.deleted(SessionStatus(sessionId: id, status: 0)).encoded()]
+      case .delete(let id):
+        return [DeviceMessage.deleted(SessionStatus(sessionId: id, status: 0)).encoded()]
       default: return V0095Replies.standard(message)
       }
     }

@@ -38,7 +38,9 @@ struct SyncLossyLinkTests {
     let size = Double(template.totalBytes)
     // Every data byte the device sent, those thrown away after a gap included.
     let moved = Double(await bench.device.counters.dataBytesSent)
-    print("lossy link: \(minutes) min file \(Int(size)) B, moved \(Int(moved)) B = \(moved / size)×, \(report.reissues) re-issues")
+    print(
+      "lossy link: \(minutes) min file \(Int(size)) B, moved \(Int(moved)) B = \(moved / size)×, \(report.reissues) re-issues"
+    )
     #expect(report.reissues >= Int(size) / (256 * 1024) - 1, "seed \(seed): losses happened")
     #expect(moved <= 1.05 * size, "seed \(seed): moved \(moved) for \(size)")
     #expect(connections == 1, "seed \(seed): reconnected")
@@ -62,7 +64,8 @@ struct SyncLossyLinkTests {
       FaultPlan(stallAfterDataBytes: 100 * 1024, stallDuration: .seconds(seconds)))
     let (stalled, report, connections) = try await Self.timedSync(bench)
     let lost = stalled - plain - .seconds(seconds)
-    print("stall \(seconds) s: sync \(plain) → \(stalled), lost \(lost), \(report.reissues) re-issues")
+    print(
+      "stall \(seconds) s: sync \(plain) → \(stalled), lost \(lost), \(report.reissues) re-issues")
     #expect(connections == 1, "seed \(seed): reconnected after a \(seconds) s stall")
     #expect(lost <= .seconds(6), "seed \(seed): lost \(lost)")
     #expect(report.reissues >= 1, "seed \(seed): the silence was never noticed")

@@ -69,9 +69,13 @@ struct SyncTrustTests {
     let earlier = UInt32(full / 2 / 80 * 80)
     // The first sync sees the recording while it was shorter (paused), keeps it on the device.
     let shorter: @Sendable (BLETransport) -> any RecordingTransport = { base in
-      WatchedTransport(base: base, alterList: { list in
-        list.map { var r = $0; r.size = earlier; return r }
-      })
+      WatchedTransport(
+        base: base,
+        alterList: { list in
+          list.map {
+            var r = $0; r.size = earlier; return r
+          }
+        })
     }
     _ = try await bench.syncOnce(try bench.makeEngine(options: Self.keepOnDevice()), wrap: shorter)
     #expect(try bench.journalRecords()[id]?.size == Int64(earlier))
@@ -98,9 +102,13 @@ struct SyncTrustTests {
     #expect(partial > 0)
     let smaller = UInt32(partial / 2 / 80 * 80)
     let shrunk: @Sendable (BLETransport) -> any RecordingTransport = { base in
-      WatchedTransport(base: base, alterList: { list in
-        list.map { var r = $0; r.size = smaller; return r }
-      })
+      WatchedTransport(
+        base: base,
+        alterList: { list in
+          list.map {
+            var r = $0; r.size = smaller; return r
+          }
+        })
     }
     let report = try await bench.syncOnce(
       try bench.makeEngine(options: Self.keepOnDevice()), wrap: shrunk)
@@ -120,11 +128,13 @@ struct SyncTrustTests {
       let bench = try SyncBench(seed: seed, template: template)
       defer { bench.cleanUp() }
       let twice: @Sendable (BLETransport) -> any RecordingTransport = { base in
-        WatchedTransport(base: base, alterList: { list in
-          guard var copy = list.first else { return list }
-          if !sameSize { copy.size -= 80 }
-          return list + [copy]
-        })
+        WatchedTransport(
+          base: base,
+          alterList: { list in
+            guard var copy = list.first else { return list }
+            if !sameSize { copy.size -= 80 }
+            return list + [copy]
+          })
       }
       let report = try await bench.syncOnce(try bench.makeEngine(), wrap: twice)
       let first = try #require(template.recordings.first).sessionId

@@ -277,7 +277,8 @@ extension SyncWorkspace {
       try tx.exportPath(
         serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue)
     }
-    if made.flatMap({ $0 }).map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil {
+    if made.flatMap({ $0 }).map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil
+    {
       return finalPath
     }
     let temporary = directory + "/.partial-" + name

@@ -188,7 +188,9 @@ actor RequestChannel {
     } catch {
       throw .cancelled
     }
-    if let headStatus, headStatus != 0 { throw .rejected(operation: "SYNC_START", status: headStatus) }
+    if let headStatus, headStatus != 0 {
+      throw .rejected(operation: "SYNC_START", status: headStatus)
+    }
     if let tail { return .tail(tail) }
     if Task.isCancelled { throw .cancelled }
     try await stopStreamHoldingGate()

@@ -73,7 +73,8 @@ struct RecordingTransfer {
     }
     defer { file.close() }
     try saveProgress(offset: offset, checked: checked, stage: .transferring, carriedBy: carriedBy)
-    try storageStep { () throws(StorageError) in try fileSystem.syncDirectory(parent(of: partPath)) }
+    try storageStep { () throws(StorageError) in try fileSystem.syncDirectory(parent(of: partPath))
+    }
 
     var receiver = makeReceiver(file: file, offset: offset)
     var mismatch: (start: Int64, ours: UInt16)?
@@ -130,7 +131,8 @@ struct RecordingTransfer {
         try saveProgress(offset: receiver.durableOffset, checked: checked)
         idleReissues += receiver.offset > requestStart ? 0 : 1
         report.reissues += 1
-        try giveUpIfStuck(idleReissues: idleReissues, since: lastProgress, report: &report, receiver)
+        try giveUpIfStuck(
+          idleReissues: idleReissues, since: lastProgress, report: &report, receiver)
         continue
       }
       guard transport.tailCarriesDeviceCRC else {
@@ -166,8 +168,9 @@ struct RecordingTransfer {
     _ receiver: RangeReceiver
   ) throws(SyncError) {
     let repeating = receiver.overDelivered ? " (the device repeats itself)" : ""
-    guard idleReissues > policy.maximumIdleReissues
-      || clock.elapsed - lastProgress > policy.noProgressTimeout
+    guard
+      idleReissues > policy.maximumIdleReissues
+        || clock.elapsed - lastProgress > policy.noProgressTimeout
     else { return }
     report.bytesReceived += receiver.bytesReceived
     throw .device(.timeout(operation: "transfer of \(recording.sessionId)\(repeating)"))
