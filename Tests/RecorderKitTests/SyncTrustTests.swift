@@ -9,6 +9,22 @@ import Testing
 /// device lists now (DESIGN.md invariant 8).
 @Suite("Sync: trust only what was checked")
 struct SyncTrustTests {
+  /// A transport whose LIST reports every recording at `size` bytes (a device that lies, or
+  /// one seen while its recording was shorter).
+  static func listing(size: UInt32) -> @Sendable (BLETransport) -> any RecordingTransport {
+    { base in
+      WatchedTransport(
+        base: base,
+        alterList: { list in
+          list.map { recording in
+            var changed = recording
+            changed.size = size
+            return changed
+          }
+        })
+    }
+  }
+
   static func keepOnDevice() -> SyncEngine.Options {
     var options = SyncEngine.Options.fast
     options.deleteFromDevice = false
@@ -68,15 +84,7 @@ struct SyncTrustTests {
     let full = try #require(template.recordings.first).size
     let earlier = UInt32(full / 2 / 80 * 80)
     // The first sync sees the recording while it was shorter (paused), keeps it on the device.
-    let shorter: @Sendable (BLETransport) -> any RecordingTransport = { base in
-      WatchedTransport(
-        base: base,
-        alterList: { list in
-          list.map {
-            var r = $0; r.size = earlier; return r
-          }
-        })
-    }
+    let shorter = Self.listing(size: earlier)
     _ = try await bench.syncOnce(try bench.makeEngine(options: Self.keepOnDevice()), wrap: shorter)
     #expect(try bench.journalRecords()[id]?.size == Int64(earlier))
     // Resumed under the same id: the next sync fetches only the rest, then deletes.
@@ -101,15 +109,7 @@ struct SyncTrustTests {
     let partial = try #require(try bench.journalRecords()[id]).durableBytes
     #expect(partial > 0)
     let smaller = UInt32(partial / 2 / 80 * 80)
-    let shrunk: @Sendable (BLETransport) -> any RecordingTransport = { base in
-      WatchedTransport(
-        base: base,
-        alterList: { list in
-          list.map {
-            var r = $0; r.size = smaller; return r
-          }
-        })
-    }
+    let shrunk = Self.listing(size: smaller)
     let report = try await bench.syncOnce(
       try bench.makeEngine(options: Self.keepOnDevice()), wrap: shrunk)
     #expect(report.bytesReceived == Int64(smaller), "started over from byte 0")
