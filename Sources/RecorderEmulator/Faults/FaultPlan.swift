@@ -29,6 +29,9 @@ public struct FaultPlan: Sendable, Equatable {
   public var refuseWiFiOpen: Bool
   /// The hotspot is raised but every join is refused (the phone cannot get on the network).
   public var refuseHotspotJoins: Bool
+  /// Drop the link when a firmware push first reaches each of these image offsets (each
+  /// once): the `03` frame that would carry the image past the offset is lost with the link.
+  public var dropLinkAtFirmwareOffsets: [Int] = []
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
@@ -87,6 +90,8 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiPongsReceived = 0
   /// Wi-Fi: hotspots that quit after the idle timeout.
   public var wifiIdleCloses = 0
+  /// Firmware image bytes received in `03` frames (resends included).
+  public var firmwareBytesReceived = 0
 
   public init() {}
 }

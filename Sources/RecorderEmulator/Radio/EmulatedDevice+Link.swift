@@ -15,15 +15,17 @@ extension EmulatedDevice {
   // MARK: Advertising
 
   /// True while the device is heard: in range and not connected.
-  var isAdvertising: Bool { inRange && connection == nil }
+  var isAdvertising: Bool { inRange && connection == nil && !restarting }
 
   /// The advertisement the device sends now, nil when it is not advertising.
   public var currentAdvertisement: Advertisement? {
     guard isAdvertising else { return nil }
     return Advertisement(
       peripheral: address, localName: name,
-      manufacturerData: configuration.manufacturerPayload.manufacturerData(
-        companyID: configuration.companyID),
+      manufacturerData: ManufacturerPayload(
+        projectCode: configuration.model.rawValue, firmware: firmware,
+        serial: configuration.serial, portVersion: portVersion
+      ).manufacturerData(companyID: configuration.companyID),
       serviceUUIDs: [RecorderGATT.service, RecorderGATT.batteryService],
       rssi: configuration.rssi)
   }
@@ -209,6 +211,39 @@ extension EmulatedDevice {
       markBusy()
     }
     endSetUpGrace(id)
+  }
+
+  /// Queues `values` (writes without response) in order, as many at a time as the queue has
+  /// room for, waiting for room in between: the phone's stack refills the queue in one step
+  /// after each connection event, as a real phone's would long before the next event.
+  func writeBatch(_ id: Int, values: [[UInt8]], to characteristic: BluetoothUUID)
+    async throws(LinkError)
+  {
+    guard characteristic == RecorderGATT.writeCharacteristic else {
+      throw .characteristicNotFound(characteristic)
+    }
+    var index = 0
+    while index < values.count {
+      let link = try liveConnection(id)
+      let room = configuration.link.writeQueueCapacity - link.writeQueue.count
+      guard room > 0 else {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+          connection?.roomWaiters.append(waiter)
+          connection?.owesReadySignal = true
+        }
+        continue
+      }
+      let end = min(values.count, index + room)
+      for value in values[index..<end] {
+        guard value.count <= link.maximumValueLength else {
+          throw .valueTooLong(length: value.count, maximum: link.maximumValueLength)
+        }
+        connection?.writeQueue.append(Connection.PendingWrite(value: value, acknowledgement: nil))
+      }
+      index = end
+      markBusy()
+      endSetUpGrace(id)
+    }
   }
 
   /// The link has traffic: hold a manual clock still and wake the pump.
