@@ -31,15 +31,16 @@ public struct FaultPlan: Sendable, Equatable {
   public var refuseHotspotJoins: Bool
   /// Drop the link when a firmware push first reaches each of these image offsets (each
   /// once): the `03` frame that would carry the image past the offset is lost with the link.
-  public var dropLinkAtFirmwareOffsets: [Int] = []
+  public var dropLinkAtFirmwareOffsets: [Int]
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
     corruptDataFrame: Int? = nil, duplicateDataFrame: Int? = nil, dropDataFrame: Int? = nil,
     flashFull: Bool = false, processingDelay: Duration = .zero,
     dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
-    refuseHotspotJoins: Bool = false
+    refuseHotspotJoins: Bool = false, dropLinkAtFirmwareOffsets: [Int] = []
   ) {
+    self.dropLinkAtFirmwareOffsets = dropLinkAtFirmwareOffsets
     self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
     self.dropLinkAt = dropLinkAt
     self.corruptDataFrame = corruptDataFrame

@@ -29,7 +29,8 @@ public actor CloudClient {
     /// The clock backoff waits on.
     public var clock: AnyClock = .continuous
     public var retry = RetryPolicy()
-    /// The longest wait for the next byte of a response (URLSession's timeout: real time).
+    /// The longest wait for the next byte of a response (URLSession's timeout: real time,
+    /// whole seconds on Linux, at least one).
     public var requestTimeout: Duration = .seconds(20)
     /// Called on a 401: a fresh token, or nil to give up with ``CloudError/tokenExpired``.
     public var tokenRefresher: (@Sendable () async -> UserToken?)?

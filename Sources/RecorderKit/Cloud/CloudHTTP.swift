@@ -37,7 +37,9 @@ final class CloudHTTP: Sendable {
   ///   request timeout, real time).
   init(timeout: Duration) {
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = max(0.001, timeout.seconds)
+    // FoundationNetworking arms its timer with whole seconds (a 0.3 s timeout fires at
+    // once): round to whole seconds, at least one.
+    configuration.timeoutIntervalForRequest = max(1, timeout.seconds.rounded())
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     configuration.httpCookieStorage = nil
@@ -112,8 +114,10 @@ final class CloudHTTP: Sendable {
     switch error.code {
     case .cancelled: return .cancelled
     case .timedOut: return .timedOut
+    // `unknown`: what FoundationNetworking reports for a body cut short (curl's
+    // PARTIAL_FILE), among others; retrying it is bounded.
     case .networkConnectionLost, .cannotConnectToHost, .badServerResponse,
-      .cannotParseResponse, .resourceUnavailable:
+      .cannotParseResponse, .resourceUnavailable, .unknown:
       return .connectionLost
     default: return .fatal("URL error \(error.code.rawValue)")
     }

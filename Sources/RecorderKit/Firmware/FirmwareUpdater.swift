@@ -47,6 +47,8 @@ public actor FirmwareUpdater {
     public var version: String
     /// Link losses survived during the push.
     public var reconnects: Int
+    /// Time on the updater's clock from the first FOTA_PUSH to the device's good result.
+    public var pushDuration: Duration
     /// A session to the device on its new firmware (the caller closes it).
     public var session: DeviceSession
   }
@@ -142,6 +144,7 @@ public actor FirmwareUpdater {
     let push = FirmwarePush(
       uid: UInt32(file.crc), from: previous, to: target, size: UInt32(image.count), crc: file.crc)
     report(FirmwareProgress(phase: .installing, fraction: 0, total: Int64(image.count)))
+    let pushStarted = configuration.clock.elapsed
     var reconnects = 0
     let total = image.count
     while true {
@@ -182,6 +185,7 @@ public actor FirmwareUpdater {
       }
       break
     }
+    let pushDuration = configuration.clock.elapsed - pushStarted
     report(
       FirmwareProgress(phase: .installing, fraction: 1, bytes: Int64(total), total: Int64(total)))
     report(FirmwareProgress(phase: .restarting, fraction: 0))
@@ -207,7 +211,7 @@ public actor FirmwareUpdater {
     report(FirmwareProgress(phase: .complete, fraction: 1))
     return Result(
       previousVersion: previous.description, version: target.description, reconnects: reconnects,
-      session: restarted)
+      pushDuration: pushDuration, session: restarted)
   }
 
   // MARK: - Steps

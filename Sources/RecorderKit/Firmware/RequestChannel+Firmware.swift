@@ -13,9 +13,10 @@ enum FirmwarePushEnd: Sendable, Equatable {
 // answered with `03` frames over its range, FOTA_DONE after the last byte, until the result.
 // The push holds the gate from FOTA_PUSH to the result: nothing else is written meanwhile.
 extension RequestChannel {
-  /// Frames handed to the link at a time (more than a connection event carries, so the
-  /// radio's queue never runs dry between two hand-overs).
-  static let firmwareBatchFrames = 32
+  /// Frames handed to the link at a time: a whole PACK_REQ range (64 KiB on the emulator)
+  /// up to this many, so the link's queue is refilled in one step after each connection
+  /// event and never runs dry while the phone encodes the next frames.
+  static let firmwareBatchFrames = 1024
 
   /// Pushes `image` as the device asks for it. `sent` gets the image offset reached after
   /// each batch of frames. `silence` bounds every wait for the device (a PACK_REQ, the
