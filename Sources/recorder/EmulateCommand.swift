@@ -48,6 +48,15 @@ struct EmulateCommand: RecorderCommand {
       --wifi-drop-at-byte N   Drop the Wi-Fi TCP connection after N content bytes (once).
       --wifi-refuse-open      WIFI_OPEN fails: the hotspot cannot be raised.
       --wifi-refuse-join      The hotspot is raised but every join is refused.
+      --cloud                 Also run the cloud emulator (docs/cloud.md) on loopback; its
+                              URL is an extra stdout line, cloud http://127.0.0.1:PORT.
+      --cloud-port N          Its port (default 0: any free port).
+      --cloud-token-file F    Write a user token (JWT) the cloud accepts to F (0600); the
+                              device's token becomes the one derived from it unless --token.
+      --cloud-user ID         The user that token belongs to (default partner-user-1).
+      --new-firmware V        Publish a valid image of version V in the cloud.
+      --firmware-image F      Write that image to F too (for `recorder ota --file`).
+      --firmware-size N       Its size in bytes (default 65536).
       -h, --help              Show this help.
     """
 
@@ -63,6 +72,13 @@ struct EmulateCommand: RecorderCommand {
   var configuration: DeviceConfiguration
   var faults: FaultPlan
   var hotspotPort: UInt16
+  var cloud: Bool
+  var cloudPort: UInt16
+  var cloudTokenFile: String?
+  var cloudUser: String
+  var newFirmware: FirmwareVersion?
+  var firmwareImage: String?
+  var firmwareSize: Int
 
   init(arguments: inout Arguments) throws {
     host = try arguments.option("host") ?? "127.0.0.1"
@@ -80,7 +96,28 @@ struct EmulateCommand: RecorderCommand {
       }
       minutes = values.compactMap { $0 }
     }
-    let tokenText = try arguments.option("token") ?? "0123456789abcdef0123456789abcdef"
+    cloud = arguments.flag("cloud")
+    cloudPort = try arguments.option("cloud-port", as: UInt16.self) ?? 0
+    cloudTokenFile = try arguments.option("cloud-token-file")
+    cloudUser = try arguments.option("cloud-user") ?? "partner-user-1"
+    if let text = try arguments.option("new-firmware") {
+      guard let version = FirmwareVersion(text) else {
+        throw UsageError("--new-firmware: '\(text)' is not a version like V0096")
+      }
+      newFirmware = version
+    }
+    firmwareImage = try arguments.option("firmware-image")
+    firmwareSize = try arguments.option("firmware-size", as: Int.self) ?? 65536
+    guard (EmulatedFirmwareImage.overhead...8 * 1024 * 1024).contains(firmwareSize) else {
+      throw UsageError("--firmware-size must be \(EmulatedFirmwareImage.overhead)-8388608")
+    }
+    if firmwareImage != nil, newFirmware == nil {
+      throw UsageError("--firmware-image needs --new-firmware V")
+    }
+    if cloudTokenFile != nil, !cloud { throw UsageError("--cloud-token-file needs --cloud") }
+    let derived = cloudTokenFile == nil ? nil : Self.derivedToken(user: cloudUser)
+    let tokenText =
+      try arguments.option("token") ?? derived ?? "0123456789abcdef0123456789abcdef"
     guard let token = DeviceToken(tokenText) else {
       throw UsageError("--token must be printable ASCII")
     }
@@ -175,6 +212,16 @@ struct EmulateCommand: RecorderCommand {
     } catch {
       throw CommandFailure(.unavailable, "cannot listen on \(host):\(port): \(error)")
     }
+    let image = newFirmware.map {
+      EmulatedFirmwareImage.make(version: $0, size: firmwareSize, seed: seed)
+    }
+    if let image, let firmwareImage {
+      do {
+        try Data(image).write(to: URL(fileURLWithPath: firmwareImage))
+      } catch {
+        throw CommandFailure(.ioError, "cannot write \(firmwareImage): \(error)")
+      }
+    }
     print("tcp://\(host):\(bound)")
     // The Wi-Fi join port (docs/tcp-link.md): the phone's JOIN reaches the device here.
     var joinServer: HotspotJoinServer?
@@ -189,11 +236,46 @@ struct EmulateCommand: RecorderCommand {
       print("hotspot tcp://\(host):\(joinServer?.port ?? 0)")
     }
     defer { joinServer?.stop() }
+    let cloudServer = try startCloud(image: image)
+    defer { cloudServer?.stop() }
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
     try await keepManifest(device)
   }
+
+  /// The cloud emulator when `--cloud` asked for it: its URL printed as `cloud URL`, a user
+  /// token written to `--cloud-token-file`, the new firmware published.
+  private func startCloud(image: [UInt8]?) throws -> CloudEmulator? {
+    guard cloud else { return nil }
+    let server: CloudEmulator
+    do {
+      server = try CloudEmulator(host: "127.0.0.1", port: cloudPort)
+    } catch {
+      throw CommandFailure(.unavailable, "cannot listen on 127.0.0.1:\(cloudPort): \(error)")
+    }
+    if let image, let newFirmware {
+      server.publishFirmware(
+        type: CloudEmulator.deviceType(configuration.serial), version: newFirmware, image: image)
+    }
+    if let cloudTokenFile {
+      let jwt = server.issueToken(userID: cloudUser)
+      guard
+        FileManager.default.createFile(
+          atPath: cloudTokenFile, contents: Data((jwt + "\n").utf8),
+          attributes: [.posixPermissions: 0o600])
+      else {
+        server.stop()
+        throw CommandFailure(.ioError, "cannot write \(cloudTokenFile)")
+      }
+    }
+    print("cloud \(server.url)")
+    return server
+  }
+
+  /// The device token of the cloud emulator's tokens for `user` (PROTOCOL.md §8: `sub` is
+  /// `client_user_<user>`; the token drops the prefix and every `-`).
+  static func derivedToken(user: String) -> String { user.filter { $0 != "-" } }
 
   /// Installs SIGINT and SIGTERM handlers that remove `directory` and exit 0.
   private static func removeOnTermination(_ directory: String) -> [any DispatchSourceSignal] {

@@ -325,7 +325,7 @@ public final class CloudEmulator: Sendable {
   }
 
   /// The cloud's device type for a serial (PROTOCOL.md §8).
-  static func deviceType(_ serial: String) -> String {
+  public static func deviceType(_ serial: String) -> String {
     if serial.hasPrefix("880") { return "notepin" }
     if serial.hasPrefix("881") { return "notepro" }
     if serial.hasPrefix("882") { return "notepins" }
