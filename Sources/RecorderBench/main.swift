@@ -1,6 +1,6 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|all]   (wifi also takes --megabytes N and --once)
+// USAGE: recorder-bench [audio|sync|wifi|ota|all]   (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
 //   recorder-bench audio-export-child INPUT OUTPUT FORMAT CHANNELS
@@ -18,6 +18,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
   ("audio", AudioBenchmarks.run),
   ("sync", SyncBenchmarks.run),
   ("wifi", WiFiBenchmarks.run),
+  ("ota", OTABenchmarks.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -17,8 +17,8 @@ public struct OTAParameters: Sendable, Equatable {
   public var minimumBattery: UInt8
 
   public init(
-    rangeBytes: Int = 64 * 1024, maximumImageBytes: Int = 8 * 1024 * 1024, maximumResends: Int = 3,
-    verifyTime: Duration = .seconds(1), installTime: Duration = .seconds(2),
+    rangeBytes: Int = 128 * 1024, maximumImageBytes: Int = 8 * 1024 * 1024, maximumResends: Int = 3,
+    verifyTime: Duration = .milliseconds(500), installTime: Duration = .seconds(2),
     restartTime: Duration = .seconds(4), minimumBattery: UInt8 = 30
   ) {
     precondition(rangeBytes > 0 && maximumImageBytes > 0, "sizes must be positive")

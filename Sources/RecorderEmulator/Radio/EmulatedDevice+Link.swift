@@ -5,6 +5,8 @@ import RecorderProtocol
 /// What the link pump does next.
 enum PumpStep: Sendable {
   case event(at: Duration)
+  /// Writers were given room and have not acted yet: wait for them (the clock stays held).
+  case writersRefilling
   case idle
   case closed
 }
@@ -196,6 +198,7 @@ extension EmulatedDevice {
         connection?.roomWaiters.append(waiter)
         connection?.owesReadySignal = true
       }
+      writerActed(id)
     }
     _ = try liveConnection(id)
     if type == .withResponse {
@@ -231,6 +234,7 @@ extension EmulatedDevice {
           connection?.roomWaiters.append(waiter)
           connection?.owesReadySignal = true
         }
+        writerActed(id)
         continue
       }
       let end = min(values.count, index + room)
@@ -244,6 +248,14 @@ extension EmulatedDevice {
       markBusy()
       endSetUpGrace(id)
     }
+  }
+
+  /// A writer given room is running again (it queues its write next, or waits again): the
+  /// pump may schedule the next connection event.
+  func writerActed(_ id: Int) {
+    guard connection?.id == id, let count = connection?.writersGivenRoom, count > 0 else { return }
+    connection?.writersGivenRoom = count - 1
+    connection?.wake.yield()
   }
 
   /// The link has traffic: hold a manual clock still and wake the pump.
@@ -269,6 +281,13 @@ extension EmulatedDevice {
   /// When the next connection event with traffic happens, or idle / closed.
   func pumpStep(_ id: Int) -> PumpStep {
     guard let link = connection, link.id == id else { return .closed }
+    // A phone refills its write queue within microseconds of being told there is room, long
+    // before the next connection event: never run one while a writer given room has not
+    // acted yet (it wakes the pump when it has).
+    if link.writersGivenRoom > 0 {
+      if connection?.busyToken == nil { connection?.busyToken = time.beginWork() }
+      return .writersRefilling
+    }
     let now = time.now
     var due: Duration? = link.writeQueue.isEmpty ? nil : now
     if let first = link.outgoing.first { due = min(due ?? first.readyAt, first.readyAt) }
@@ -342,6 +361,7 @@ extension EmulatedDevice {
     else { return }
     let waiters = link.roomWaiters
     link.roomWaiters = []
+    link.writersGivenRoom += waiters.count
     let owed = link.owesReadySignal
     link.owesReadySignal = false
     connection = link
@@ -452,7 +472,7 @@ enum LinkPump {
       switch await device.pumpStep(id) {
       case .closed:
         return
-      case .idle:
+      case .idle, .writersRefilling:
         guard await wakeups.next() != nil else { return }
       case .event(let instant):
         await device.waitForConsumerOrWrite(id, events: events, limit: bufferLimit)
