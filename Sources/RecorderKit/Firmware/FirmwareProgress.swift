@@ -1,3 +1,5 @@
+import RecorderProtocol
+
 /// The stages of a firmware update, in order (the vendor's `PlaudFirmwarePhase`).
 public enum FirmwarePhase: Int, Sendable, CaseIterable {
   /// The image is being downloaded.
@@ -25,3 +27,6 @@ public struct FirmwareProgress: Sendable, Equatable {
     self.total = total
   }
 }
+
+/// A firmware version (`V0096`), for the facade, which sees only RecorderKit.
+public typealias RecorderFirmwareVersion = FirmwareVersion
