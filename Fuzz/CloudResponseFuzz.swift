@@ -1,4 +1,3 @@
-import RecorderKit
 import RecorderProtocol
 
 // libFuzzer entry over what the cloud client parses from outside: a user JWT (base64url,

@@ -1,5 +1,3 @@
-import RecorderWebSocket
-
 // libFuzzer entry over the small HTTP server's request parser (the cloud emulator's input):
 // head limits, request line, Content-Length and body bounds. Built with the RecorderWebSocket
 // sources in one module by scripts/fuzz.sh. A trap or sanitizer report is a bug; a thrown

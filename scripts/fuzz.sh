@@ -58,7 +58,9 @@ deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc
           -module-name "$mod" -emit-module -emit-module-path "$out/modules/$mod.swiftmodule" \
           -emit-library -static -o "$out/modules/lib$mod.a" "Sources/$mod"/*.swift >&2
       fi
-      flags+=(-I "$out/modules" -L "$out/modules" "-l$mod")
+      # Its own imports (a C module map RecorderCrypto needs, say) travel with it.
+      # shellcheck disable=SC2207
+      flags+=(-I "$out/modules" -L "$out/modules" "-l$mod" $(deps_flags "Sources/$mod"))
     fi
   done
   echo "${flags[@]}"

@@ -156,7 +156,9 @@ struct CloudClientTests {
     let fresh = try UserToken(jwt: bench.cloud.issueToken(userID: "4f1c-22aa-9d03"))
     bench.clock.stopAutoAdvance()
     let bind = Task { try await client.bind(serial: Self.serial) }
-    while bench.clock.sleeperCount == 0 { await Task.yield() }  // in its backoff
+    // Wait (bounded) until the request sleeps in its backoff.
+    let inBackoff = await waitForSleeper(bench.clock)
+    try #require(inBackoff, "the request never waited to retry")
     bench.cloud.expire(bench.jwt)
     await client.setUserToken(fresh)
     bench.clock.advanceToNextDeadline()
@@ -320,4 +322,14 @@ struct CloudClientTests {
   static func jwt(sub: String) -> String {
     "\(b64(#"{"alg":"HS256"}"#)).\(b64("{\"sub\":\"\(sub)\"}")).c2ln"
   }
+}
+
+/// Yields until `clock` has a sleeper, at most ~10 s of real time.
+func waitForSleeper(_ clock: ManualClock) async -> Bool {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while clock.sleeperCount == 0 {
+    guard ContinuousClock.now < deadline else { return false }
+    await Task.yield()
+  }
+  return true
 }

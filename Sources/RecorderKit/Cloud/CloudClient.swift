@@ -228,7 +228,8 @@ public actor CloudClient {
       if Task.isCancelled { throw .cancelled }
       switch result {
       case .success(let exchange) where exchange.status == 401:
-        if token != used { continue }  // refreshed meanwhile: retry with the new one
+        // Refreshed meanwhile: retry with the new one (within the attempt bound).
+        if token != used, attempt < configuration.retry.maximumAttempts { continue }
         guard !refreshed, let refresher = configuration.tokenRefresher,
           let fresh = await refresher(), fresh != used
         else { throw .tokenExpired }
