@@ -1,6 +1,6 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|scale|journal|battery|first-byte|all] [more sections]
+// USAGE: recorder-bench [audio|sync|wifi|ota|scale|journal|battery|first-byte|all] [more sections]
 //        (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
@@ -23,6 +23,7 @@ let sections: [(name: String, run: () throws -> Void)] = [
   ("journal", JournalBenchmarks.run),
   ("battery", BatteryBenchmarks.run),
   ("first-byte", FirstByteBenchmarks.run),
+  ("ota", OTABenchmarks.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

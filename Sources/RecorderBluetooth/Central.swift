@@ -68,6 +68,13 @@ public protocol PeripheralLink: Sendable {
   func write(_ value: [UInt8], to characteristic: BluetoothUUID, type: WriteType)
     async throws(LinkError)
 
+  /// Writes `values` in order without response, as fast as the link's queue takes them (a
+  /// firmware image, say). The link may hand several to the radio at once, so a simulated
+  /// radio never sees a half-filled queue that a real phone would have kept full. The
+  /// default writes them one at a time with ``write(_:to:type:)``.
+  func writeWithoutResponse(_ values: [[UInt8]], to characteristic: BluetoothUUID)
+    async throws(LinkError)
+
   /// Subscribes to (or stops) notifications: writes `01 00` / `00 00` to the CCCD.
   func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID) async throws(LinkError)
 
@@ -76,4 +83,12 @@ public protocol PeripheralLink: Sendable {
 
   /// Ends the link; ``events`` then delivers `.disconnected(.localRequest)`.
   func disconnect() async
+}
+
+extension PeripheralLink {
+  public func writeWithoutResponse(_ values: [[UInt8]], to characteristic: BluetoothUUID)
+    async throws(LinkError)
+  {
+    for value in values { try await write(value, to: characteristic, type: .withoutResponse) }
+  }
 }

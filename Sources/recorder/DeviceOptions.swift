@@ -58,7 +58,7 @@ struct DeviceOptions {
   }
 
   /// The first line of `path`, without its line end; warns when others may read the file.
-  private static func readTokenFile(_ path: String) throws -> String {
+  static func readTokenFile(_ path: String) throws -> String {
     var info = stat()
     guard stat(path, &info) == 0 else {
       throw CommandFailure(

@@ -75,6 +75,15 @@ struct EmulateCommand: RecorderCommand {
                               (default 5).
       --health-cycle S        Power each health peripheral on again, with a new reading,
                               S seconds after it powered off (default: never).
+      --cloud                 Also run the cloud emulator (docs/cloud.md) on loopback; its
+                              URL is an extra stdout line, cloud http://127.0.0.1:PORT.
+      --cloud-port N          Its port (default 0: any free port).
+      --cloud-token-file F    Write a user token (JWT) the cloud accepts to F (0600); the
+                              device's token becomes the one derived from it unless --token.
+      --cloud-user ID         The user that token belongs to (default partner-user-1).
+      --new-firmware V        Publish a valid image of version V in the cloud.
+      --firmware-image F      Write that image to F too (for `recorder ota --file`).
+      --firmware-size N       Its size in bytes (default 65536).
       -h, --help              Show this help.
     """
 
@@ -93,6 +102,13 @@ struct EmulateCommand: RecorderCommand {
   var health: [HealthPeripheralKind]
   var healthLinger: Duration
   var healthCycle: Duration?
+  var cloud: Bool
+  var cloudPort: UInt16
+  var cloudTokenFile: String?
+  var cloudUser: String
+  var newFirmware: FirmwareVersion?
+  var firmwareImage: String?
+  var firmwareSize: Int
 
   init(arguments: inout Arguments) throws {
     host = try arguments.option("host") ?? "127.0.0.1"
@@ -110,7 +126,28 @@ struct EmulateCommand: RecorderCommand {
       }
       minutes = values.compactMap { $0 }
     }
-    let tokenText = try arguments.option("token") ?? "0123456789abcdef0123456789abcdef"
+    cloud = arguments.flag("cloud")
+    cloudPort = try arguments.option("cloud-port", as: UInt16.self) ?? 0
+    cloudTokenFile = try arguments.option("cloud-token-file")
+    cloudUser = try arguments.option("cloud-user") ?? "partner-user-1"
+    if let text = try arguments.option("new-firmware") {
+      guard let version = FirmwareVersion(text) else {
+        throw UsageError("--new-firmware: '\(text)' is not a version like V0096")
+      }
+      newFirmware = version
+    }
+    firmwareImage = try arguments.option("firmware-image")
+    firmwareSize = try arguments.option("firmware-size", as: Int.self) ?? 65536
+    guard (EmulatedFirmwareImage.overhead...8 * 1024 * 1024).contains(firmwareSize) else {
+      throw UsageError("--firmware-size must be \(EmulatedFirmwareImage.overhead)-8388608")
+    }
+    if firmwareImage != nil, newFirmware == nil {
+      throw UsageError("--firmware-image needs --new-firmware V")
+    }
+    if cloudTokenFile != nil, !cloud { throw UsageError("--cloud-token-file needs --cloud") }
+    let derived = cloudTokenFile == nil ? nil : Self.derivedToken(user: cloudUser)
+    let tokenText =
+      try arguments.option("token") ?? derived ?? "0123456789abcdef0123456789abcdef"
     guard let token = DeviceToken(tokenText) else {
       throw UsageError("--token must be printable ASCII")
     }
@@ -254,6 +291,16 @@ struct EmulateCommand: RecorderCommand {
     } catch {
       throw CommandFailure(.unavailable, "cannot listen on \(host):\(port): \(error)")
     }
+    let image = newFirmware.map {
+      EmulatedFirmwareImage.make(version: $0, size: firmwareSize, seed: seed)
+    }
+    if let image, let firmwareImage {
+      do {
+        try Data(image).write(to: URL(fileURLWithPath: firmwareImage))
+      } catch {
+        throw CommandFailure(.ioError, "cannot write \(firmwareImage): \(error)")
+      }
+    }
     print("tcp://\(host):\(bound)")
     // The Wi-Fi join port (docs/tcp-link.md): the phone's JOIN reaches the device here.
     var joinServer: HotspotJoinServer?
@@ -278,6 +325,8 @@ struct EmulateCommand: RecorderCommand {
       }
     }
     defer { cycling?.forEach { $0.cancel() } }
+    let cloudServer = try startCloud(image: image)
+    defer { cloudServer?.stop() }
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
@@ -297,6 +346,39 @@ struct EmulateCommand: RecorderCommand {
       await peripheral.powerOn()
     }
   }
+
+  /// The cloud emulator when `--cloud` asked for it: its URL printed as `cloud URL`, a user
+  /// token written to `--cloud-token-file`, the new firmware published.
+  private func startCloud(image: [UInt8]?) throws -> CloudEmulator? {
+    guard cloud else { return nil }
+    let server: CloudEmulator
+    do {
+      server = try CloudEmulator(host: "127.0.0.1", port: cloudPort)
+    } catch {
+      throw CommandFailure(.unavailable, "cannot listen on 127.0.0.1:\(cloudPort): \(error)")
+    }
+    if let image, let newFirmware {
+      server.publishFirmware(
+        type: CloudEmulator.deviceType(configuration.serial), version: newFirmware, image: image)
+    }
+    if let cloudTokenFile {
+      let jwt = server.issueToken(userID: cloudUser)
+      guard
+        FileManager.default.createFile(
+          atPath: cloudTokenFile, contents: Data((jwt + "\n").utf8),
+          attributes: [.posixPermissions: 0o600])
+      else {
+        server.stop()
+        throw CommandFailure(.ioError, "cannot write \(cloudTokenFile)")
+      }
+    }
+    print("cloud \(server.url)")
+    return server
+  }
+
+  /// The device token of the cloud emulator's tokens for `user` (PROTOCOL.md §8: `sub` is
+  /// `client_user_<user>`; the token drops the prefix and every `-`).
+  static func derivedToken(user: String) -> String { user.filter { $0 != "-" } }
 
   /// Installs SIGINT and SIGTERM handlers that remove `directory` and exit 0.
   private static func removeOnTermination(_ directory: String) -> [any DispatchSourceSignal] {

@@ -15,6 +15,7 @@ let commands: [any RecorderCommand.Type] = [
   InfoCommand.self,
   SyncCommand.self,
   RecordCommand.self, SettingsCommand.self,
+  OTACommand.self, BindCommand.self, UnbindCommand.self,
 ]
 
 let code = await runCommandLine(commands, arguments: Array(CommandLine.arguments.dropFirst()))

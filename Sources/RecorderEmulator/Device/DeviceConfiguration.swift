@@ -59,6 +59,8 @@ public struct DeviceConfiguration: Sendable {
   public var link: LinkParameters
   /// Wi-Fi Fast Transfer (used when ``supportWifi`` is non-zero): timers, clock, sizes.
   public var wifi: WiFiParameters
+  /// The firmware-update receiver: range size, verify / install / restart times.
+  public var ota = OTAParameters()
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")

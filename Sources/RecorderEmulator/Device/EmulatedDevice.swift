@@ -70,6 +70,16 @@ public actor EmulatedDevice {
   var nextWiFiSessionID = 0
   /// ``DeviceCounters/wifiContentBytesSent`` when the fault plan was set.
   var faultBaseWiFiBytes = 0
+  /// The firmware running now (``DeviceConfiguration/firmware`` until an update installs).
+  var firmware: FirmwareVersion
+  /// A firmware image being received (PROTOCOL.md §7); kept across disconnects so a push
+  /// resumes where it stopped.
+  var otaReceiver: OTAReceiver?
+  /// Every firmware update's outcome, oldest first.
+  var otaOutcomes: [FirmwareUpdateOutcome] = []
+  /// Installing or restarting after an update: not advertising, not connectable.
+  var restarting = false
+  var otaTimer: Task<Void, Never>?
 
   /// A device whose flash is the directory `flashDirectory` (created if missing; recordings
   /// already there are kept, so a flash survives an emulator restart).
@@ -82,6 +92,7 @@ public actor EmulatedDevice {
     self.time = time
     flash = try FlashStorage(directory: flashDirectory)
     name = configuration.name
+    firmware = configuration.firmware
     settings = Self.defaultSettings
     batteryLevel = configuration.batteryLevel
     charging = configuration.charging

@@ -38,6 +38,9 @@ public struct FaultPlan: Sendable, Equatable {
   public var stallAfterDataBytes: Int?
   /// How long the stall of ``stallAfterDataBytes`` lasts.
   public var stallDuration: Duration
+  /// Drop the link when a firmware push first reaches each of these image offsets (each
+  /// once): the `03` frame that would carry the image past the offset is lost with the link.
+  public var dropLinkAtFirmwareOffsets: [Int]
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
@@ -45,11 +48,13 @@ public struct FaultPlan: Sendable, Equatable {
     flashFull: Bool = false, processingDelay: Duration = .zero,
     dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
     refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
-    stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero
+    stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero,
+    dropLinkAtFirmwareOffsets: [Int] = []
   ) {
     self.loseDataFrameEveryBytes = loseDataFrameEveryBytes
     self.stallAfterDataBytes = stallAfterDataBytes
     self.stallDuration = stallDuration
+    self.dropLinkAtFirmwareOffsets = dropLinkAtFirmwareOffsets
     self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
     self.dropLinkAt = dropLinkAt
     self.corruptDataFrame = corruptDataFrame
@@ -105,6 +110,8 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiOpensWithPassword = 0
   /// Wi-Fi STOPs refused for lacking `{session, scene}`.
   public var wifiStopsRejected = 0
+  /// Firmware image bytes received in `03` frames (resends included).
+  public var firmwareBytesReceived = 0
 
   public init() {}
 }

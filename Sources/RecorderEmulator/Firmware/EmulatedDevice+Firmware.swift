@@ -9,11 +9,15 @@ extension EmulatedDevice {
     guard let link = connection else { return }
     let control: ControlFrame
     do {
-      guard case .control(let frame) = try Frame(decoding: value, portVersion: portVersion) else {
+      switch try Frame(decoding: value, portVersion: portVersion) {
+      case .control(let frame): control = frame
+      case .ota(let frame) where link.authenticated:
+        receiveFirmwareData(frame, at: instant)
+        return
+      default:
         counterValues.ignoredRequests += 1
         return
       }
-      control = frame
     } catch {
       counterValues.malformedWrites += 1
       return
@@ -37,7 +41,7 @@ extension EmulatedDevice {
     respond(to: message, readyAt: readyAt)
   }
 
-  private func reply(_ message: DeviceMessage, readyAt: Duration) {
+  func reply(_ message: DeviceMessage, readyAt: Duration) {
     notify(message.encoded(portVersion: portVersion), readyAt: readyAt)
   }
 
@@ -59,7 +63,7 @@ extension EmulatedDevice {
           status: status.rawValue, portVersion: portVersion, tzHours: tzHours,
           tzMinutes: tzMinutes, audioChannels: configuration.audioChannels,
           supportWifi: configuration.supportWifi, noNsAgc: 0, oggAudio: 0,
-          firmware: configuration.firmware)),
+          firmware: firmware)),
       readyAt: readyAt)
   }
 
@@ -69,7 +73,7 @@ extension EmulatedDevice {
     case .handshake(let request): handshake(request, readyAt: readyAt)
     case .getSerial:
       reply(
-        .serial(SerialResponse(serial: configuration.serial, firmware: configuration.firmware)),
+        .serial(SerialResponse(serial: configuration.serial, firmware: firmware)),
         readyAt: readyAt)
     case .getState: reply(.state(deviceState()), readyAt: readyAt)
     case .timeSync(let request):
@@ -130,10 +134,11 @@ extension EmulatedDevice {
       led = on
       reply(.ledSet(on: on), readyAt: readyAt)
     case .tags(let request): sendTags(request, readyAt: readyAt)
-    case .firmwarePush, .firmwareDone, .coprocessorVersion, .otaResumeInfo, .uploadBegin,
-      .uploadChunk, .uploadCheck, .unknown:
-      // Not emulated (firmware update and uploads are later issues) or unknown: ignored,
-      // as the device ignores opcodes it does not know [project].
+    case .firmwarePush(let push): startFirmwareUpdate(push, readyAt: readyAt)
+    case .firmwareDone(let done): phoneSentFirmware(done, readyAt: readyAt)
+    case .coprocessorVersion, .otaResumeInfo, .uploadBegin, .uploadChunk, .uploadCheck, .unknown:
+      // Not emulated (uploads are a later issue) or unknown: ignored, as the device ignores
+      // opcodes it does not know [project].
       counterValues.ignoredRequests += 1
     }
   }

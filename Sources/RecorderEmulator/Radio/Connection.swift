@@ -39,6 +39,8 @@ struct Connection {
   var roomWaiters: [CheckedContinuation<Void, Never>] = []
   /// A writer found the queue full: tell the central when room frees.
   var owesReadySignal = false
+  /// Writers resumed with room that have not run again yet (the pump waits for them).
+  var writersGivenRoom = 0
   var outgoing: [Outgoing] = []
   var sync: SyncStream?
   var lastEvent: Duration?

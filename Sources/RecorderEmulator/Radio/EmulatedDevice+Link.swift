@@ -5,6 +5,8 @@ import RecorderProtocol
 /// What the link pump does next.
 enum PumpStep: Sendable {
   case event(at: Duration)
+  /// Writers were given room and have not acted yet: wait for them (the clock stays held).
+  case writersRefilling
   case idle
   case closed
 }
@@ -15,7 +17,7 @@ extension EmulatedDevice {
   // MARK: Advertising
 
   /// True while the device is heard: in range and not connected.
-  var isAdvertising: Bool { inRange && connection == nil }
+  var isAdvertising: Bool { inRange && connection == nil && !restarting }
 
   /// The advertisement the device sends now, nil when it is not advertising.
   public var currentAdvertisement: Advertisement? {
@@ -193,6 +195,7 @@ extension EmulatedDevice {
         connection?.roomWaiters.append(waiter)
         connection?.owesReadySignal = true
       }
+      writerActed(id)
     }
     _ = try liveConnection(id)
     if type == .withResponse {
@@ -208,6 +211,48 @@ extension EmulatedDevice {
       markBusy()
     }
     endSetUpGrace(id)
+  }
+
+  /// Queues `values` (writes without response) in order, as many at a time as the queue has
+  /// room for, waiting for room in between: the phone's stack refills the queue in one step
+  /// after each connection event, as a real phone's would long before the next event.
+  func writeBatch(_ id: Int, values: [[UInt8]], to characteristic: BluetoothUUID)
+    async throws(LinkError)
+  {
+    guard characteristic == RecorderGATT.writeCharacteristic else {
+      throw .characteristicNotFound(characteristic)
+    }
+    var index = 0
+    while index < values.count {
+      let link = try liveConnection(id)
+      let room = configuration.link.writeQueueCapacity - link.writeQueue.count
+      guard room > 0 else {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+          connection?.roomWaiters.append(waiter)
+          connection?.owesReadySignal = true
+        }
+        writerActed(id)
+        continue
+      }
+      let end = min(values.count, index + room)
+      for value in values[index..<end] {
+        guard value.count <= link.maximumValueLength else {
+          throw .valueTooLong(length: value.count, maximum: link.maximumValueLength)
+        }
+        connection?.writeQueue.append(Connection.PendingWrite(value: value, acknowledgement: nil))
+      }
+      index = end
+      markBusy()
+      endSetUpGrace(id)
+    }
+  }
+
+  /// A writer given room is running again (it queues its write next, or waits again): the
+  /// pump may schedule the next connection event.
+  func writerActed(_ id: Int) {
+    guard connection?.id == id, let count = connection?.writersGivenRoom, count > 0 else { return }
+    connection?.writersGivenRoom = count - 1
+    connection?.wake.yield()
   }
 
   /// The link has traffic: hold a manual clock still and wake the pump.
@@ -233,6 +278,13 @@ extension EmulatedDevice {
   /// When the next connection event with traffic happens, or idle / closed.
   func pumpStep(_ id: Int) -> PumpStep {
     guard let link = connection, link.id == id else { return .closed }
+    // A phone refills its write queue within microseconds of being told there is room, long
+    // before the next connection event: never run one while a writer given room has not
+    // acted yet (it wakes the pump when it has).
+    if link.writersGivenRoom > 0 {
+      if connection?.busyToken == nil { connection?.busyToken = time.beginWork() }
+      return .writersRefilling
+    }
     let now = time.now
     var due: Duration? = link.writeQueue.isEmpty ? nil : now
     if let first = link.outgoing.first { due = min(due ?? first.readyAt, first.readyAt) }
@@ -306,6 +358,7 @@ extension EmulatedDevice {
     else { return }
     let waiters = link.roomWaiters
     link.roomWaiters = []
+    link.writersGivenRoom += waiters.count
     let owed = link.owesReadySignal
     link.owesReadySignal = false
     connection = link
@@ -423,7 +476,7 @@ enum LinkPump {
       switch await device.pumpStep(id) {
       case .closed:
         return
-      case .idle:
+      case .idle, .writersRefilling:
         guard await wakeups.next() != nil else { return }
       case .event(let instant):
         await device.waitForConsumerOrWrite(id, events: events, limit: bufferLimit)

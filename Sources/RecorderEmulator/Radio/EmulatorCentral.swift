@@ -131,6 +131,12 @@ public struct EmulatorLink: PeripheralLink {
     try await device.write(connectionID, value: value, to: characteristic, type: type)
   }
 
+  public func writeWithoutResponse(_ values: [[UInt8]], to characteristic: BluetoothUUID)
+    async throws(LinkError)
+  {
+    try await device.writeBatch(connectionID, values: values, to: characteristic)
+  }
+
   public func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID)
     async throws(LinkError)
   {

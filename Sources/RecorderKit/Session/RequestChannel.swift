@@ -51,14 +51,14 @@ actor RequestChannel {
   /// Frames the request in flight may fall behind before the receive loop parks.
   static let backlogLimit = 64
 
-  private let link: any PeripheralLink
+  let link: any PeripheralLink
   private let clock: AnyClock
   private let replyTimeout: Duration
   private let events: AsyncStream<DeviceEvent>.Continuation
   /// The battery level and charging state as last reported, by a reply or on its own.
   nonisolated let battery: Locked<BatteryStatus?> = Locked(nil)
   /// Decodes frames by the device's portVersion (known after HANDSHAKE).
-  private var portVersion: UInt16
+  private(set) var portVersion: UInt16
   private var active: ActiveRequest?
   private var nextRequestID: UInt64 = 0
   private var gateBusy = false
@@ -239,7 +239,7 @@ actor RequestChannel {
   /// Writes the frame and feeds every accepted incoming frame to `handle` until it returns
   /// true. Fails after `timeout` without a frame. `onWritten` runs as soon as the frame is
   /// with the link, before any reply is awaited. The caller holds the gate.
-  private func exchangeHoldingGate(
+  func exchangeHoldingGate(
     _ message: PhoneMessage, operation: String, timeout: Duration,
     onWritten: (@Sendable () async -> Void)? = nil,
     accepts: @escaping @Sendable (Incoming) -> Bool,
@@ -313,7 +313,7 @@ actor RequestChannel {
 
   /// Waits for this request's turn. A task cancelled while it waits leaves the queue and
   /// throws ``DeviceError/cancelled``: its command is never written.
-  private func enterGate() async throws(DeviceError) {
+  func enterGate() async throws(DeviceError) {
     if let endReason { throw endReason }
     if !gateBusy {
       gateBusy = true
@@ -349,7 +349,7 @@ actor RequestChannel {
     gateWaiters.remove(at: index).continuation.resume(returning: false)
   }
 
-  private func leaveGate() {
+  func leaveGate() {
     if gateWaiters.isEmpty {
       gateBusy = false
     } else {

@@ -1,0 +1,375 @@
+import Foundation
+import RecorderConcurrency
+import RecorderCrypto
+import RecorderProtocol
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The vendor cloud's partner API (PROTOCOL.md §8) on URLSession: device binding and the
+/// firmware check and download.
+///
+/// - **Domain.** `platform-us.plaud.ai` (no scheme) means `https://platform-us.plaud.ai`;
+///   every request goes to `{domain}/developer/api/…`. Plain `http://` is accepted only for
+///   loopback hosts (the cloud emulator in tests) and refused otherwise.
+/// - **Token.** Every request carries `Authorization: Bearer <user JWT>`. The token in force
+///   is read at each attempt, so a token refreshed with ``setUserToken(_:)`` while a request
+///   waits to retry is the one its retry uses. A 401 asks ``Configuration/tokenRefresher``
+///   (when set) for a new token and retries once with it; otherwise it is
+///   ``CloudError/tokenExpired``.
+/// - **Retries.** 5xx, timeouts and dropped connections are retried with ``RetryPolicy``
+///   (backoff with jitter on the injected clock), then reported as
+///   ``CloudError/unavailable(status:attempts:)``. Bind and unbind are idempotent on the
+///   server, so a retry after a lost answer is safe.
+/// - **Secrets.** Tokens never appear in errors, descriptions or logs.
+public actor CloudClient {
+  /// Clock, retries, timeouts.
+  public struct Configuration: Sendable {
+    /// The clock backoff waits on.
+    public var clock: AnyClock = .continuous
+    public var retry = RetryPolicy()
+    /// The longest wait for the next byte of a response (URLSession's timeout: real time,
+    /// whole seconds on Linux, at least one).
+    public var requestTimeout: Duration = .seconds(20)
+    /// Called on a 401: a fresh token, or nil to give up with ``CloudError/tokenExpired``.
+    public var tokenRefresher: (@Sendable () async -> UserToken?)?
+
+    public init() {}
+  }
+
+  /// `scheme://host[:port]` of the domain.
+  public nonisolated let origin: String
+  /// `{origin}/developer/api`.
+  public nonisolated let apiBase: String
+
+  private var token: UserToken
+  private let configuration: Configuration
+  private let http: CloudHTTP
+
+  /// A client for `domain` (`platform-us.plaud.ai`, or `http://127.0.0.1:PORT` in tests).
+  /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
+  public init(domain: String, userToken: UserToken, configuration: Configuration = .init())
+    throws(CloudError)
+  {
+    origin = try Self.origin(of: domain)
+    apiBase = origin + "/developer/api"
+    token = userToken
+    self.configuration = configuration
+    http = CloudHTTP(timeout: configuration.requestTimeout)
+  }
+
+  /// Replaces the user token (after the app refreshed it); requests waiting to retry use it.
+  public func setUserToken(_ token: UserToken) { self.token = token }
+
+  /// The user token in force.
+  public var userToken: UserToken { token }
+
+  // MARK: - Binding
+
+  /// `POST /open/partner/sdk/bind {type, sn}`: registers the device with this user.
+  /// Idempotent: binding a device already bound to this user succeeds.
+  /// - Throws: ``CloudError/boundToAnotherAccount(serial:)`` (403),
+  ///   ``CloudError/tokenExpired`` (401), ``CloudError/unavailable(status:attempts:)``, …
+  public func bind(serial: String) async throws(CloudError) {
+    try await binding("bind", serial: serial)
+  }
+
+  /// `POST /open/partner/sdk/unbind {type, sn}`: removes the device from this user.
+  /// Idempotent: unbinding a device that is not bound succeeds.
+  /// - Throws: as ``bind(serial:)``.
+  public func unbind(serial: String) async throws(CloudError) {
+    try await binding("unbind", serial: serial)
+  }
+
+  /// `GET /open/partner/sdk/binding?type=&sn=`: `is_bind` (nil when the cloud does not know).
+  public func isBound(serial: String) async throws(CloudError) -> Bool? {
+    let type = CloudDeviceType(serial: serial).rawValue
+    let exchange = try await perform(
+      "GET", path: "/open/partner/sdk/binding", query: [("type", type), ("sn", serial)])
+    try Self.expectSuccess(exchange, serial: serial)
+    let body = try Self.json(exchange.body)
+    try Self.checkBusinessCode(body)
+    let fields = body["data"].flatMap { $0 == .null ? nil : $0 } ?? body
+    switch fields["is_bind"] {
+    case .bool(let value)?: return value
+    case .null?, nil: return nil
+    default: throw .malformedResponse(reason: "`is_bind` is not a boolean")
+    }
+  }
+
+  private func binding(_ action: String, serial: String) async throws(CloudError) {
+    let body = JSONValue.object([
+      ("type", .string(CloudDeviceType(serial: serial).rawValue)), ("sn", .string(serial)),
+    ])
+    let exchange = try await perform(
+      "POST", path: "/open/partner/sdk/\(action)", body: Array(body.serialized.utf8))
+    try Self.expectSuccess(exchange, serial: serial)
+    // An empty 2xx body is success; a body must be JSON, and a business code must be 0.
+    guard !exchange.body.isEmpty else { return }
+    try Self.checkBusinessCode(try Self.json(exchange.body))
+  }
+
+  // MARK: - Firmware
+
+  /// `GET /open/partner/sdk/firmware/latest?type=&sn=&version=` (this project's choice of
+  /// endpoint: docs/cloud.md): the newest firmware published for the device.
+  public func checkFirmware(serial: String, current: FirmwareVersion) async throws(CloudError)
+    -> FirmwareRelease
+  {
+    let exchange = try await perform(
+      "GET", path: Self.firmwareCheckPath,
+      query: [
+        ("type", CloudDeviceType(serial: serial).rawValue), ("sn", serial),
+        ("version", current.description),
+      ])
+    try Self.expectSuccess(exchange, serial: serial)
+    let body = try Self.json(exchange.body)
+    try Self.checkBusinessCode(body)
+    return try FirmwareRelease.parse(body, current: current)
+  }
+
+  /// The firmware check endpoint under ``apiBase`` (docs/cloud.md) [project].
+  public static let firmwareCheckPath = "/open/partner/sdk/firmware/latest"
+
+  /// Downloads `release` to `path`, resumably: bytes arrive in `path + ".part"`; a cut
+  /// download (or one a previous run left) continues with an HTTP `Range` request, and a
+  /// server that ignores the range starts it over. The whole file is then checked against
+  /// the release's MD5 (and SHA-256 when given); a mismatch deletes it. On success the file
+  /// is renamed to `path`. `progress` gets the bytes on disk and the total when known.
+  ///
+  /// - Throws: ``CloudError/checksumMismatch(algorithm:)``, ``CloudError/io(path:reason:)``,
+  ///   ``CloudError/insecureURL(_:)``, ``CloudError/unavailable(status:attempts:)``, …
+  public func download(
+    _ release: FirmwareRelease, to path: String,
+    progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void = { _, _ in }
+  ) async throws(CloudError) -> FirmwareFile {
+    let url = try resolve(release.downloadUrl)
+    let part = path + ".part"
+    let total = Locked<Int64?>(nil)
+    var attempt = 0
+    var lastStatus: Int?
+    while true {
+      attempt += 1
+      let have = Self.fileSize(part)
+      var request = URLRequest(url: url)
+      request.httpMethod = "GET"
+      if url.absoluteString.hasPrefix(origin) {
+        request.setValue("Bearer \(token.jwt)", forHTTPHeaderField: "Authorization")
+      }
+      if have > 0 { request.setValue("bytes=\(have)-", forHTTPHeaderField: "Range") }
+      let result = await http.download(request, appendingTo: part) { bytes in
+        progress(bytes, total.withLock { $0 })
+      }
+      if Task.isCancelled { throw .cancelled }
+      switch result {
+      case .success(let exchange):
+        switch exchange.status {
+        case 200, 206:
+          if let length = Self.totalLength(exchange, resumedFrom: have) {
+            total.withLock { $0 = length }
+          }
+          let size = Self.fileSize(part)
+          if let expected = total.withLock({ $0 }), size != expected {
+            lastStatus = nil  // short body without an error: treat as cut
+          } else {
+            progress(size, size)
+            return try Self.verify(part, release: release, finalPath: path)
+          }
+        case 416:
+          // The range starts past the file the server has: start over.
+          try? FileManager.default.removeItem(atPath: part)
+          lastStatus = 416
+        case 401: throw .tokenExpired
+        case 500..<600: lastStatus = exchange.status
+        default: throw .unexpectedStatus(exchange.status)
+        }
+      case .failure(.cancelled): throw .cancelled
+      case .failure(.fatal(let reason)): throw .network(reason)
+      case .failure(.timedOut), .failure(.connectionLost): lastStatus = nil
+      }
+      guard attempt < configuration.retry.maximumAttempts else {
+        throw .unavailable(status: lastStatus, attempts: attempt)
+      }
+      try await backoff(beforeRetry: attempt)
+    }
+  }
+
+  // MARK: - Requests
+
+  /// One API request with the retry rules of the type's documentation; returns the final
+  /// answer (2xx, or a status the caller interprets).
+  private func perform(
+    _ method: String, path: String, query: [(String, String)] = [], body: [UInt8]? = nil
+  ) async throws(CloudError) -> HTTPExchange {
+    var components = URLComponents()
+    components.path = path
+    if !query.isEmpty {
+      components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+    }
+    guard let suffix = components.string, let url = URL(string: apiBase + suffix) else {
+      throw .invalidDomain(apiBase)
+    }
+    var attempt = 0
+    var lastStatus: Int?
+    var refreshed = false
+    while true {
+      attempt += 1
+      let used = token
+      var request = URLRequest(url: url)
+      request.httpMethod = method
+      request.setValue("Bearer \(used.jwt)", forHTTPHeaderField: "Authorization")
+      request.setValue("application/json", forHTTPHeaderField: "Accept")
+      if let body {
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body)
+      }
+      let result = await http.send(request)
+      if Task.isCancelled { throw .cancelled }
+      switch result {
+      case .success(let exchange) where exchange.status == 401:
+        // Refreshed meanwhile: retry with the new one (within the attempt bound).
+        if token != used, attempt < configuration.retry.maximumAttempts { continue }
+        guard !refreshed, let refresher = configuration.tokenRefresher,
+          let fresh = await refresher(), fresh != used
+        else { throw .tokenExpired }
+        refreshed = true
+        token = fresh
+        continue
+      case .success(let exchange) where (500..<600).contains(exchange.status):
+        lastStatus = exchange.status
+      case .success(let exchange): return exchange
+      case .failure(.cancelled): throw .cancelled
+      case .failure(.fatal(let reason)): throw .network(reason)
+      case .failure(.timedOut), .failure(.connectionLost): lastStatus = nil
+      }
+      guard attempt < configuration.retry.maximumAttempts else {
+        throw .unavailable(status: lastStatus, attempts: attempt)
+      }
+      try await backoff(beforeRetry: attempt)
+    }
+  }
+
+  private func backoff(beforeRetry retry: Int) async throws(CloudError) {
+    do {
+      try await configuration.clock.sleep(for: configuration.retry.delay(beforeRetry: retry))
+    } catch {
+      throw .cancelled
+    }
+  }
+
+  // MARK: - Helpers
+
+  /// `scheme://host[:port]` for a domain as the app gives it.
+  static func origin(of domain: String) throws(CloudError) -> String {
+    let trimmed = domain.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty else { throw .invalidDomain(domain) }
+    let text = trimmed.contains("://") ? trimmed : "https://" + trimmed
+    guard let components = URLComponents(string: text),
+      let scheme = components.scheme?.lowercased(),
+      let host = components.host, !host.isEmpty, components.user == nil,
+      components.password == nil, components.query == nil, components.fragment == nil,
+      components.path.isEmpty || components.path == "/"
+    else { throw .invalidDomain(domain) }
+    switch scheme {
+    case "https": break
+    case "http": guard isLoopback(host) else { throw .insecureURL(trimmed) }
+    default: throw .invalidDomain(domain)
+    }
+    let port = components.port.map { ":\($0)" } ?? ""
+    return "\(scheme)://\(host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)\(port)"
+  }
+
+  /// A download URL: absolute (https, or http on loopback) or a path on the API's origin.
+  private func resolve(_ text: String) throws(CloudError) -> URL {
+    let absolute = text.hasPrefix("/") ? origin + text : text
+    guard let url = URL(string: absolute), let scheme = url.scheme?.lowercased(),
+      let host = url.host, !host.isEmpty
+    else { throw .malformedResponse(reason: "`download_url` is not a URL") }
+    switch scheme {
+    case "https": return url
+    case "http" where Self.isLoopback(host): return url
+    case "http": throw .insecureURL(absolute)
+    default: throw .malformedResponse(reason: "`download_url` is not http(s)")
+    }
+  }
+
+  static func isLoopback(_ host: String) -> Bool {
+    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+    return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+  }
+
+  private static func expectSuccess(_ exchange: HTTPExchange, serial: String) throws(CloudError) {
+    switch exchange.status {
+    case 200..<300: return
+    case 403: throw .boundToAnotherAccount(serial: serial)
+    default: throw .unexpectedStatus(exchange.status)
+    }
+  }
+
+  private static func json(_ body: [UInt8]) throws(CloudError) -> JSONValue {
+    do {
+      return try JSONParser(maxSize: 256 * 1024, maxDepth: 16).parse(body)
+    } catch {
+      throw .malformedResponse(reason: "not JSON (\(error))")
+    }
+  }
+
+  /// `{"code": N, "msg": …}` with N ≠ 0 is a refusal even under HTTP 200.
+  private static func checkBusinessCode(_ body: JSONValue) throws(CloudError) {
+    guard case .object = body else { throw .malformedResponse(reason: "not a JSON object") }
+    guard let value = body["code"], value != .null else { return }
+    guard let code = value.integerValue else {
+      throw .malformedResponse(reason: "`code` is not an integer")
+    }
+    guard code == 0 else {
+      let message = body["msg"]?.stringValue ?? body["message"]?.stringValue ?? ""
+      throw .rejected(code: code, message: String(message.prefix(200)))
+    }
+  }
+
+  /// The whole file's length from `Content-Range: bytes a-b/N` or the body's length.
+  private static func totalLength(_ exchange: HTTPExchange, resumedFrom have: Int64) -> Int64? {
+    if exchange.status == 206, let range = exchange.headers["content-range"],
+      let slash = range.lastIndex(of: "/"), let total = Int64(range[range.index(after: slash)...])
+    {
+      return total
+    }
+    guard let length = exchange.headers["content-length"].flatMap({ Int64($0) }) else {
+      return nil
+    }
+    return exchange.status == 206 ? have + length : length
+  }
+
+  static func fileSize(_ path: String) -> Int64 {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+  }
+
+  private static func verify(_ part: String, release: FirmwareRelease, finalPath: String)
+    throws(CloudError) -> FirmwareFile
+  {
+    let file: FirmwareFile
+    do {
+      file = try FirmwareFile(path: part, version: release.latestVersion)
+    } catch {
+      try? FileManager.default.removeItem(atPath: part)
+      throw error.asCloudError(path: part)
+    }
+    guard file.md5 == release.md5.lowercased() else {
+      try? FileManager.default.removeItem(atPath: part)
+      throw .checksumMismatch(algorithm: "MD5")
+    }
+    if let sha256 = release.sha256, file.sha256 != sha256.lowercased() {
+      try? FileManager.default.removeItem(atPath: part)
+      throw .checksumMismatch(algorithm: "SHA-256")
+    }
+    try? FileManager.default.removeItem(atPath: finalPath)
+    do {
+      try FileManager.default.moveItem(atPath: part, toPath: finalPath)
+    } catch {
+      throw .io(path: finalPath, reason: "cannot rename the download into place")
+    }
+    return file.moved(to: finalPath)
+  }
+}

@@ -1,0 +1,32 @@
+import RecorderProtocol
+
+/// The stages of a firmware update, in order (the vendor's `PlaudFirmwarePhase`).
+public enum FirmwarePhase: Int, Sendable, CaseIterable {
+  /// The image is being downloaded.
+  case downloading = 0
+  /// The image is being pushed to the device and checked there.
+  case installing = 1
+  /// The device restarts into the new firmware; the SDK reconnects.
+  case restarting = 2
+  /// The device runs the new version.
+  case complete = 3
+}
+
+/// Where an update is: its phase and that phase's fraction done, 0.0–1.0.
+public struct FirmwareProgress: Sendable, Equatable {
+  public var phase: FirmwarePhase
+  public var fraction: Double
+  /// Bytes done in the phase (downloaded or pushed), and of how many (0 when unknown).
+  public var bytes: Int64
+  public var total: Int64
+
+  public init(phase: FirmwarePhase, fraction: Double, bytes: Int64 = 0, total: Int64 = 0) {
+    self.phase = phase
+    self.fraction = min(1, max(0, fraction))
+    self.bytes = bytes
+    self.total = total
+  }
+}
+
+/// A firmware version (`V0096`), for the facade, which sees only RecorderKit.
+public typealias RecorderFirmwareVersion = FirmwareVersion

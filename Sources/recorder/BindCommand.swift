@@ -1,0 +1,119 @@
+import RecorderKit
+
+/// `recorder bind` / `recorder unbind`: the device's binding to the user, in the cloud (and
+/// over BLE when `--device` is given).
+struct BindCommand: RecorderCommand {
+  static let name = "bind"
+  static let abstract = "Bind a device to the user in the cloud (and hand-shake over BLE)."
+  static let help = """
+    OVERVIEW: Register the device with the user in the partner cloud (PROTOCOL.md §8). With
+    --device, connect first with the handshake token derived from the user token, then bind
+    the serial the device reports. Binding again is harmless.
+
+    USAGE: recorder bind --cloud DOMAIN --user-token-file F (--serial S | --device URL)
+
+    OPTIONS:
+    \(CloudOptions.help)
+      --serial S            The device's serial (without --device).
+      --device URL          Connect to the device first (tcp:// of `recorder emulate`).
+      -h, --help            Show this help.
+
+    EXIT CODES: 0 bound; 77 bound to another account or the token expired; 69 unreachable.
+    """
+
+  var cloud: CloudOptions
+  var serial: String?
+  var device: DeviceOptions?
+
+  init(arguments: inout Arguments) throws {
+    guard let cloud = try CloudOptions.parse(&arguments) else {
+      throw UsageError("--cloud DOMAIN --user-token-file F is required")
+    }
+    self.cloud = cloud
+    var probe = arguments
+    if try probe.option("device") != nil {
+      device = try DeviceOptions.parse(&arguments, cloud: cloud)
+    } else {
+      serial = try arguments.required("serial")
+    }
+    try arguments.finish()
+  }
+
+  func run() async throws {
+    let client = try cloud.client()
+    var serial = self.serial ?? ""
+    if let device {
+      let (session, central) = try await device.connect()
+      defer { central.close() }
+      serial = await session.info.serial
+      await session.close()
+    }
+    do {
+      try await client.bind(serial: serial)
+    } catch {
+      throw CommandFailure(CloudOptions.exitCode(error), "\(error)")
+    }
+    print("bound \(serial)")
+  }
+}
+
+struct UnbindCommand: RecorderCommand {
+  static let name = "unbind"
+  static let abstract = "Unbind a device in the cloud (and DEPAIR it over BLE)."
+  static let help = """
+    OVERVIEW: Remove the device from the user in the partner cloud (PROTOCOL.md §8). With
+    --device, then send DEPAIR over BLE and disconnect. DEPAIR never erases recordings:
+    unsynced audio survives an unbind. Unbinding an unbound device is harmless.
+
+    USAGE: recorder unbind --cloud DOMAIN --user-token-file F (--serial S | --device URL)
+
+    OPTIONS:
+    \(CloudOptions.help)
+      --serial S            The device's serial (without --device).
+      --device URL          Also DEPAIR the device over BLE.
+      -h, --help            Show this help.
+    """
+
+  var cloud: CloudOptions
+  var serial: String?
+  var device: DeviceOptions?
+
+  init(arguments: inout Arguments) throws {
+    guard let cloud = try CloudOptions.parse(&arguments) else {
+      throw UsageError("--cloud DOMAIN --user-token-file F is required")
+    }
+    self.cloud = cloud
+    var probe = arguments
+    if try probe.option("device") != nil {
+      device = try DeviceOptions.parse(&arguments, cloud: cloud)
+    } else {
+      serial = try arguments.required("serial")
+    }
+    try arguments.finish()
+  }
+
+  func run() async throws {
+    let client = try cloud.client()
+    guard let device else {
+      do {
+        try await client.unbind(serial: serial ?? "")
+      } catch {
+        throw CommandFailure(CloudOptions.exitCode(error), "\(error)")
+      }
+      print("unbound \(serial ?? "")")
+      return
+    }
+    let (session, central) = try await device.connect()
+    defer { central.close() }
+    let serial = await session.info.serial
+    do {
+      try await DeviceBinding.unbindAndDepair(session, cloud: client)
+    } catch .cloud(let error) {
+      await session.close()
+      throw CommandFailure(CloudOptions.exitCode(error), "\(error)")
+    } catch {
+      throw CommandFailure(.unavailable, "\(error)")
+    }
+    print("unbound and depaired \(serial)")
+  }
+}
