@@ -59,6 +59,10 @@ struct EmulateCommand: RecorderCommand {
                               Advertise these manufacturer data bytes after the company id
                               (e.g. a captured payload), or no manufacturer data at all (only
                               the PLAUD_NOTE name). Default: the captured layout of §1.
+      --tail-crc request|file|frames
+                              What the sync tail's CRC covers (PROTOCOL.md §10, unknown on
+                              real firmware): this request's bytes (default), the file from
+                              offset 0, or this request's frames with their headers.
       --delete-reply 001f|001e
                               Answer DELETE with 001F [sdk] (default) or 001E + session +
                               status (the captured 8-byte form).
@@ -200,6 +204,9 @@ struct EmulateCommand: RecorderCommand {
         }
         configuration.advertising = .custom(bytes)
       }
+    }
+    if let coverage = try arguments.choice("tail-crc", TailCRCCoverage.allCases.map(\.rawValue)) {
+      configuration.tailCRCCoverage = TailCRCCoverage(rawValue: coverage) ?? .requestBytes
     }
     if let style = try arguments.choice("delete-reply", DeleteReplyStyle.allCases.map(\.rawValue)) {
       configuration.deleteReply = DeleteReplyStyle(rawValue: style) ?? .deleteResult

@@ -28,6 +28,11 @@ struct SyncCommand: RecorderCommand {
                             Exports are per format: another format later exports again.
       --channels 1|2        Export channels (default: as recorded).
       --keep-on-device      Do not delete device copies.
+      --strict-verify       Before deleting, read again every byte range that only the
+                            framing checks covered, with its own tail CRC; delete only
+                            files the device's CRC covered throughout.
+      --trust-agreement     Also delete files "verified by agreement" (two identical reads
+                            that the device's CRC matched under no known coverage).
       --attempts N          Reconnect up to N times after a link loss (default 20). A rejected
                             token, a full disk or a hostile device ends the run at once.
       --wait                If another sync holds DIR/sync.lock, wait for it to finish.
@@ -49,6 +54,8 @@ struct SyncCommand: RecorderCommand {
   var format: ExportFormat?
   var channels: Int?
   var keepOnDevice: Bool
+  var strictVerify: Bool
+  var trustAgreement: Bool
   var attempts: Int
   var json: Bool
   var waitForLock: Bool
@@ -62,6 +69,8 @@ struct SyncCommand: RecorderCommand {
     channels = try arguments.option("channels", as: Int.self)
     if let channels, channels != 1, channels != 2 { throw UsageError("--channels must be 1 or 2") }
     keepOnDevice = arguments.flag("keep-on-device")
+    strictVerify = arguments.flag("strict-verify")
+    trustAgreement = arguments.flag("trust-agreement")
     attempts = try arguments.option("attempts", as: Int.self) ?? 20
     guard attempts >= 1 else { throw UsageError("--attempts must be at least 1") }
     json = arguments.flag("json")
@@ -113,6 +122,8 @@ struct SyncCommand: RecorderCommand {
     options.format = format
     options.channels = channels
     options.deleteFromDevice = !keepOnDevice
+    options.strictVerify = strictVerify
+    options.trustAgreement = trustAgreement
     let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
     let renderer = ProgressRenderer()
     let rendering = Task { await renderer.run(engine.events) }

@@ -100,6 +100,23 @@ extension ProcessTests {
     #expect(try emulator.manifest().deletes.count == 2)
   }
 
+  @Test("a device whose tail CRC covers the file from offset 0 (--tail-crc file) syncs verified")
+  func syncWithFileCoverageTailCRC() throws {
+    let directory = try TemporaryDirectory("tail-crc-file")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.25, 0.25], extra: ["--tail-crc", "file"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "opus", "--json", "--attempts", "1", "--strict-verify"]
+        + emulator.device,
+      in: directory, label: "sync-tail-crc-file")
+    #expect(result.status == 0, "\(result.stderr)")
+    try expectSynced(manifest, out: out, format: "opus")
+    #expect(try emulator.manifest().deletes.count == 2)
+  }
+
   @Test("info says charging is unknown when BATTERY sends only the level (--battery-level-only)")
   func infoOneByteBattery() throws {
     let directory = try TemporaryDirectory("battery-1")

@@ -26,7 +26,7 @@ final class SyncBench: Sendable {
   /// A device whose flash is a copy of `template` (or empty when nil).
   init(
     seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters(),
-    wifi: WiFiParameters = WiFiParameters()
+    wifi: WiFiParameters = WiFiParameters(), tailCRCCoverage: TailCRCCoverage = .requestBytes
   ) throws {
     self.seed = seed
     clock = ManualClock()
@@ -40,6 +40,7 @@ final class SyncBench: Sendable {
     var configuration = DeviceConfiguration(seed: template?.seed ?? seed)
     configuration.link = link
     configuration.wifi = wifi
+    configuration.tailCRCCoverage = tailCRCCoverage
     device = try EmulatedDevice(
       configuration: configuration, flashDirectory: flash, time: .manual(clock))
     central = EmulatorCentral(device: device)

@@ -61,6 +61,10 @@ public struct DeviceConfiguration: Sendable {
   public var wifi: WiFiParameters
   /// The firmware-update receiver: range size, verify / install / restart times.
   public var ota = OTAParameters()
+  /// Which bytes the sync tail's CRC covers (PROTOCOL.md §10: unknown on real firmware):
+  /// ``TailCRCCoverage/requestBytes`` by default, our guess; the others let tests check the
+  /// SDK copes with every plausible answer.
+  public var tailCRCCoverage: TailCRCCoverage = .requestBytes
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")

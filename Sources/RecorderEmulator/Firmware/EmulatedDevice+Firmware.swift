@@ -270,7 +270,8 @@ extension EmulatedDevice {
       connection?.sync = nil
       notify(Frame.bulk(.terminal(sessionId: stream.sessionId)).encoded(portVersion: portVersion))
       reply(
-        .syncTail(SyncTail(sessionId: stream.sessionId, crc: stream.crc.value)), readyAt: instant)
+        .syncTail(SyncTail(sessionId: stream.sessionId, crc: tailCRC(of: stream))),
+        readyAt: instant)
       return nil
     }
     guard stream.nextOffset < limit else { return nil }
@@ -289,11 +290,35 @@ extension EmulatedDevice {
     let from = stream.nextOffset - stream.bufferOffset
     let data = Array(stream.buffer[from..<from + length])
     stream.crc.update(data)
+    stream.framesCRC.update(
+      TailCRCCoverage.frameHeader(
+        sessionId: stream.sessionId, offset: UInt32(stream.nextOffset), length: data.count))
+    stream.framesCRC.update(data)
     let frame = Frame.bulk(
       BulkFrame(sessionId: stream.sessionId, offset: UInt32(stream.nextOffset), data: data))
     stream.nextOffset += length
     connection?.sync = stream
     return frame.encoded(portVersion: portVersion)
+  }
+
+  /// The tail CRC of a finished stream, under the configured coverage (§10).
+  private func tailCRC(of stream: SyncStream) -> UInt16 {
+    switch configuration.tailCRCCoverage {
+    case .requestBytes: return stream.crc.value
+    case .requestFrames: return stream.framesCRC.value
+    case .fileFromStart:
+      var crc = CRC16()
+      var offset = 0
+      while offset < stream.nextOffset {
+        let count = min(SyncStream.chunkBytes, stream.nextOffset - offset)
+        guard let chunk = try? flash.read(stream.sessionId, offset: offset, count: count),
+          !chunk.isEmpty
+        else { break }
+        crc.update(chunk)
+        offset += chunk.count
+      }
+      return crc.value
+    }
   }
 
   private func delete(_ sessionId: UInt32, readyAt: Duration) {
