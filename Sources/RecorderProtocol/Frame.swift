@@ -89,6 +89,16 @@ public enum ProtocolDefaults {
   public static let portVersion: UInt16 = 10
   /// The lowest portVersion whose bulk frames carry a session id [sdk]; RecorderKit requires it.
   public static let minimumSessionIdPortVersion: UInt16 = 7
+  /// From this portVersion on, a device speaks Mode B first: the pre-handshake frames and
+  /// the encrypted channel of §9 [sdk]. RecorderKit does not speak it yet.
+  public static let modeBPortVersion: UInt16 = 20
+  /// The portVersions RecorderKit talks to: session ids in bulk frames, no Mode B.
+  public static let supportedPortVersions = minimumSessionIdPortVersion..<modeBPortVersion
+  /// The first byte of every 80-byte device Opus packet: TOC config 23, mono, one frame
+  /// (CELT-only, 16 kHz, 20 ms) [device][sdk] (§5).
+  public static let opusTOCByte: UInt8 = 0xB8
+  /// Bytes of one device Opus packet per channel (§5) [device][sdk].
+  public static let opusPacketBytes = 80
 }
 
 /// A control frame: `01 <opcode u16> <payload>`, at least 3 bytes [sdk]. The payload's

@@ -122,7 +122,7 @@ public actor DeviceSession {
 
   private func setUp() async throws(DeviceError) {
     let portVersion = info.portVersion
-    guard (ProtocolDefaults.minimumSessionIdPortVersion..<20).contains(portVersion) else {
+    guard ProtocolDefaults.supportedPortVersions.contains(portVersion) else {
       throw .unsupportedPortVersion(portVersion)
     }
     await channel.startReceiving()
@@ -173,7 +173,7 @@ public actor DeviceSession {
     setUpInfo.supportsWiFi = (reply.supportWifi ?? 0) != 0
     setUpInfo.oggAudio = (reply.oggAudio ?? 0) != 0
     if let firmware = reply.firmware { setUpInfo.firmware = firmware }
-    guard (ProtocolDefaults.minimumSessionIdPortVersion..<20).contains(reply.portVersion) else {
+    guard ProtocolDefaults.supportedPortVersions.contains(reply.portVersion) else {
       throw .unsupportedPortVersion(reply.portVersion)
     }
   }

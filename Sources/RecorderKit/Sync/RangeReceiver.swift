@@ -50,8 +50,8 @@ final class RangeReceiver: @unchecked Sendable {
   private let state: Locked<State>
 
   /// The Opus TOC byte every 80-byte packet of the device starts with (PROTOCOL.md §5).
-  static let tocByte: UInt8 = 0xB8
-  static let packetBytes: Int64 = 80
+  static let tocByte = ProtocolDefaults.opusTOCByte
+  static let packetBytes = Int64(ProtocolDefaults.opusPacketBytes)
 
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
