@@ -44,7 +44,9 @@ struct SyncRunner {
         total.reissues += report.reissues
         total.skippedInProgress = report.skippedInProgress
         total.files = merged.values.sorted { $0.sessionId < $1.sessionId }
-        return total
+        // The journal is the record of the run: a file whose DELETE reply was lost to a drop
+        // is in it, though no attempt reported it.
+        return try await engine.summary(of: total, serial: connection.transport.serial)
       } catch {
         await connection.close()
         // Files this attempt finished (and perhaps deleted) before it stopped.

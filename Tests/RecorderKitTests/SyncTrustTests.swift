@@ -151,3 +151,59 @@ struct SyncTrustTests {
     }
   }
 }
+
+/// Issue 19, finding 9: the summary of a run comes from the journal's record of it.
+@Suite("Sync: the summary of a run")
+struct SyncSummaryTests {
+  @Test("a file whose DELETE reply was lost to a link drop is in the summary, deleted")
+  func lostDeleteReplyStaysInTheSummary() async throws {
+    let seed: UInt64 = 0x5077_0009
+    let template = try await SyncFlashTemplate.make(
+      seed: seed, durations: [.seconds(3), .seconds(4)])
+    defer { template.cleanUp() }
+    let bench = try SyncBench(seed: seed, template: template)
+    defer { bench.cleanUp() }
+    let engine = try bench.makeEngine()
+    // The device deletes the first recording, then the link drops before its reply.
+    let replyLost: @Sendable (BLETransport) -> any RecordingTransport = { base in
+      LostDeleteReply(base: base)
+    }
+    var merged = SyncReport()
+    do {
+      merged = try await bench.syncOnce(engine, wrap: replyLost)
+      Issue.record("the first attempt should have lost the link")
+    } catch {
+      merged = await engine.interruptedReport ?? SyncReport()
+    }
+    let second = try await bench.syncOnce(engine)
+    merged.files += second.files
+    let summary = try await engine.summary(of: merged, serial: bench.device.serial)
+    #expect(summary.files.map(\.sessionId) == template.digests.keys.sorted())
+    #expect(summary.files.allSatisfy { $0.deletedFromDevice }, "\(summary.files)")
+    #expect(summary.files.allSatisfy { $0.exportPath != nil }, "\(summary.files)")
+  }
+}
+
+/// Carries out the first DELETE, then fails as a link drop would before its reply.
+struct LostDeleteReply: RecordingTransport {
+  let base: BLETransport
+  var name: String { base.name }
+  var serial: String { get async { await base.serial } }
+  var audioChannels: Int { get async { await base.audioChannels } }
+  func listRecordings() async throws(DeviceError) -> [Recording] {
+    try await base.listRecordings()
+  }
+  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+    try await base.recordingInProgress()
+  }
+  func stream(
+    sessionId: UInt32, start: UInt32, end: UInt32,
+    receive: @Sendable (BulkFrame) async -> StreamDecision
+  ) async throws(DeviceError) -> SyncTail? {
+    try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
+  }
+  func delete(sessionId: UInt32) async throws(DeviceError) {
+    try await base.delete(sessionId: sessionId)
+    throw .disconnected(.linkLoss)
+  }
+}

@@ -60,6 +60,8 @@ public actor SyncEngine {
   /// so a caller that resumes can report every file, including those the device no longer
   /// lists; nil after a run that completed.
   public internal(set) var interruptedReport: SyncReport?
+  /// Every recording any run of this engine saw listed, by device.
+  private var listedByDevice: [String: Set<UInt32>] = [:]
 
   public init(
     journal: Journal, fileSystem: any DurableFileSystem = PosixFileSystem(), root: String,
@@ -94,6 +96,7 @@ public actor SyncEngine {
     try ensureDirectory(exportDirectory)
     try cleanUpStaleTemporaries()
     let (recordings, contradictory) = Self.deduplicated(listed)
+    listedByDevice[serial, default: []].formUnion(recordings.map(\.sessionId))
     for sessionId in contradictory.sorted() {
       report.skippedContradictory.append(sessionId)
       eventContinuation.yield(
@@ -362,6 +365,36 @@ public actor SyncEngine {
     }
     eventContinuation.yield(.fileExported(sessionId: record.sessionId, path: finalPath))
     return exported
+  }
+
+  // MARK: - The summary of a run
+
+  /// `report` made true to the journal: every recording this engine's runs listed for
+  /// `serial` and stored is in it, with what the journal says of it now. A DELETE that the
+  /// device carried out but whose reply a link drop lost is journalled (the next run finds
+  /// the recording gone) though no attempt reported it; in-memory reports alone would leave
+  /// that file out of the summary.
+  public func summary(of report: SyncReport, serial: String) throws(SyncError) -> SyncReport {
+    var summary = report
+    var files = Dictionary(report.files.map { ($0.sessionId, $0) }, uniquingKeysWith: { $1 })
+    let ids = listedByDevice[serial, default: []].union(files.keys)
+    for id in ids.sorted() {
+      guard
+        let record = try journalRead({ tx in try tx.recording(serial: serial, sessionId: id) }),
+        record.stage >= .stored
+      else { continue }
+      var path = files[id]?.exportPath
+      if let format = options.format, let made = try exportPath(of: record, format: format) {
+        path = made
+      }
+      files[id] = SyncReport.File(
+        sessionId: id, size: record.size,
+        durationMs: Int(record.size) / (80 * max(1, record.channels)) * 20,
+        verified: record.verification.permitsExport, exportPath: path,
+        deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport)
+    }
+    summary.files = files.values.sorted { $0.sessionId < $1.sessionId }
+    return summary
   }
 
   // MARK: - Trust only what was checked (invariant 8)
