@@ -91,6 +91,7 @@ struct RecordingTransfer {
         guard strictPasses > 0 else { break }
         strictPasses -= 1
         if let cut = try await strictlyVerify(&checked) {
+          report.bytesReceived += receiver.bytesReceived
           file.close()
           file = try reopen(truncatingTo: cut, checked: &checked)
           receiver = makeReceiver(file: file, offset: cut)
