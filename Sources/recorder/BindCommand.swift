@@ -26,17 +26,7 @@ struct BindCommand: RecorderCommand {
   var device: DeviceOptions?
 
   init(arguments: inout Arguments) throws {
-    guard let cloud = try CloudOptions.parse(&arguments) else {
-      throw UsageError("--cloud DOMAIN --user-token-file F is required")
-    }
-    self.cloud = cloud
-    var probe = arguments
-    if try probe.option("device") != nil {
-      device = try DeviceOptions.parse(&arguments, cloud: cloud)
-    } else {
-      serial = try arguments.required("serial")
-    }
-    try arguments.finish()
+    (cloud, serial, device) = try BindingTarget.parse(&arguments)
   }
 
   func run() async throws {
@@ -79,17 +69,7 @@ struct UnbindCommand: RecorderCommand {
   var device: DeviceOptions?
 
   init(arguments: inout Arguments) throws {
-    guard let cloud = try CloudOptions.parse(&arguments) else {
-      throw UsageError("--cloud DOMAIN --user-token-file F is required")
-    }
-    self.cloud = cloud
-    var probe = arguments
-    if try probe.option("device") != nil {
-      device = try DeviceOptions.parse(&arguments, cloud: cloud)
-    } else {
-      serial = try arguments.required("serial")
-    }
-    try arguments.finish()
+    (cloud, serial, device) = try BindingTarget.parse(&arguments)
   }
 
   func run() async throws {
@@ -115,5 +95,25 @@ struct UnbindCommand: RecorderCommand {
       throw CommandFailure(.unavailable, "\(error)")
     }
     print("unbound and depaired \(serial)")
+  }
+}
+
+/// What `bind` and `unbind` act on: the cloud, and a device by `--serial` or over `--device`.
+enum BindingTarget {
+  static func parse(_ arguments: inout Arguments) throws -> (
+    cloud: CloudOptions, serial: String?, device: DeviceOptions?
+  ) {
+    guard let cloud = try CloudOptions.parse(&arguments) else {
+      throw UsageError("--cloud DOMAIN --user-token-file F is required")
+    }
+    var probe = arguments
+    if try probe.option("device") != nil {
+      let device = try DeviceOptions.parse(&arguments, cloud: cloud)
+      try arguments.finish()
+      return (cloud, nil, device)
+    }
+    let serial = try arguments.required("serial")
+    try arguments.finish()
+    return (cloud, serial, nil)
   }
 }
