@@ -215,33 +215,30 @@ public final class CloudEmulator: Sendable {
   private static func bind(_ request: HTTPRequest, user: String, state: Locked<State>)
     -> HTTPResponse
   {
-    let serial: String
-    switch device(request) {
-    case .success(let value): serial = value
-    case .failure(let failure): return failure.response
-    }
-    return state.withLock { state in
-      if let owner = state.bindings[serial], owner != user {
-        return .json(403, #"{"code":403,"msg":"device bound to another account"}"#)
-      }
-      state.bindings[serial] = user
-      return .json(200, #"{"code":0,"msg":"success"}"#)
-    }
+    setBinding(request, to: user, by: user, state: state)
   }
 
   private static func unbind(_ request: HTTPRequest, user: String, state: Locked<State>)
     -> HTTPResponse
   {
+    setBinding(request, to: nil, by: user, state: state)
+  }
+
+  /// Binds the request's device to `owner` (nil: unbinds it) for `user`: refused with 403
+  /// when another account holds it; idempotent otherwise.
+  private static func setBinding(
+    _ request: HTTPRequest, to owner: String?, by user: String, state: Locked<State>
+  ) -> HTTPResponse {
     let serial: String
     switch device(request) {
     case .success(let value): serial = value
     case .failure(let failure): return failure.response
     }
     return state.withLock { state in
-      if let owner = state.bindings[serial], owner != user {
+      if let holder = state.bindings[serial], holder != user {
         return .json(403, #"{"code":403,"msg":"device bound to another account"}"#)
       }
-      state.bindings[serial] = nil
+      state.bindings[serial] = owner
       return .json(200, #"{"code":0,"msg":"success"}"#)
     }
   }
