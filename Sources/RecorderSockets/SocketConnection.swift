@@ -29,12 +29,13 @@ public final class SocketConnection: Sendable {
   }
 
   /// Opens a TCP connection to `host:port` (a dotted IPv4 address or a name that resolves to
-  /// one), with TCP_NODELAY set.
+  /// one), with TCP_NODELAY set, from `localHost` when given (a source address of this
+  /// host: tests play a client from another loopback address, 127.0.0.2).
   /// - Throws: ``SocketError/timedOut`` after `timeout`, ``SocketError/unresolvable(host:)``,
-  ///   or the system's error (`ECONNREFUSED`, …).
-  public static func connect(host: String, port: UInt16, timeout: Duration = .seconds(10))
-    async throws(SocketError) -> SocketConnection
-  {
+  ///   or the system's error (`ECONNREFUSED`, `EADDRNOTAVAIL`, …).
+  public static func connect(
+    host: String, port: UInt16, timeout: Duration = .seconds(10), localHost: String? = nil
+  ) async throws(SocketError) -> SocketConnection {
     let (seconds, attoseconds) = timeout.components
     let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     // The connection is built on a dispatch thread; it crosses to the caller through a lock,
@@ -44,7 +45,9 @@ public final class SocketConnection: Sendable {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue.global().async {
         let result = Result { () throws(SocketError) in
-          try connectBlocking(host: host, port: port, timeoutMilliseconds: max(milliseconds, 1))
+          try connectBlocking(
+            host: host, port: port, localHost: localHost,
+            timeoutMilliseconds: max(milliseconds, 1))
         }
         box.withLock { $0 = result }
         continuation.resume()
@@ -54,12 +57,23 @@ public final class SocketConnection: Sendable {
     return try result.get()
   }
 
-  private static func connectBlocking(host: String, port: UInt16, timeoutMilliseconds: Int32)
-    throws(SocketError) -> SocketConnection
-  {
+  private static func connectBlocking(
+    host: String, port: UInt16, localHost: String?, timeoutMilliseconds: Int32
+  ) throws(SocketError) -> SocketConnection {
     let address = try SocketHandle.address(host: host, port: port)
     let fd = try SocketHandle.makeStreamSocket()
     let handle = try SocketHandle(fd: fd, label: "RecorderLink.socket.\(host):\(port)")
+    if let localHost {
+      do throws(SocketError) {
+        let local = try SocketHandle.address(host: localHost, port: 0)
+        guard local.withSockaddr({ bind(fd, $0, $1) }) == 0 else {
+          throw SocketError.lastError("bind")
+        }
+      } catch {
+        handle.close()
+        throw error
+      }
+    }
     let started = address.withSockaddr { systemConnect(fd, $0, $1) }
     if started != 0 {
       guard errno == EINPROGRESS else {

@@ -2,7 +2,8 @@ import RecorderConcurrency
 import RecorderSockets
 
 extension WebSocketConnection {
-  /// Opens a client connection to `ws://host:port/target`: TCP connect, the Upgrade request
+  /// Opens a client connection to `ws://host:port/target` (from `localHost` when given; see
+  /// ``SocketConnection/connect(host:port:timeout:localHost:)``): TCP connect, the Upgrade request
   /// with a fresh key, and the server's 101 checked (status, headers, Sec-WebSocket-Accept),
   /// all within ``WebSocketConfiguration/handshakeTimeout``. The emulator's Wi-Fi side uses
   /// this to play the device.
@@ -11,12 +12,12 @@ extension WebSocketConnection {
   public static func connect(
     host: String, port: UInt16, target: String = "/",
     configuration: WebSocketConfiguration = WebSocketConfiguration(),
-    clock: AnyClock = .continuous
+    clock: AnyClock = .continuous, localHost: String? = nil
   ) async throws(WebSocketError) -> WebSocketConnection {
     let socket: SocketConnection
     do {
       socket = try await SocketConnection.connect(
-        host: host, port: port, timeout: configuration.handshakeTimeout)
+        host: host, port: port, timeout: configuration.handshakeTimeout, localHost: localHost)
     } catch {
       throw error == .timedOut ? .handshakeTimeout : .socket(error)
     }

@@ -26,12 +26,14 @@ public final class WebSocketServer: Sendable {
   private let configuration: WebSocketConfiguration
   private let clock: AnyClock
   private let continuation: AsyncStream<WebSocketConnection>.Continuation
+  private let admit: @Sendable (_ peerHost: String) -> Bool
 
   private struct State {
     var active: WebSocketConnection?
     var pending: [ObjectIdentifier: SocketConnection] = [:]
     var acceptLoop: Task<Void, Never>?
     var stopped = false
+    var refusedPeers = 0
   }
   /// All mutable state: the session slot, sockets still in their handshake, the accept loop.
   private let state = Locked(State())
@@ -39,12 +41,18 @@ public final class WebSocketServer: Sendable {
   /// Binds `host:port` (loopback by default; the Wi-Fi path binds the hotspot interface on
   /// 8081) and starts accepting. The accept loop keeps the server alive until ``stop()``:
   /// every server must be stopped.
+  ///
+  /// `admit` is asked for each client's address ("a.b.c.d") as it is accepted: a client it
+  /// refuses is disconnected before one byte is read or written, so it can neither take the
+  /// session slot nor learn anything (counted in ``refusedPeers``).
   /// - Throws: ``WebSocketError/socket(_:)`` when the address cannot be bound.
   public init(
     host: String = "127.0.0.1", port: UInt16 = 0,
     configuration: WebSocketConfiguration = WebSocketConfiguration(),
-    clock: AnyClock = .continuous
+    clock: AnyClock = .continuous,
+    admit: @escaping @Sendable (_ peerHost: String) -> Bool = { _ in true }
   ) throws(WebSocketError) {
+    self.admit = admit
     do {
       listener = try SocketListener(host: host, port: port)
     } catch {
@@ -61,6 +69,15 @@ public final class WebSocketServer: Sendable {
       }
     }
     state.withLock { $0.acceptLoop = loop }
+  }
+
+  /// Clients ``init(host:port:configuration:clock:admit:)``'s `admit` turned away.
+  public var refusedPeers: Int { state.withLock { $0.refusedPeers } }
+
+  /// "a.b.c.d" of "a.b.c.d:port".
+  public static func host(of address: String) -> String {
+    guard let colon = address.lastIndex(of: ":") else { return address }
+    return String(address[..<colon])
   }
 
   /// Whether a device session currently holds the slot.
@@ -86,6 +103,10 @@ public final class WebSocketServer: Sendable {
   /// Runs the opening handshake on one accepted socket and hands the connection out, or
   /// refuses it.
   private func serve(_ socket: SocketConnection) async {
+    guard admit(Self.host(of: socket.remoteAddress)) else {
+      state.withLock { $0.refusedPeers += 1 }
+      return socket.close()
+    }
     let key = ObjectIdentifier(socket)
     let admitted = state.withLock { state in
       if !state.stopped { state.pending[key] = socket }

@@ -41,8 +41,9 @@ struct SyncCommand: RecorderCommand {
       --hotspot URL         How to join the device's hotspot: tcp://HOST:PORT, the join
                             port `recorder emulate` prints (required with --wifi on Linux).
       --wifi-min-backlog B  Use Wi-Fi only when at least B bytes are left (default 4194304).
-      --wifi-listen HOST    Address our WebSocket server binds (default 127.0.0.1; a phone
-                            on a real hotspot binds 0.0.0.0:8081).
+      --wifi-listen HOST    Address our WebSocket server binds (default 127.0.0.1; on a real
+                            hotspot, this host's address on it). Never every interface
+                            (0.0.0.0 is refused); only the device's address is admitted.
       --wifi-join-timeout S Keep retrying to join the hotspot for S seconds, starting ~3 s
                             after WIFI_OPEN, before falling back to BLE (default 60).
       --json                The summary as JSON.
@@ -79,6 +80,10 @@ struct SyncCommand: RecorderCommand {
     let hotspot = try arguments.option("hotspot")
     let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
     let listen = try arguments.option("wifi-listen") ?? "127.0.0.1"
+    guard !WiFiLink.Configuration.isEveryInterface(listen) else {
+      throw UsageError(
+        "--wifi-listen must name one address (the hotspot interface's), not every interface")
+    }
     let joinTimeout = try arguments.option("wifi-join-timeout", as: Double.self)
     if useWiFi {
       guard let hotspot else { throw UsageError("--wifi needs --hotspot tcp://HOST:PORT") }

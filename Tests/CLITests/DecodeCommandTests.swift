@@ -153,6 +153,12 @@ struct DecodeCommandTests {
       ["decode"], ["decode", "zz"], ["decode", "019"], ["decode", "--from", "radio", "01090064"],
       ["decode", "--port-version", "-1", "01090064"], ["decode", "--bogus", "01090064"],
       ["decode", "01090064", "--from"], ["frobnicate"], [],
+      // Issue 12, finding 1: never every interface (69 without the check: nothing listens).
+      [
+        "sync", "--out", "/nonexistent/x", "--device", "tcp://127.0.0.1:1", "--token",
+        "0123456789abcdef0123456789abcdef", "--attempts", "1", "--wifi", "--hotspot",
+        "tcp://127.0.0.1:1", "--wifi-listen", "0.0.0.0",
+      ],
     ])
   func badArguments(_ arguments: [String]) throws {
     let result = try RecorderTool.run(arguments)

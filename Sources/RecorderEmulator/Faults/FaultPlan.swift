@@ -41,6 +41,9 @@ public struct FaultPlan: Sendable, Equatable {
   /// Drop the link when a firmware push first reaches each of these image offsets (each
   /// once): the `03` frame that would carry the image past the offset is lost with the link.
   public var dropLinkAtFirmwareOffsets: [Int]
+  /// The Wi-Fi LIST names one recording more than BLE's (session id `0xFFFF_FFF0`, 8,000
+  /// bytes): a peer that passed HELLO (the serial is public) offering its own files.
+  public var wifiListsExtraRecording: Bool
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
@@ -49,8 +52,9 @@ public struct FaultPlan: Sendable, Equatable {
     dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
     refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
     stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero,
-    dropLinkAtFirmwareOffsets: [Int] = []
+    dropLinkAtFirmwareOffsets: [Int] = [], wifiListsExtraRecording: Bool = false
   ) {
+    self.wifiListsExtraRecording = wifiListsExtraRecording
     self.loseDataFrameEveryBytes = loseDataFrameEveryBytes
     self.stallAfterDataBytes = stallAfterDataBytes
     self.stallDuration = stallDuration

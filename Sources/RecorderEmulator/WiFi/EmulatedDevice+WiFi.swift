@@ -180,11 +180,13 @@ extension EmulatedDevice {
   /// Every recording for a Wi-Fi LIST, oldest first (a live one with its bytes so far).
   func wifiListEntries() -> [WiFiListEntry] {
     materializeRecording(at: time.now)
-    return flash.sessionIds.compactMap { id in
+    let entries = flash.sessionIds.compactMap { id -> WiFiListEntry? in
       guard let entry = flash.entries[id] else { return nil }
       return WiFiListEntry(
         sessionId: id, size: UInt32(clamping: entry.size), scene: UInt16(entry.scene))
     }
+    guard faults.wifiListsExtraRecording else { return entries }
+    return entries + [WiFiListEntry(sessionId: 0xFFFF_FFF0, size: 8_000, scene: 1)]
   }
 
   /// A recording's size and scene now, or nil.

@@ -80,7 +80,8 @@ extension SyncEngine {
     let failure: DeviceError
     interruptedReport = nil  // only what this Wi-Fi attempt finished may be merged below
     do {
-      return try await syncOverWiFi(session: session, plan: plan, inProgress: inProgress)
+      return try await syncOverWiFi(
+        session: session, plan: plan, listed: listed, inProgress: inProgress)
     } catch .device(let error) where error != .cancelled && !Task.isCancelled {
       failure = error
     }
@@ -93,9 +94,9 @@ extension SyncEngine {
   }
 
   /// Raise, join, sync, close. Throws what stopped Wi-Fi; the caller falls back to BLE.
-  private func syncOverWiFi(session: DeviceSession, plan: WiFiSyncPlan, inProgress: UInt32?)
-    async throws(SyncError) -> SyncReport
-  {
+  private func syncOverWiFi(
+    session: DeviceSession, plan: WiFiSyncPlan, listed: [Recording], inProgress: UInt32?
+  ) async throws(SyncError) -> SyncReport {
     let link: WiFiLink
     do throws(DeviceError) {
       let hotspot = try await session.openWiFi(
@@ -104,6 +105,8 @@ extension SyncEngine {
       configuration.responseTimeout = plan.responseTimeout
       // The state LIST was judged against: the same file is left alone over Wi-Fi.
       configuration.recordingInProgress = { inProgress }
+      // What BLE listed: a Wi-Fi peer that lists anything else is not the device.
+      configuration.expectedListing = listed
       do throws(DeviceError) {
         link = try await WiFiLink.connect(
           to: hotspot, joiner: plan.joiner, session: configuration, configuration: plan.link,

@@ -100,6 +100,29 @@ public protocol HotspotJoiner: Sendable {
   func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError)
   /// Leaves the network again (best effort).
   func leave(_ hotspot: DeviceHotspot) async
+  /// The joined network's gateway as an IPv4 address ("a.b.c.d"): on a device's access
+  /// point, the device itself, the only peer ``WiFiLink`` accepts under
+  /// ``WiFiPeerRule/gateway``. nil when the joiner cannot tell (the default).
+  func gatewayAddress(of hotspot: DeviceHotspot) async -> String?
+}
+
+extension HotspotJoiner {
+  /// Not known: ``WiFiPeerRule/gateway`` then accepts only loopback peers, and only when the
+  /// server listens on loopback (an emulator on the same host).
+  public func gatewayAddress(of hotspot: DeviceHotspot) async -> String? { nil }
+}
+
+/// Which client of our WebSocket server may be the device (DESIGN.md invariant 8: every
+/// peer is hostile until it checks out). A client that fails the rule is closed before a
+/// byte of the session is exchanged; the BLE token is sent only to one that passes it and
+/// then says HELLO with the device's serial.
+public enum WiFiPeerRule: Sendable, Equatable {
+  /// The joined network's gateway (``HotspotJoiner/gatewayAddress(of:)``): on a device's
+  /// access point the device is the gateway. When the joiner cannot name one, only a
+  /// loopback peer of a loopback server (an emulator on this host); otherwise nobody.
+  case gateway
+  /// Only this IPv4 address.
+  case address(String)
 }
 
 extension DeviceSession {
@@ -154,9 +177,13 @@ extension DeviceSession {
 public actor WiFiLink {
   /// Where to listen and how long to wait.
   public struct Configuration: Sendable {
-    /// Address the WebSocket server binds: the hotspot interface on a phone, loopback in
-    /// tests and on a gateway talking to the emulator.
+    /// Address the WebSocket server binds: the hotspot interface's address on a phone,
+    /// loopback (the default) in tests and on a gateway talking to the emulator. Never every
+    /// interface: "0.0.0.0", "::" and "" are refused (``isEveryInterface(_:)``), since any
+    /// client on any network the host is on could then reach the device session.
     public var host: String
+    /// Which client may be the device.
+    public var peer: WiFiPeerRule
     /// 8081 on a real device's network [sdk]; 0 lets the system choose (tests).
     public var port: UInt16
     /// How long the device may take to connect after the join.
@@ -165,13 +192,19 @@ public actor WiFiLink {
     public var webSocket: WebSocketConfiguration
 
     public init(
-      host: String = "0.0.0.0", port: UInt16 = 8081, connectTimeout: Duration = .seconds(30),
-      webSocket: WebSocketConfiguration = WebSocketConfiguration()
+      host: String = "127.0.0.1", port: UInt16 = 8081, connectTimeout: Duration = .seconds(30),
+      webSocket: WebSocketConfiguration = WebSocketConfiguration(), peer: WiFiPeerRule = .gateway
     ) {
       self.host = host
+      self.peer = peer
       self.port = port
       self.connectTimeout = connectTimeout
       self.webSocket = webSocket
+    }
+
+    /// Whether `host` means every interface ("0.0.0.0", "::", "*" or empty).
+    public static func isEveryInterface(_ host: String) -> Bool {
+      ["", "0.0.0.0", "::", "[::]", "*"].contains(host.trimmingCharacters(in: .whitespaces))
     }
   }
 
@@ -205,11 +238,27 @@ public actor WiFiLink {
     configuration: Configuration = Configuration(), clock: AnyClock = .continuous,
     join: HotspotJoinPolicy = .once, joinClock: AnyClock? = nil
   ) async throws(DeviceError) -> WiFiLink {
+    guard !Configuration.isEveryInterface(configuration.host) else {
+      throw .wifiUnavailable(
+        "refusing to listen on every interface (\(configuration.host.isEmpty ? "\"\"" : configuration.host)): "
+          + "any client on any network could reach the device session; listen on the hotspot "
+          + "interface's address")
+    }
+    // The device's address, once known: before the join for an explicit address or a
+    // loopback server, after it for a hotspot's gateway. Until then the server admits
+    // everyone and the check below turns the others away.
+    let known: String? =
+      switch configuration.peer {
+      case .address(let address): address
+      case .gateway: isLoopback(configuration.host) ? "127.0.0.1" : nil
+      }
+    let device = Locked(known)
     let server: WebSocketServer
     do {
       server = try WebSocketServer(
         host: configuration.host, port: configuration.port,
-        configuration: configuration.webSocket, clock: clock)
+        configuration: configuration.webSocket, clock: clock,
+        admit: { peer in device.withLock { $0 }.map { $0 == peer } ?? true })
     } catch {
       throw .wifiUnavailable(
         "cannot listen on \(configuration.host):\(configuration.port): \(error)")
@@ -217,9 +266,19 @@ public actor WiFiLink {
     do throws(DeviceError) {
       try await join.join(
         hotspot, serverPort: server.port, with: joiner, clock: joinClock ?? clock)
+      let expected = try await expectedPeer(configuration, hotspot: hotspot, joiner: joiner)
+      device.withLock { $0 = expected }
       guard
         let connection = await firstElement(
-          of: server.connections, within: configuration.connectTimeout, on: clock)
+          of: server.connections, within: configuration.connectTimeout, on: clock,
+          where: { connection in
+            guard WebSocketServer.host(of: connection.remoteAddress) == expected else {
+              // Closed before one byte of the session: the slot is free for the device.
+              Task { await connection.close(code: .policyViolation, reason: "not the device") }
+              return false
+            }
+            return true
+          })
       else { throw DeviceError.timeout(operation: "Wi-Fi connect") }
       let transport = try await WiFiTransport.open(
         connection: connection, configuration: session, clock: clock)
@@ -229,6 +288,28 @@ public actor WiFiLink {
       await joiner.leave(hotspot)
       throw Task.isCancelled ? .cancelled : error
     }
+  }
+
+  /// The one address the device may connect from under `configuration.peer`.
+  /// - Throws: ``DeviceError/wifiUnavailable(_:)`` when no peer could be trusted.
+  private static func expectedPeer(
+    _ configuration: Configuration, hotspot: DeviceHotspot, joiner: any HotspotJoiner
+  ) async throws(DeviceError) -> String {
+    switch configuration.peer {
+    case .address(let address): return address
+    case .gateway:
+      if let gateway = await joiner.gatewayAddress(of: hotspot) { return gateway }
+      guard isLoopback(configuration.host) else {
+        throw .wifiUnavailable(
+          "cannot tell which client is the device: the hotspot joiner names no gateway; "
+            + "set the Wi-Fi peer rule to the device's address")
+      }
+      return "127.0.0.1"
+    }
+  }
+
+  static func isLoopback(_ host: String) -> Bool {
+    host == "localhost" || host.hasPrefix("127.")
   }
 
   /// STOP and close 1000 (``WiFiTransport/finish()``), stop the server, leave the hotspot.

@@ -45,6 +45,12 @@ public actor WiFiTransport: RecordingTransport {
     /// Which recording is still being recorded. Wi-Fi has no state query, so this asks the
     /// BLE session when there is one (``DeviceSession`` sets it); nil means none known.
     public var recordingInProgress: @Sendable () async -> UInt32? = { nil }
+    /// What the BLE LIST said, when there was one: the Wi-Fi LIST must name the same
+    /// recordings with the same sizes (the one being recorded aside), or
+    /// ``listRecordings()`` refuses the peer with ``DeviceError/wifiUnavailable(_:)`` and
+    /// the sync goes on over BLE. A peer that passed HELLO (the serial is public) cannot then
+    /// make its own recordings look like the device's. nil: no comparison.
+    public var expectedListing: [Recording]?
 
     /// Ten seconds per answer, a keep-alive every 30 s, five seconds for STOP.
     public init(
@@ -200,11 +206,38 @@ public actor WiFiTransport: RecordingTransport {
       }
     }
     for entry in entries { scenes[entry.sessionId] = entry.scene }
-    return entries.map {
+    let listed = entries.map {
       Recording(
         sessionId: $0.sessionId, size: $0.size, scene: UInt8(exactly: $0.scene), attribute: nil,
         channels: configuration.audioChannels)
     }
+    if let expected = configuration.expectedListing {
+      let recording = await configuration.recordingInProgress()
+      if let difference = Self.disagreement(wifi: listed, ble: expected, skipping: recording) {
+        throw .wifiUnavailable("the Wi-Fi LIST disagrees with the BLE LIST (\(difference))")
+      }
+    }
+    return listed
+  }
+
+  /// The first way `wifi` and `ble` disagree (a recording one lists and the other does not,
+  /// or listed with another size), leaving out `skipping`; nil when they agree.
+  static func disagreement(wifi: [Recording], ble: [Recording], skipping: UInt32?) -> String? {
+    let sizes = { (list: [Recording]) in
+      Dictionary(
+        list.filter { $0.sessionId != skipping }.map { ($0.sessionId, $0.size) },
+        uniquingKeysWith: { first, _ in first })
+    }
+    let overWiFi = sizes(wifi)
+    let overBLE = sizes(ble)
+    for (id, size) in overWiFi.sorted(by: { $0.key < $1.key }) {
+      guard let bleSize = overBLE[id] else { return "\(id) is not on the BLE LIST" }
+      guard bleSize == size else { return "\(id) is \(size) B over Wi-Fi, \(bleSize) B over BLE" }
+    }
+    if let missing = overBLE.keys.sorted().first(where: { overWiFi[$0] == nil }) {
+      return "\(missing) is missing over Wi-Fi"
+    }
+    return nil
   }
 
   /// Wi-Fi has no state query: asks ``Configuration/recordingInProgress`` (the BLE session).
