@@ -51,6 +51,43 @@ struct RecordingExportTests {
     await session.close()
   }
 
+  /// Issue 12, finding 15: two exports of one recording at once (an app's BLE export and
+  /// Wi-Fi export) must not both write its partial file.
+  @Test("a second export of a recording in transfer is refused; asked again, it is served")
+  func concurrentExportsOfOneRecording() async throws {
+    let bench = try SyncBench(seed: 53)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(20))
+    let id = recording.sessionId
+    let session = try await bench.connect()
+    let workspace = try SyncWorkspace(root: bench.root)
+    let request = RecordingExport.Request(sessionId: id, format: .wav, reportsData: true)
+    var first = workspace.export(
+      request, over: BLETransport(session: session), clock: bench.sessionClock
+    ).makeAsyncIterator()
+    // The first is moving bytes when the second asks.
+    while let event = await first.next() {
+      if case .data = event { break }
+    }
+    await #expect(throws: RecordingExportError.alreadyTransferring(sessionId: id)) {
+      try await workspace.exportRecording(
+        request, over: BLETransport(session: session), clock: bench.sessionClock)
+    }
+    var outcome: Result<ExportedRecording, RecordingExportError>?
+    while let event = await first.next() {
+      if case .finished(let result) = event { outcome = result }
+    }
+    let exported = try #require(try outcome?.get())
+    let raw = try FileManager.default.attributesOfItem(atPath: bench.rawPath(id))
+    #expect((raw[.size] as? Int) == recording.size)
+    let sent = await bench.device.counters.dataBytesSent
+    let again = try await workspace.exportRecording(
+      request, over: BLETransport(session: session), clock: bench.sessionClock)
+    #expect(again.path == exported.path)
+    #expect(await bench.device.counters.dataBytesSent == sent, "served from the stored copy")
+    await session.close()
+  }
+
   @Test("a recording the device does not have is notOnDevice")
   func missing() async throws {
     let bench = try SyncBench(seed: 52)

@@ -108,6 +108,10 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
   case unverified(sessionId: UInt32, rawPath: String)
   /// ``WiFiSession/stopTransfer()`` stopped it; the session stays up.
   case stopped(sessionId: UInt32)
+  /// Another export of this workspace is moving the same recording right now (say one over
+  /// BLE and one over Wi-Fi): two transfers never share its partial file. Ask again when
+  /// that one finished; it will be served from the stored copy.
+  case alreadyTransferring(sessionId: UInt32)
   /// The transfer, the storage, the journal or the encoder failed.
   case sync(SyncError)
 
@@ -119,6 +123,8 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
       "recording \(id) was transferred and kept at \(rawPath), but its checksum never matched"
         + " the device's: it is not exported and stays on the device"
     case .stopped(let id): "the transfer of recording \(id) was stopped"
+    case .alreadyTransferring(let id):
+      "recording \(id) is being transferred by another export; ask again when it finished"
     case .sync(let error): error.description
     }
   }
@@ -177,6 +183,11 @@ extension SyncWorkspace {
       if let held = try storedRecord(serial: serial, sessionId: id) {
         return .success(try exportStored(held, request: request, directory: directory))
       }
+      // One transfer per recording: its `.part` has one writer.
+      guard claimTransfer(serial: serial, sessionId: id) else {
+        throw .alreadyTransferring(sessionId: id)
+      }
+      defer { releaseTransfer(serial: serial, sessionId: id) }
       let meter = ProgressMeter(sessionId: id)
       var observer = ObservedTransport.Observer()
       observer.listed = { meter.setTotal(Int64($0.first?.size ?? 0)) }

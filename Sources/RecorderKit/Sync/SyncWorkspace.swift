@@ -58,6 +58,8 @@ public final class SyncWorkspace: Sendable {
   public let root: String
   let journal: Journal
   let fileSystem: any DurableFileSystem
+  /// Recordings an export of this workspace is transferring now ("serial/id").
+  private let transfers = Locked<Set<String>>([])
 
   /// Opens (creating if needed) the root and its journal.
   public init(root: String, fileSystem: any DurableFileSystem = PosixFileSystem())
@@ -75,6 +77,16 @@ public final class SyncWorkspace: Sendable {
     } catch {
       throw .journal(error.description)
     }
+  }
+
+  /// Takes `sessionId` of `serial` for one transfer; false when another holds it.
+  func claimTransfer(serial: String, sessionId: UInt32) -> Bool {
+    transfers.withLock { $0.insert("\(serial)/\(sessionId)").inserted }
+  }
+
+  /// Gives back what ``claimTransfer(serial:sessionId:)`` took.
+  func releaseTransfer(serial: String, sessionId: UInt32) {
+    _ = transfers.withLock { $0.remove("\(serial)/\(sessionId)") }
   }
 
   /// A sync engine on this root.
