@@ -43,6 +43,8 @@ struct SyncRunner {
         total.bytesReceived += report.bytesReceived
         total.reissues += report.reissues
         total.skippedInProgress = report.skippedInProgress
+        total.skippedContradictory = report.skippedContradictory
+        total.skippedEmpty = report.skippedEmpty
         total.files = merged.values.sorted { $0.sessionId < $1.sessionId }
         // The journal is the record of the run: a file whose DELETE reply was lost to a drop
         // is in it, though no attempt reported it.

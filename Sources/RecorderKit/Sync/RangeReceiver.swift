@@ -22,6 +22,7 @@ final class RangeReceiver: @unchecked Sendable {
     var requestDelivered: Int64 = 0
     var requestLimit: Int64 = .max
     var overDelivered = false
+    var pastListedSize = false
     var bytesReceived: Int64 = 0
     var storageError: StorageError?
     var startedAt: Duration = .zero
@@ -79,6 +80,8 @@ final class RangeReceiver: @unchecked Sendable {
   /// True when the last request delivered more bytes than its range allows (a device that
   /// repeats itself): the stream was stopped.
   var overDelivered: Bool { state.withLock { $0.overDelivered } }
+  /// True once the device sent a byte at or past the recording's listed size.
+  var pastListedSize: Bool { state.withLock { $0.pastListedSize } }
   var bytesReceived: Int64 { state.withLock { $0.bytesReceived } }
   var storageError: StorageError? { state.withLock { $0.storageError } }
 
@@ -121,9 +124,12 @@ final class RangeReceiver: @unchecked Sendable {
   }
 
   private func accept(_ data: [UInt8], at start: Int64, header: [UInt8]?) -> StreamDecision {
-    guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else {
+    guard start + Int64(data.count) <= size else {
+      // The device has more than LIST gave it: that size cannot be trusted.
+      state.withLock { $0.pastListedSize = true }
       return .stop
     }
+    guard Self.isDeviceOpus(data, at: start) else { return .stop }
     let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
       state.pending += data
       state.offset += Int64(data.count)

@@ -121,6 +121,17 @@ struct RecordingTransfer {
         throw .storage(error)
       }
       try storageStep { () throws(StorageError) in try receiver.flush() }
+      if receiver.pastListedSize {
+        // More bytes than LIST said: the recording grew, or the device lies about it. Keep
+        // what arrived, end the run; the next one lists again (invariant 8: re-check).
+        checked.record(requestStart, receiver.offset, .framing)
+        try saveProgress(offset: receiver.durableOffset, checked: checked)
+        report.bytesReceived += receiver.bytesReceived
+        throw .device(
+          .malformedReply(
+            operation: "SYNC_START",
+            reason: "recording \(recording.sessionId) has bytes past the \(size) LIST gave it"))
+      }
       if receiver.offset > requestStart {
         idleReissues = 0
         lastProgress = clock.elapsed

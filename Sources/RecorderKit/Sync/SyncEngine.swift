@@ -157,6 +157,12 @@ public actor SyncEngine {
           .fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
         continue
       }
+      if recording.size == 0 {
+        report.skippedEmpty.append(recording.sessionId)
+        eventContinuation.yield(
+          .fileSkipped(sessionId: recording.sessionId, reason: "listed with 0 bytes"))
+        continue
+      }
       var record = try reconciled(try load(recording, serial: serial), listed: recording)
       if record.stage < .stored {
         record = try await transfer(recording, record: record, via: transport, report: &report)

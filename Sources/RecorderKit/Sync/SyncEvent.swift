@@ -39,6 +39,9 @@ public struct SyncReport: Sendable, Equatable {
   public var skippedInProgress: [UInt32] = []
   /// Session ids the device listed twice with different sizes: left alone this run.
   public var skippedContradictory: [UInt32] = []
+  /// Session ids listed with 0 bytes: nothing to keep, so nothing to delete on that word
+  /// (a device that lists a recording short must not get it deleted unread).
+  public var skippedEmpty: [UInt32] = []
   /// Why Wi-Fi was not used, or stopped part-way, when it was asked for (the rest went over
   /// BLE); nil when Wi-Fi carried the backlog or was not asked for.
   public var wifiFallback: DeviceError?
