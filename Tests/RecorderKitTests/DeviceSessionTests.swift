@@ -2,6 +2,7 @@ import RecorderConcurrency
 import RecorderKit
 import RecorderProtocol
 import RecorderTesting
+import TestSupport
 import Testing
 
 @Suite("DeviceSession against a scripted device")
@@ -115,6 +116,36 @@ struct DeviceSessionTests {
     let recordings = try await session.listRecordings()
     #expect(recordings.map(\.sessionId) == entries.map(\.sessionId))
     #expect(recordings.first?.durationMs == 2_000)
+    await session.close()
+  }
+
+  /// Issue 12, finding 5 for BLE LIST: pages that repeat forever (here 100,000 copies of
+  /// the first) end the listing with a typed error, not a spin that keeps the watchdog fed.
+  @Test("a LIST that repeats its first page forever ends with a typed error")
+  func listRepeatingForever() async throws {
+    let central = ScriptedCentral { message in
+      guard case .list(let request) = message else { return V0095Replies.standard(message) }
+      let page = DeviceMessage.listPage(
+        ListPage(
+          requestTag: request.requestTag, total: 25, index: 0,
+          entries: [ListEntry(sessionId: 1_775_000_000, size: 8_000, scene: 1, attribute: 0)])
+      ).encoded()
+      return Array(repeating: page, count: 100_000)
+    }
+    let session = try await Self.connect(central)
+    let outcome = try await withTimeout(60) { () async -> DeviceError? in
+      do throws(DeviceError) {
+        _ = try await session.listRecordings()
+        return nil
+      } catch {
+        return error
+      }
+    }
+    guard case .malformedReply(operation: "LIST", let reason)? = outcome else {
+      Issue.record("expected a malformed LIST, got \(String(describing: outcome))")
+      return
+    }
+    #expect(reason.contains("repeats itself"), "\(reason)")
     await session.close()
   }
 

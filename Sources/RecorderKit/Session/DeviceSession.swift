@@ -238,22 +238,47 @@ public actor DeviceSession {
   }
 
   /// Every recording on the device, oldest first (LIST, all pages).
+  /// LIST pages a listing may take beyond one per entry before the device counts as one
+  /// that repeats itself.
+  static let listPageSlack = 16
+
   public func listRecordings() async throws(DeviceError) -> [Recording] {
     let tag = configuration.unixTime()
     let channels = info.audioChannels
-    let entries = try await channel.exchange(
+    // Every page names at least one new entry on an honest device: pages beyond the total
+    // (and a few repeats a lossy link may cause) mean one that repeats itself (invariant 9).
+    struct Gathered: Sendable {
+      var entries: [Int: ListEntry] = [:]
+      var pages = 0
+      var runaway = false
+    }
+    let gathered = try await channel.exchange(
       .list(ListRequest(requestTag: tag)), operation: "LIST", timeout: configuration.replyTimeout,
-      initial: [Int: ListEntry](),
+      initial: Gathered(),
       accepts: { incoming in
         if case .message(.listPage(let page)) = incoming { return page.requestTag == tag }
         return false
       }
-    ) { entries, incoming -> Bool in
+    ) { gathered, incoming -> Bool in
       guard case .message(.listPage(let page)) = incoming else { return false }
-      for (offset, entry) in page.entries.enumerated() { entries[Int(page.index) + offset] = entry }
-      return entries.count >= Int(page.total)
+      gathered.pages += 1
+      for (offset, entry) in page.entries.enumerated() {
+        gathered.entries[Int(page.index) + offset] = entry
+      }
+      if gathered.pages > Int(page.total) + Self.listPageSlack {
+        gathered.runaway = true
+        return true
+      }
+      return gathered.entries.count >= Int(page.total)
     }
-    return entries.values
+    guard !gathered.runaway else {
+      throw .malformedReply(
+        operation: "LIST",
+        reason:
+          "\(gathered.pages) pages for \(gathered.entries.count) entries: the device repeats itself"
+      )
+    }
+    return gathered.entries.values
       .map {
         Recording(
           sessionId: $0.sessionId, size: $0.size, scene: $0.scene, attribute: $0.attribute,
