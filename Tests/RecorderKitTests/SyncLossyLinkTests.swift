@@ -72,4 +72,42 @@ struct SyncLossyLinkTests {
     let id = try #require(template.digests.keys.first)
     #expect(sha256(ofFile: bench.rawPath(id)) == template.digests[id], "seed \(seed)")
   }
+
+  /// §3.3: 5 s without data → SYNC_STOP. Measured from the last frame before a 12 s stall to
+  /// the re-issued SYNC_START (the stop and its reply in between take a few connection
+  /// events): 5 s plus at most 0.25 s, never the up-to-10 s of a watchdog that only looks
+  /// every 5 s.
+  @Test("silence is noticed 5 s after the last frame, within one interval")
+  func silenceNoticedOnTime() async throws {
+    let seed: UInt64 = 0x57A1_0105
+    let template = try await SyncFlashTemplate.make(seed: seed, durations: [.seconds(60)])
+    defer { template.cleanUp() }
+    for stallAfter in [100 * 1024, 171 * 1024 + 37] {
+      let bench = try SyncBench(seed: seed, template: template)
+      defer { bench.cleanUp() }
+      await bench.device.setFaults(
+        FaultPlan(stallAfterDataBytes: stallAfter, stallDuration: .seconds(12)))
+      let clock = bench.clock
+      let lastFrame = Locked<Duration>(.zero)
+      let gaps = Locked<[Duration]>([])
+      let watched: @Sendable (BLETransport) -> any RecordingTransport = { base in
+        WatchedTransport(
+          base: base,
+          onStream: {
+            let now = clock.elapsed
+            let last = lastFrame.withLock { $0 }
+            if last > .zero { gaps.withLock { $0.append(now - last) } }
+          },
+          onFrame: { _ in lastFrame.withLock { $0 = clock.elapsed } })
+      }
+      _ = try await bench.syncOnce(try bench.makeEngine(), wrap: watched)
+      // The first re-issue after the stall began (a second follows 5 s later while the
+      // device stays quiet).
+      let silence = try #require(
+        gaps.withLock { $0 }.first, "seed \(seed): no re-issue after the stall")
+      print("stall after \(stallAfter) B: noticed \(silence) after the last frame")
+      #expect(silence >= .seconds(5), "seed \(seed): stopped before 5 s of silence")
+      #expect(silence <= .milliseconds(5_250), "seed \(seed): noticed \(silence) after")
+    }
+  }
 }

@@ -45,7 +45,9 @@ actor RequestChannel {
     let id: UInt64
     let accepts: @Sendable (Incoming) -> Bool
     let continuation: AsyncThrowingStream<Incoming, any Error>.Continuation
-    var deliveries = 0
+    /// The clock's elapsed time at the last frame handed to the request (at its start
+    /// before any): silence is measured from here.
+    var lastDelivery: Duration
   }
 
   /// Frames the request in flight may fall behind before the receive loop parks.
@@ -249,19 +251,25 @@ actor RequestChannel {
     nextRequestID += 1
     let id = nextRequestID
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: Incoming.self)
-    active = ActiveRequest(id: id, accepts: accepts, continuation: continuation)
+    active = ActiveRequest(
+      id: id, accepts: accepts, continuation: continuation, lastDelivery: clock.elapsed)
     defer {
       if active?.id == id { active = nil }
     }
+    // Fails the request `timeout` after its last frame (or its start): it wakes when that
+    // deadline is due and, if a frame came meanwhile, sleeps on to the new one, so silence
+    // is noticed at `timeout`, not anywhere up to twice that.
     let watchdog = Task { [clock] in
-      var seen = 0
+      var due = timeout
       while !Task.isCancelled {
-        do { try await clock.sleep(for: timeout) } catch { return }
-        guard let deliveries = await self.deliveries(of: id), deliveries != seen else {
+        do { try await clock.sleep(for: due) } catch { return }
+        guard let last = await self.lastDelivery(of: id) else { return }
+        let quiet = clock.elapsed - last
+        guard quiet < timeout else {
           await self.fail(id, with: .timeout(operation: operation))
           return
         }
-        seen = deliveries
+        due = timeout - quiet
       }
     }
     defer { watchdog.cancel() }
@@ -357,9 +365,9 @@ actor RequestChannel {
     }
   }
 
-  private func deliveries(of id: UInt64) -> Int? {
+  private func lastDelivery(of id: UInt64) -> Duration? {
     guard let active, active.id == id else { return nil }
-    return active.deliveries
+    return active.lastDelivery
   }
 
   private func fail(_ id: UInt64, with error: DeviceError) {
@@ -432,7 +440,7 @@ actor RequestChannel {
     }
     if var request = active, request.accepts(incoming) {
       unhandled.withLock { $0 += 1 }
-      request.deliveries += 1
+      request.lastDelivery = clock.elapsed
       active = request
       request.continuation.yield(incoming)
       return
