@@ -28,7 +28,8 @@ struct EmulateCommand: RecorderCommand {
       --seed S                Seeds addresses and generated audio (default 1).
       --time-scale X          Run the device's clock X times faster than real time.
       --manifest PATH         Keep a JSON file with each recording's sessionId, size and
-                              SHA-256 and a timestamped log of every DELETE served.
+                              SHA-256, a timestamped log of every DELETE served, and the
+                              connections and data bytes sent so far.
       --flash DIR             Flash directory (default: a new temporary directory, removed
                               when the emulator ends, by SIGINT / SIGTERM too).
       --serial S              Serial number (default 8881234567890123).
@@ -43,6 +44,11 @@ struct EmulateCommand: RecorderCommand {
       --corrupt-frame K       Flip a byte in the K-th data frame (once).
       --duplicate-frame K     Send the K-th data frame twice (once).
       --drop-frame K          Never send the K-th data frame (once).
+      --lose-frame-every N    A lossy link: lose one data frame each time N more data bytes
+                              went out (repeats).
+      --stall-at-byte N       Once N data bytes went out, send no data for --stall-seconds
+                              of device time (commands are still answered).
+      --stall-seconds S       How long that stall lasts (default 7).
       --flash-full            Report a full flash.
       --slow-ms N             Extra processing time per request.
       --hotspot-port N        Wi-Fi join port (default 0: any free port).
@@ -237,7 +243,13 @@ struct EmulateCommand: RecorderCommand {
       processingDelay: .milliseconds(try arguments.option("slow-ms", as: Int.self) ?? 0),
       dropWiFiAfterContentBytes: try arguments.option("wifi-drop-at-byte", as: Int.self),
       refuseWiFiOpen: arguments.flag("wifi-refuse-open"),
-      refuseHotspotJoins: arguments.flag("wifi-refuse-join"))
+      refuseHotspotJoins: arguments.flag("wifi-refuse-join"),
+      loseDataFrameEveryBytes: try arguments.option("lose-frame-every", as: Int.self),
+      stallAfterDataBytes: try arguments.option("stall-at-byte", as: Int.self),
+      stallDuration: .seconds(try arguments.option("stall-seconds", as: Double.self) ?? 7))
+    if let every = faults.loseDataFrameEveryBytes, every < 1 {
+      throw UsageError("--lose-frame-every must be at least 1")
+    }
     health = []
     if let list = try arguments.option("health") {
       for name in list.split(separator: ",") {
@@ -406,21 +418,25 @@ struct EmulateCommand: RecorderCommand {
     var written = -1
     var recordings: [RecordingInfo] = []
     if manifest != nil { recordings = (try? await device.recordings(includingDigests: true)) ?? [] }
+    var writtenConnections = -1
     while true {
       if let manifest {
         let deletes = await device.deleteLog
-        if deletes.count != written {
-          try writeManifest(manifest, recordings: recordings, deletes: deletes)
+        let counters = await device.counters
+        if deletes.count != written || counters.connections != writtenConnections {
+          try writeManifest(
+            manifest, recordings: recordings, deletes: deletes, counters: counters)
           written = deletes.count
+          writtenConnections = counters.connections
         }
       }
       try await Task.sleep(for: .milliseconds(20))
     }
   }
 
-  private func writeManifest(_ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord])
-    throws
-  {
+  private func writeManifest(
+    _ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord], counters: DeviceCounters
+  ) throws {
     let document = JSONValue.object([
       ("serial", .string(configuration.serial)),
       (
@@ -444,6 +460,9 @@ struct EmulateCommand: RecorderCommand {
             ])
           })
       ),
+      // As of the last write (at start, each connection and each DELETE).
+      ("connections", .int(Int64(counters.connections))),
+      ("dataBytesSent", .int(Int64(counters.dataBytesSent))),
     ])
     let temporary = path + ".tmp"
     do {

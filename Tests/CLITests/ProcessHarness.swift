@@ -224,6 +224,9 @@ struct Manifest {
   var serial: String
   var recordings: [Entry]
   var deletes: [Delete]
+  /// Connections the device took and data bytes it sent, as of the last write.
+  var connections: Int
+  var dataBytesSent: Int64
 
   init(data: Data) throws {
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -241,6 +244,8 @@ struct Manifest {
         sessionId: try #require(($0["sessionId"] as? NSNumber)?.int64Value),
         virtualSeconds: try #require(($0["virtualSeconds"] as? NSNumber)?.doubleValue))
     }
+    connections = try #require((object["connections"] as? NSNumber)?.intValue)
+    dataBytesSent = try #require((object["dataBytesSent"] as? NSNumber)?.int64Value)
   }
 }
 

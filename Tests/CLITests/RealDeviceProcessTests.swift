@@ -117,6 +117,50 @@ extension ProcessTests {
     #expect(try emulator.manifest().deletes.count == 2)
   }
 
+  @Test("sync over a link that loses a frame every 64 KiB (--lose-frame-every): exact, one link")
+  func syncOverLossyLink() throws {
+    let directory = try TemporaryDirectory("lossy")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [2], extra: ["--lose-frame-every", "65536"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "opus", "--json", "--attempts", "1"] + emulator.device,
+      in: directory, label: "sync-lossy")
+    #expect(result.status == 0, "\(result.stderr)")
+    try expectSynced(manifest, out: out, format: "opus")
+    let after = try emulator.manifest()
+    let size = manifest.recordings.reduce(0) { $0 + $1.size }
+    #expect(after.deletes.count == 1)
+    #expect(after.connections == 1, "reconnected on a lossy link")
+    #expect(
+      Double(after.dataBytesSent) <= 1.05 * Double(size), "moved \(after.dataBytesSent) for \(size)"
+    )
+    #expect(Double(after.dataBytesSent) > Double(size), "no frame was lost")
+  }
+
+  /// Real time: the phone's 5 s silence bound runs on the wall clock, so the device does too.
+  @Test("sync across a 7 s stall (--stall-at-byte, --stall-seconds): no reconnect, exact")
+  func syncAcrossStall() throws {
+    let directory = try TemporaryDirectory("stall")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.25], timeScale: 1,
+      extra: ["--stall-at-byte", "20000", "--stall-seconds", "7"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let started = ContinuousClock.now
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "opus", "--json", "--attempts", "1"] + emulator.device,
+      in: directory, label: "sync-stall")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(ContinuousClock.now - started >= .seconds(7), "the stall did not happen")
+    #expect(!result.stderr.contains("interrupted"), "\(result.stderr)")
+    try expectSynced(manifest, out: out, format: "opus")
+    #expect(try emulator.manifest().connections == 1, "reconnected after the stall")
+  }
+
   @Test("info says charging is unknown when BATTERY sends only the level (--battery-level-only)")
   func infoOneByteBattery() throws {
     let directory = try TemporaryDirectory("battery-1")
