@@ -21,7 +21,7 @@ struct SyncWiFiPeerTests {
     let join = try bench.joinPort()
     defer { join.stop() }
     let engine = try bench.makeEngine()
-    let serial = await bench.device.serial
+    let serial = bench.device.serial
     let rogue = RogueClient(serial: serial)
     var plan = bench.wifiPlan(join)
     plan.joiner = RogueFirstJoiner(real: TCPHotspotJoiner(port: join.port), rogue: rogue)

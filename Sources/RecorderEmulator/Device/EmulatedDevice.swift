@@ -45,6 +45,10 @@ public actor EmulatedDevice {
   /// Data bytes sent when the fault plan was set, and since the last recurring loss.
   var faultBaseDataBytes = 0
   var lossCarry = 0
+  /// Every write taken and every control notification sent, in the device's order, while
+  /// ``recordWireTrace(_:)`` is on (data frames are left out: they are the bulk of a sync).
+  public private(set) var wireTrace: [WireEvent] = []
+  var tracesWire = false
   /// The data stall of the fault plan: no data frame before this instant.
   var stallUntil: Duration?
   /// Data frames produced (sent, dropped or duplicated alike), for fault indexing.
@@ -129,6 +133,16 @@ public actor EmulatedDevice {
 
   /// What the device has done so far.
   public var counters: DeviceCounters { counterValues }
+
+  /// Starts (clearing what was kept) or stops keeping ``wireTrace``.
+  public func recordWireTrace(_ on: Bool) {
+    tracesWire = on
+    if on { wireTrace = [] }
+  }
+
+  func trace(_ event: WireEvent) {
+    if tracesWire { wireTrace.append(event) }
+  }
 
   /// Every DELETE served, oldest first.
   public var deleteLog: [DeleteRecord] { deletes }
@@ -260,4 +274,12 @@ public enum RecordingStopReason {
   public static let lengthLimit: UInt8 = 2
   /// Power loss or reboot (never notified: the link is gone).
   public static let power: UInt8 = 3
+}
+
+/// One frame on the vendor characteristics, as the device saw it.
+public enum WireEvent: Sendable, Equatable {
+  /// A frame the phone wrote.
+  case written([UInt8])
+  /// A control frame (`01`) the device notified.
+  case notified([UInt8])
 }

@@ -351,6 +351,7 @@ extension EmulatedDevice {
       connection?.writeQueue.removeFirst()
       budget -= 1.0 / Double(configuration.link.packetsPerEvent(valueLength: write.value.count))
       write.acknowledgement?.resume()
+      trace(.written(write.value))
       handleWrite(write.value, at: instant)
     }
     guard var link = connection, link.id == id,
@@ -430,6 +431,7 @@ extension EmulatedDevice {
       return false
     }
     link.events.yield(.notification(characteristic: item.characteristic, value: item.value))
+    if item.value.first == 0x01 { trace(.notified(item.value)) }
     counterValues.framesNotified += 1
     counterValues.bytesNotified += item.value.count
     if let dataBytes {
