@@ -47,6 +47,17 @@ enum SyncBenchmarks {
           + "(first SYNC_START → last DELETE reply)  real \(format(figures.real.seconds)) s  "
           + "files \(figures.files)  reissues \(figures.reissues)")
     }
+    // Issue 19.4: a link that loses one frame every 256 KiB; the whole hour still comes
+    // over, re-issued from the last good byte, on one connection.
+    let lossy = try blocking {
+      try await sync(minutes: [60], faults: FaultPlan(loseDataFrameEveryBytes: 256 * 1024))
+    }
+    print(
+      "1 × 60 min, a frame lost every 256 KiB: moved \(lossy.moved) B for \(lossy.bytes) B = "
+        + "\(format(Double(lossy.moved) / Double(max(lossy.bytes, 1)), 4))× (target ≤ 1.05)  "
+        + "reissues \(lossy.reissues)  connections \(lossy.connections)  "
+        + "utilization \(format(Double(lossy.bytes) / (capacity * lossy.window.seconds), 3))  "
+        + "real \(format(lossy.real.seconds)) s")
     var peaks: [Double: Int] = [:]
     for minutes in [30.0, 300.0] {
       let started = ContinuousClock.now
@@ -68,16 +79,20 @@ enum SyncBenchmarks {
     var real: Duration
     var files: Int
     var reissues: Int
+    /// Every data byte the device sent, those thrown away after a gap included.
+    var moved: Int64
+    var connections: Int
   }
 
   /// One sync of an emulated device holding recordings of `minutes`, on a manual clock.
-  static func sync(minutes: [Double]) async throws -> Figures {
+  static func sync(minutes: [Double], faults: FaultPlan = .none) async throws -> Figures {
     let work = "/tmp/recorder-bench-sync-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { try? FileManager.default.removeItem(atPath: work) }
     let manual = ManualClock()
     let clock = AnyClock(manual)
     let device = try EmulatedDevice(flashDirectory: work + "/flash", time: .manual(manual))
     for length in minutes { try await device.addRecording(duration: .seconds(length * 60)) }
+    await device.setFaults(faults)
     manual.startAutoAdvance()
     defer { manual.stopAutoAdvance() }
 
@@ -103,10 +118,12 @@ enum SyncBenchmarks {
     let real = ContinuousClock.now - started
     await session.close()
     let (first, last) = transport.window
+    let counters = await device.counters
     return Figures(
       bytes: report.files.reduce(0) { $0 + $1.size }, window: (last ?? .zero) - (first ?? .zero),
       real: real,
-      files: report.files.count, reissues: report.reissues)
+      files: report.files.count, reissues: report.reissues, moved: Int64(counters.dataBytesSent),
+      connections: counters.connections)
   }
 
   /// The child: one sync, then its own peak RSS (KiB) on stdout.
