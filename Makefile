@@ -12,7 +12,7 @@ DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev 
 # The same for Homebrew, for a machine without apt.
 BREW_PACKAGES := pkg-config opus lame libogg sqlite openssl@3 ffmpeg opus-tools
 
-.PHONY: deps build test demo fuzz bench tsan format lint clean
+.PHONY: deps build test demo fuzz bench tsan docs format lint clean
 
 ## deps: install exactly the missing Debian packages (quiet when all are there)
 deps:
@@ -45,6 +45,10 @@ bench: deps
 ## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps
 	RECORDER_TEST_SCALE=small $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## docs: a DocC archive per public module into .build/docs; fails on any DocC warning
+docs: deps
+	./scripts/docs.sh
 
 format:
 	swift-format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
