@@ -38,20 +38,23 @@ extension AgentCore {
 
   /// ``DeviceSession/listRecordings()``: `bleFileList` with the recordings after `start`.
   func fileList(after start: Int) async {
-    guard let current = session, let serial = device?.serial else {
+    guard let current = session else {
       fail(.notConnected)
       emit { $0.bleFileList(bleFiles: []) }
       return
     }
     do {
-      let listed = try await current.listRecordings().filter { Int($0.sessionId) > start }
-      let held = heldBytes(serial: serial)
+      let listed = try await openWorkspace().listRecordings(
+        over: BLETransport(session: current), after: UInt32(clamping: max(start, 0)))
       emit { delegate in
         delegate.bleFileList(
-          bleFiles: listed.map { BleFile($0, offset: Int(held[$0.sessionId] ?? 0)) })
+          bleFiles: listed.map { BleFile($0.recording, offset: Int($0.heldBytes)) })
       }
+    } catch let error as PlaudSDKError {
+      fail(error)
+      emit { $0.bleFileList(bleFiles: []) }
     } catch {
-      fail(.operationFailed(error.description))
+      fail(.operationFailed("\(error)"))
       emit { $0.bleFileList(bleFiles: []) }
     }
   }

@@ -11,6 +11,17 @@ extension SyncWorkspace {
       uniquingKeysWith: { first, _ in first })
   }
 
+  /// LIST over `transport`: the recordings after session id `after` (0: all), each with the
+  /// bytes of it this workspace holds (durable bytes of a partial transfer, the whole size
+  /// once stored): where a resumed transfer starts, the vendor's `BleFile.offset`.
+  public func listRecordings(over transport: any RecordingTransport, after: UInt32 = 0)
+    async throws(DeviceError) -> [ListedRecording]
+  {
+    let listed = try await transport.listRecordings().filter { $0.sessionId > after }
+    let held = heldBytes(serial: await transport.serial)
+    return listed.map { ListedRecording(recording: $0, heldBytes: held[$0.sessionId] ?? 0) }
+  }
+
   /// Deletes one recording from the device because the app asks to (the vendor's
   /// `deleteFile`), and records it in the journal so a later sync does not wait for it.
   /// Unlike the sync engine's deletes this does not check that the recording is safe
@@ -21,5 +32,17 @@ extension SyncWorkspace {
     let serial = await transport.serial
     try await transport.delete(sessionId: sessionId)
     try? noteDeletedOnDevice(serial: serial, sessionId: sessionId)
+  }
+}
+
+/// A recording the device lists, with what this workspace already holds of it.
+public struct ListedRecording: Sendable, Equatable {
+  public var recording: Recording
+  /// Bytes held locally: a partial transfer's durable bytes, or the size once stored.
+  public var heldBytes: Int64
+
+  public init(recording: Recording, heldBytes: Int64) {
+    self.recording = recording
+    self.heldBytes = heldBytes
   }
 }
