@@ -104,7 +104,7 @@ final class FirstFrameTransport: RecordingTransport {
   func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
   func recordingInProgress() async throws(DeviceError) -> UInt32? {
     let answer = try await base.recordingInProgress()
-    let hold = clock.holdTime()
+    let hold = clock.holdTime(ClockHold("first-byte bench"))
     release.withLock { $0 = hold }
     return answer
   }

@@ -3,8 +3,9 @@
 public struct AnyClock: Sendable {
   private let sleepBody: @Sendable (Duration) async throws -> Void
   private let elapsedBody: @Sendable () -> Duration
-  private let holdBody: @Sendable () -> (@Sendable () -> Void)
-  private let probeBody: @Sendable (@escaping @Sendable () -> Bool) -> (@Sendable () -> Void)
+  private let holdBody: @Sendable (ClockHold) -> (@Sendable () -> Void)
+  private let probeBody:
+    @Sendable (ClockHold, @escaping @Sendable () -> Bool) -> (@Sendable () -> Void)
 
   /// Wraps `clock`; ``elapsed`` counts from this moment.
   public init<C: Clock>(_ clock: C) where C.Duration == Duration {
@@ -13,24 +14,24 @@ public struct AnyClock: Sendable {
       try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
     elapsedBody = { origin.duration(to: clock.now) }
-    holdBody = { {} }
-    probeBody = { _ in {} }
+    holdBody = { _ in {} }
+    probeBody = { _, _ in {} }
   }
 
-  /// Wraps a ``ManualClock``: ``holdTime()`` then keeps its auto-advance from skipping ahead
-  /// while this side does CPU or disk work that takes no time in the simulation.
+  /// Wraps a ``ManualClock``: ``holdTime(_:)`` then keeps its auto-advance from skipping
+  /// ahead while this side does CPU or disk work that takes no time in the simulation.
   public init(_ clock: ManualClock) {
     let origin = clock.now
     sleepBody = { duration in
       try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
     elapsedBody = { origin.duration(to: clock.now) }
-    holdBody = {
-      let token = clock.beginWork()
+    holdBody = { hold in
+      let token = clock.beginWork(hold)
       return { token.end() }
     }
-    probeBody = { probe in
-      let key = clock.addBusyProbe(probe)
+    probeBody = { hold, probe in
+      let key = clock.addBusyProbe(hold, probe)
       return { clock.removeBusyProbe(key) }
     }
   }
@@ -56,19 +57,23 @@ public struct AnyClock: Sendable {
   ) {
     sleepBody = sleep
     elapsedBody = elapsed
-    holdBody = { {} }
-    probeBody = { _ in {} }
+    holdBody = { _ in {} }
+    probeBody = { _, _ in {} }
   }
 
-  /// While `probe` answers true, a simulated clock holds still (input received and not yet
-  /// handled, say). Call the returned function to remove the probe. A no-op on real clocks.
-  public func holdTime(while probe: @escaping @Sendable () -> Bool) -> @Sendable () -> Void {
-    probeBody(probe)
+  /// While `probe` answers true, a simulated clock holds still for `hold` (input received
+  /// and not yet handled, say). Call the returned function to remove the probe. A no-op on
+  /// real clocks.
+  public func holdTime(_ hold: ClockHold, while probe: @escaping @Sendable () -> Bool)
+    -> @Sendable () -> Void
+  {
+    probeBody(hold, probe)
   }
 
   /// Marks the start of work that a simulation should treat as instantaneous (exporting,
-  /// hashing, fsync); call the returned function when it is done. A no-op on real clocks.
-  public func holdTime() -> @Sendable () -> Void { holdBody() }
+  /// hashing, fsync), named by `hold`; call the returned function when it is done. A no-op
+  /// on real clocks.
+  public func holdTime(_ hold: ClockHold) -> @Sendable () -> Void { holdBody(hold) }
 
   /// Suspends for `duration` of this clock's time; throws `CancellationError` if cancelled.
   public func sleep(for duration: Duration) async throws {

@@ -35,6 +35,8 @@ public final class ManualClock: Clock, Sendable {
     var busy = 0
     var cancelled: Set<UInt64> = []
     var probes: [Int: @Sendable () -> Bool] = [:]
+    var probeNames: [Int: String] = [:]
+    var held: [String: Int] = [:]
     var nextProbe = 0
   }
 
@@ -120,32 +122,51 @@ public final class ManualClock: Clock, Sendable {
 
   /// Holds time still until the returned token is ended: for work in flight that will
   /// produce events without sleeping (a frame being handled, a queue being drained).
-  public func beginWork() -> WorkToken {
+  /// `hold` names it in ``activeHolds``.
+  public func beginWork(_ hold: ClockHold = ClockHold("work")) -> WorkToken {
     state.withLock {
       $0.busy += 1
+      $0.held[hold.name, default: 0] += 1
       $0.activity &+= 1
     }
-    return WorkToken(clock: self)
+    return WorkToken(clock: self, hold: hold)
   }
 
-  fileprivate func endWork() {
+  fileprivate func endWork(_ hold: ClockHold) {
     state.withLock {
       $0.busy -= 1
+      $0.held[hold.name, default: 0] -= 1
+      if $0.held[hold.name] == 0 { $0.held[hold.name] = nil }
       $0.activity &+= 1
+    }
+  }
+
+  /// The holds in force now, by name, with how many of each (work tokens and busy probes):
+  /// empty once everything that held the clock let go. A hold left here after a run is a
+  /// leak that would stall the simulation.
+  public var activeHolds: [String: Int] {
+    state.withLock { state in
+      var all = state.held
+      for name in state.probeNames.values { all[name, default: 0] += 1 }
+      return all
     }
   }
 
   /// A hold on the clock; ``end()`` releases it (ending twice is harmless).
   public final class WorkToken: Sendable {
     private let clock: ManualClock
+    private let hold: ClockHold
     private let ended = Locked(false)
-    init(clock: ManualClock) { self.clock = clock }
+    init(clock: ManualClock, hold: ClockHold) {
+      self.clock = clock
+      self.hold = hold
+    }
     public func end() {
       let first = ended.withLock { ended -> Bool in
         defer { ended = true }
         return !ended
       }
-      if first { clock.endWork() }
+      if first { clock.endWork(hold) }
     }
     deinit { end() }
   }
@@ -190,17 +211,23 @@ public final class ManualClock: Clock, Sendable {
   /// Registers a check the auto-advance driver consults: while it returns true (a queue not
   /// yet drained, say), time holds still. Returns a key for ``removeBusyProbe(_:)``.
   @discardableResult
-  public func addBusyProbe(_ probe: @escaping @Sendable () -> Bool) -> Int {
+  public func addBusyProbe(
+    _ hold: ClockHold = ClockHold("probe"), _ probe: @escaping @Sendable () -> Bool
+  ) -> Int {
     state.withLock { state in
       state.nextProbe += 1
       state.probes[state.nextProbe] = probe
+      state.probeNames[state.nextProbe] = hold.name
       return state.nextProbe
     }
   }
 
-  /// Removes a probe added with ``addBusyProbe(_:)``.
+  /// Removes a probe added with ``addBusyProbe(_:_:)``.
   public func removeBusyProbe(_ key: Int) {
-    state.withLock { _ = $0.probes.removeValue(forKey: key) }
+    state.withLock {
+      _ = $0.probes.removeValue(forKey: key)
+      _ = $0.probeNames.removeValue(forKey: key)
+    }
   }
 
   /// Stops the auto-advance driver.

@@ -108,4 +108,24 @@ struct ManualClockTests {
       #expect(clock.elapsed == .seconds(5))
     }
   }
+
+  /// Issue 11: every hold is named; ``ManualClock/activeHolds`` says which are in force.
+  @Test func holdsAreNamedAndReleased() {
+    let manual = ManualClock()
+    let clock = AnyClock(manual)
+    let write = clock.holdTime(.requestWrite)
+    let again = clock.holdTime(.requestWrite)
+    let backlog = Locked(true)
+    let probe = clock.holdTime(.receiveBacklog, while: { backlog.withLock { $0 } })
+    #expect(manual.activeHolds == ["request write": 2, "receive backlog": 1])
+    write()
+    write()  // releasing twice is harmless
+    #expect(manual.activeHolds == ["request write": 1, "receive backlog": 1])
+    again()
+    probe()
+    #expect(manual.activeHolds.isEmpty)
+    // Real clocks ignore holds.
+    let real = AnyClock.continuous.holdTime(.storageWork)
+    real()
+  }
 }

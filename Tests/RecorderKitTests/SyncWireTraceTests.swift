@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
@@ -34,6 +35,13 @@ struct SyncWireTraceTests {
     #expect(written.filter { $0 == 0x001E }.count == 3)
     let violations = WireTraceChecker.violations(trace)
     #expect(violations.isEmpty, "seed \(seed): \(violations)")
+    // Issue 11: the session closed, no hold of the SDK is left on the clock (a leaked one
+    // would stall every later simulated wait).
+    let sdkHolds: Set<String> = [
+      ClockHold.sessionSetUp, .requestWrite, .receiveBacklog, .scanGrace, .storageWork,
+    ].reduce(into: []) { $0.insert($1.name) }
+    let left = bench.clock.activeHolds.filter { sdkHolds.contains($0.key) }
+    #expect(left.isEmpty, "seed \(seed): holds left after the session closed: \(left)")
   }
 
   /// The checker itself, on the trace finding 3 reported: a DELETE written while the stream

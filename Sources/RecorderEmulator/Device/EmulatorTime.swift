@@ -52,9 +52,9 @@ public enum EmulatorTime: Sendable {
   }
 
   /// A hold on a manual clock while the radio has work in flight; nil for a real clock.
-  func beginWork() -> ManualClock.WorkToken? {
+  func beginWork(_ hold: ClockHold) -> ManualClock.WorkToken? {
     switch self {
-    case .manual(let clock): clock.beginWork()
+    case .manual(let clock): clock.beginWork(hold)
     case .real: nil
     }
   }
@@ -69,4 +69,11 @@ public enum EmulatorTime: Sendable {
 func nanoseconds(_ duration: Duration) -> Int64 {
   let parts = duration.components
   return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+}
+
+extension ClockHold {
+  /// The emulated device's grace between accepting a connection and its first event.
+  static let emulatorSetUpGrace = ClockHold("emulator set-up grace")
+  /// The emulated link has writes, notifications or writers still to serve.
+  static let emulatorLinkBusy = ClockHold("emulator link busy")
 }

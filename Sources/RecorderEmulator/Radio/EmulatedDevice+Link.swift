@@ -78,7 +78,7 @@ extension EmulatedDevice {
       do { try await time.sleep(until: deadline) } catch { return }
       self.authenticationTimedOut(id)
     }
-    link.setUpGrace = time.beginWork()
+    link.setUpGrace = time.beginWork(.emulatorSetUpGrace)
     if link.setUpGrace != nil {
       Task {
         try? await Task.sleep(for: Self.setUpGrace)
@@ -258,7 +258,7 @@ extension EmulatedDevice {
   /// The link has traffic: hold a manual clock still and wake the pump.
   func markBusy() {
     guard let link = connection else { return }
-    if link.busyToken == nil { connection?.busyToken = time.beginWork() }
+    if link.busyToken == nil { connection?.busyToken = time.beginWork(.emulatorLinkBusy) }
     link.wake.yield()
     if !link.writeQueue.isEmpty { resumePumpWaiter(link.id) }
   }
@@ -282,7 +282,7 @@ extension EmulatedDevice {
     // before the next connection event: never run one while a writer given room has not
     // acted yet (it wakes the pump when it has).
     if link.writersGivenRoom > 0 {
-      if connection?.busyToken == nil { connection?.busyToken = time.beginWork() }
+      if connection?.busyToken == nil { connection?.busyToken = time.beginWork(.emulatorLinkBusy) }
       return .writersRefilling
     }
     let now = time.now
@@ -296,7 +296,7 @@ extension EmulatedDevice {
       connection?.busyToken = nil
       return .idle
     }
-    if connection?.busyToken == nil { connection?.busyToken = time.beginWork() }
+    if connection?.busyToken == nil { connection?.busyToken = time.beginWork(.emulatorLinkBusy) }
     let interval = nanoseconds(configuration.link.connectionInterval)
     let anchor = nanoseconds(link.anchor)
     let target = max(nanoseconds(due), nanoseconds(now))

@@ -285,7 +285,7 @@ public final class PeripheralController: Sendable {
     while link: any PeripheralLink, _ body: () async throws(PassiveError) -> T
   ) async -> Result<T, PassiveError> {
     let events = link.events
-    let release = clock.holdTime(while: { events.buffered > 0 })
+    let release = clock.holdTime(.passiveEvents, while: { events.buffered > 0 })
     defer { release() }
     do throws(PassiveError) { return .success(try await body()) } catch {
       return .failure(error)

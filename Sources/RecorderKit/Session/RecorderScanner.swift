@@ -107,7 +107,7 @@ public final class RecorderScanner: Sendable {
     // On a simulated clock, a device already in range is heard after a few task hops that
     // take real time but no simulated time: hold the clock for a moment of real time so the
     // timeout cannot fire first. (No-op on a real clock.)
-    let release = clock.holdTime()
+    let release = clock.holdTime(.scanGrace)
     let grace = Task {
       try? await Task.sleep(for: DeviceScanner.simulatedClockGrace)
       release()

@@ -92,11 +92,11 @@ actor RequestChannel {
   /// Requests waiting at the gate (for tests of the queue).
   var queuedRequests: Int { gateWaiters.count }
 
-  /// Clock hold "session set-up": a simulated clock stays still from the link coming up until
+  /// Clock hold ``ClockHold/sessionSetUp``: a simulated clock stays still from the link coming up until
   /// the first command is with the link. The device drops a central that has not
   /// authenticated within ~1 s [device]; a simulation must not skip that second just because
   /// this task was slow to be scheduled. A no-op on real clocks.
-  func holdUntilFirstWrite() { setUpHold = clock.holdTime() }
+  func holdUntilFirstWrite() { setUpHold = clock.holdTime(.sessionSetUp) }
 
   private func releaseSetUpHold() {
     setUpHold?()
@@ -274,10 +274,10 @@ actor RequestChannel {
     }
     defer { watchdog.cancel() }
 
-    // Clock hold "request write": until the write is with the link nothing is in flight that
+    // Clock hold ``ClockHold/requestWrite``: until the write is with the link nothing is in flight that
     // a simulation could see, so the watchdog's deadline must not be the next thing it
     // jumps to.
-    let releaseWrite = clock.holdTime()
+    let releaseWrite = clock.holdTime(.requestWrite)
     do {
       try await link.write(
         message.encoded(portVersion: portVersion), to: RecorderGATT.writeCharacteristic,
@@ -382,9 +382,9 @@ actor RequestChannel {
   func startReceiving() {
     let linkEvents = link.events
     let unhandled = self.unhandled
-    // Clock hold "receive backlog": a simulation stays still while frames wait on either
+    // Clock hold ``ClockHold/receiveBacklog``: a simulation stays still while frames wait on either
     // side of this loop.
-    removeBusyProbe = clock.holdTime(while: {
+    removeBusyProbe = clock.holdTime(.receiveBacklog, while: {
       linkEvents.buffered > 0 || unhandled.withLock { $0 > 0 }
     })
     receiver = Task { [weak self] in

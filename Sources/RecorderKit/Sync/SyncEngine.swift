@@ -268,7 +268,7 @@ public actor SyncEngine {
     _ record: RecordingRecord, partPath: String, checked: CheckedRanges, transport: String
   ) throws(SyncError) -> RecordingRecord {
     let verification = RecordingRecord.Verification(checked.weakestLevel(upTo: record.size))
-    let release = clock.holdTime()
+    let release = clock.holdTime(.storageWork)
     defer { release() }
     let rawPath = self.rawPath(record)
     let digest = try storage { () throws(StorageError) in
@@ -488,7 +488,7 @@ public actor SyncEngine {
     guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
       return false
     }
-    let release = clock.holdTime()
+    let release = clock.holdTime(.storageWork)
     defer { release() }
     return (try? FileDigest.sha256Hex(ofFile: path)) == expected
   }
