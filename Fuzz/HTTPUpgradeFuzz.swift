@@ -1,5 +1,3 @@
-import RecorderWebSocket
-
 // libFuzzer entry over the WebSocket opening handshake: the HTTP/1.1 head parser (size and
 // field limits, ASCII rules) and both sides' validation (the server's of a request, the
 // client's of a response). Built with the RecorderLink sources in one module by

@@ -1,5 +1,3 @@
-import RecorderRemoteLink
-
 // libFuzzer entry over the hotspot join port's request line (docs/tcp-link.md): any bytes,
 // decoded as the join server does (UTF-8, up to the first newline), must give nil or a
 // request that re-encodes to the same line. Built with the RecorderLink sources in one module

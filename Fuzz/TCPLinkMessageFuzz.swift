@@ -1,5 +1,3 @@
-import RecorderRemoteLink
-
 // libFuzzer entry over the TCP link message decoder (docs/tcp-link.md): the bytes are fed to
 // a stream decoder in two pieces, as a socket would deliver them. Built with the RecorderLink
 // sources in one module by scripts/fuzz.sh. A trap or sanitizer report is a bug; a thrown

@@ -1,5 +1,3 @@
-import RecorderWebSocket
-
 // libFuzzer entry over the WebSocket parser (RFC 6455 framing, masking, fragmentation,
 // control frames, close payloads, UTF-8, size limit). Built with the RecorderLink sources in
 // one module by scripts/fuzz.sh. Byte 0 picks the role and the split point, so the stream
