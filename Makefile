@@ -25,6 +25,8 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@# The fuzz smoke: every libFuzzer entry still type-checks (make fuzz runs them).
+	FUZZ_TYPECHECK=1 ./scripts/fuzz.sh
 
 ## demo: build and run the main job against the emulated device
 demo: deps

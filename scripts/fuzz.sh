@@ -13,6 +13,10 @@
 #
 # FUZZ_TARGETS="a b" limits the run to those names; FUZZ_OUT another build folder;
 # FUZZ_NICE=N runs the fuzzers under `nice -n N` (a shared machine).
+#
+# FUZZ_TYPECHECK=1 is the smoke `make test` runs: every target's entry and sources are only
+# type-checked, against the modules of the package's debug build (.build/debug/Modules), in
+# seconds; nothing is built or run. It catches an entry that no longer compiles.
 set -euo pipefail
 seconds=${1:-300}
 runs=${FUZZ_RUNS:-}
@@ -54,13 +58,18 @@ deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc
       printf 'module %s {\n  header "%s"\n  export *\n}\n' "$mod" \
         "$PWD/$(ls "Sources/$mod/include"/*.h | head -n 1)" >"$out/c/$mod/module.modulemap"
       local pcs; pcs=$(sed -n 's/.*pkgConfig: "\([^"]*\)".*/\1/p' Package.swift | tr '\n' ' ')
-      for c in "Sources/$mod"/*.c; do
+      [ -n "${FUZZ_TYPECHECK:-}" ] || for c in "Sources/$mod"/*.c; do
         # shellcheck disable=SC2046,SC2086
         clang -O1 -g -c -I "Sources/$mod/include" $(pkg-config --cflags-only-I $pcs) "$c" \
           -o "$out/c/$mod/$(basename "$c" .c).o" >&2
         flags+=("$out/c/$mod/$(basename "$c" .c).o")
       done
       flags+=(-Xcc "-fmodule-map-file=$out/c/$mod/module.modulemap")
+    elif [ -n "${FUZZ_TYPECHECK:-}" ] && ls "Sources/$mod"/*.swift >/dev/null 2>&1; then
+      flags+=(-I "$(swift build --show-bin-path)/Modules")
+      # Its own C imports need their module maps (RecorderCrypto → CCrypto).
+      # shellcheck disable=SC2207
+      flags+=($(deps_flags "Sources/$mod"))
     elif ls "Sources/$mod"/*.swift >/dev/null 2>&1; then
       # Built once, again when one of its sources changed (a fix under test).
       if [ ! -f "$out/modules/$mod.swiftmodule" ] ||
@@ -92,6 +101,19 @@ dedupe() {
     echo -n "$item "
   done
 }
+
+if [ -n "${FUZZ_TYPECHECK:-}" ]; then
+  for spec in "${targets[@]}"; do
+    IFS=: read -r name dirs entry <<<"$spec"
+    sources=()
+    for dir in ${dirs//,/ }; do sources+=("$dir"/*.swift); done
+    # shellcheck disable=SC2046
+    swiftc -typecheck -parse-as-library $(deps_flags "$dirs") \
+      -module-name "Fuzz_${name//-/_}" "${sources[@]}" "$entry"
+    echo "fuzz target $name: type-checks"
+  done
+  exit 0
+fi
 
 for spec in "${targets[@]}"; do
   IFS=: read -r name dirs entry <<<"$spec"

@@ -263,10 +263,10 @@ actor RequestChannel {
       var due = timeout
       while !Task.isCancelled {
         do { try await clock.sleep(for: due) } catch { return }
-        guard let last = await self.lastDelivery(of: id) else { return }
+        guard let last = self.lastDelivery(of: id) else { return }
         let quiet = clock.elapsed - last
         guard quiet < timeout else {
-          await self.fail(id, with: .timeout(operation: operation))
+          self.fail(id, with: .timeout(operation: operation))
           return
         }
         due = timeout - quiet

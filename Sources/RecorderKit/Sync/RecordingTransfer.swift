@@ -207,7 +207,7 @@ struct RecordingTransfer {
         try crc(under: candidate, requestStart: requestStart, receiver: receiver) == tail.crc
       else { continue }
       if candidate != remembered, let firmware {
-        try journalWrite(journal) { tx in
+        try writeJournal(journal) { tx in
           try tx.saveCRCCoverage(firmware: firmware, coverage: candidate.rawValue)
         }
       }
@@ -314,7 +314,7 @@ struct RecordingTransfer {
     offset: Int64, checked: CheckedRanges, stage: RecordingRecord.Stage? = nil,
     carriedBy: TransportTrail? = nil
   ) throws(SyncError) {
-    try journalWrite(journal) { tx in
+    try writeJournal(journal) { tx in
       // A recording new to the journal is first written here (one commit, not two).
       var record = try tx.recording(serial: initial.serial, sessionId: initial.sessionId) ?? initial
       record.durableBytes = offset

@@ -588,7 +588,7 @@ public actor SyncEngine {
   }
 
   private func journalWrite<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
-    try RecorderKit.journalWrite(journal, body)
+    try writeJournal(journal, body)
   }
 }
 

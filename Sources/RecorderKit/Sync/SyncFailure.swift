@@ -7,7 +7,7 @@ func storageStep<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T
 
 /// Runs one journal transaction of the sync; a failure is a ``SyncError``: a full disk under
 /// the journal is ``SyncError/storage(_:)``, anything else ``SyncError/journal(_:)``.
-func journalWrite<T>(_ journal: Journal, _ body: (JournalTransaction) throws -> T)
+func writeJournal<T>(_ journal: Journal, _ body: (JournalTransaction) throws -> T)
   throws(SyncError) -> T
 {
   do {
