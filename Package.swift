@@ -79,7 +79,17 @@ let package = Package(
         "RecorderBluetooth",
         "RecorderRemoteLink", "RecorderSockets", "RecorderWebSocket", "RecorderAudio",
       ]),
-    .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),
+    // CoreBluetooth: the logic over a mirrored shape (tested on Linux), Apple bindings thin.
+    .target(
+      name: "RecorderCoreBluetooth", dependencies: ["RecorderBluetooth", "RecorderConcurrency"]),
+    .testTarget(
+      name: "RecorderCoreBluetoothTests",
+      dependencies: [
+        "RecorderCoreBluetooth", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
+        "RecorderKit", "RecorderEmulator", "RecorderTesting", "PlaudDeviceBasicSDK",
+      ],
+      exclude: ["StandIns"]),
+    .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit", "RecorderCoreBluetooth"]),
     .executableTarget(
       name: "recorder",
       dependencies: [
