@@ -20,7 +20,8 @@ extension CentralMachine {
       case .didFailToConnect(let id, let failure), .didDisconnect(let id, let failure):
         end(id, CoreBluetoothFailure.disconnectReason(failure), &state)
       case .didDiscoverServices(let id, let services, let failure):
-        state.resumeFirst(.services(id), with: failure.map { .failed($0.linkError) } ?? .uuids(services))
+        state.resumeFirst(
+          .services(id), with: failure.map { .failed($0.linkError) } ?? .uuids(services))
       case .didDiscoverCharacteristics(let id, let service, let characteristics, let failure):
         if failure == nil { state.entries[id]?.services[service] = characteristics }
         state.resumeFirst(

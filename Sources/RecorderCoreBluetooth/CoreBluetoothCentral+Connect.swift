@@ -32,7 +32,9 @@ extension CoreBluetoothCentral {
     case .issue(let current): (generation, restored) = (current, false)
     }
     let bound =
-      restored ? min(timeout ?? configuration.restoredConnectTimeout, configuration.restoredConnectTimeout) : timeout
+      restored
+      ? min(timeout ?? configuration.restoredConnectTimeout, configuration.restoredConnectTimeout)
+      : timeout
     let manager = self.manager
     let outcome = await machine.wait(for: .connection(peripheral), timeout: bound) { state in
       if let gone = state.gone(peripheral, generation: generation) { return gone }

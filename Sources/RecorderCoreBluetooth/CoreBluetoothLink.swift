@@ -32,7 +32,10 @@ public final class CoreBluetoothLink: PeripheralLink {
   /// The failure to report when this connection is over, nil while it is up.
   private func ended() -> LinkError? {
     let (peripheral, generation) = (self.peripheral, self.generation)
-    guard case .failed(let error) = machine.state.withLock({ $0.gone(peripheral, generation: generation) })
+    guard
+      case .failed(let error) = machine.state.withLock({
+        $0.gone(peripheral, generation: generation)
+      })
     else { return nil }
     return error
   }
@@ -111,18 +114,26 @@ public final class CoreBluetoothLink: PeripheralLink {
     let (peripheral, generation, manager) = (self.peripheral, self.generation, self.manager)
     // Values that arrive from now on are notifications (the system may send the first before
     // it confirms the subscription).
-    _ = try await central.outcome(
-      machine.wait(for: .notifyState(peripheral, characteristic), timeout: nil) { state in
-        if let gone = state.gone(peripheral, generation: generation) { return gone }
-        if enabled {
-          state.entries[peripheral]?.notifying.insert(characteristic)
-        } else {
-          state.entries[peripheral]?.notifying.remove(characteristic)
-        }
-        return nil
-      } then: {
-        manager.setNotifyValue(enabled, for: path, of: peripheral)
-      })
+    let outcome = await machine.wait(for: .notifyState(peripheral, characteristic), timeout: nil) {
+      state in
+      if let gone = state.gone(peripheral, generation: generation) { return gone }
+      if enabled {
+        state.entries[peripheral]?.notifying.insert(characteristic)
+      } else {
+        state.entries[peripheral]?.notifying.remove(characteristic)
+      }
+      return nil
+    } then: {
+      manager.setNotifyValue(enabled, for: path, of: peripheral)
+    }
+    switch outcome {
+    case .failed(let error):
+      // Refused: values on it are read results again.
+      machine.state.withLock { _ = $0.entries[peripheral]?.notifying.remove(characteristic) }
+      throw error
+    case .cancelled: throw .cancelled
+    default: return
+    }
   }
 
   /// CoreBluetooth does not tell a central about bonds; pairing happens inside the system.
