@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// The Apple-only binding files, type-checked here against stand-in frameworks, so a
+/// misspelt selector or a wrong delegate signature fails on Linux, not first on a Mac.
+@Suite("Apple-only bindings type-check against stand-in frameworks", .serialized)
+struct AppleBindingTypeCheckTests {
+  @Test("RecorderCoreBluetooth's CoreBluetooth binding")
+  func coreBluetooth() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    let standIn = try check.buildStandIn("CoreBluetooth")
+    #expect(standIn.succeeded, "\(standIn.output)")
+    let files = try AppleBindingTypeCheck.sources("Sources/RecorderCoreBluetooth")
+    #expect(files.contains { $0.lastPathComponent == "SystemCentralManager.swift" })
+    let result = try check.typeCheck(module: "RecorderCoreBluetooth", files: files)
+    #expect(result.succeeded, "\(result.output)")
+    #expect(!result.output.contains("warning:"), "\(result.output)")
+  }
+
+  @Test("a misspelt delegate method in a binding fails the check")
+  func misspeltDelegateFails() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    _ = try check.buildStandIn("CoreBluetooth")
+    var files = try AppleBindingTypeCheck.sources("Sources/RecorderCoreBluetooth")
+    let delegate = try #require(
+      files.firstIndex { $0.lastPathComponent == "SystemCentralManager+Delegate.swift" })
+    let text = try String(contentsOf: files[delegate], encoding: .utf8)
+      .replacingOccurrences(of: "toSendWriteWithoutResponse", with: "toSendWriteWithoutRespons")
+    let misspelt = check.directory.appendingPathComponent("SystemCentralManager+Delegate.swift")
+    try text.write(to: misspelt, atomically: true, encoding: .utf8)
+    files[delegate] = misspelt
+    let result = try check.typeCheck(module: "RecorderCoreBluetooth", files: files)
+    #expect(!result.succeeded)
+    #expect(result.output.contains("CBPeripheralDelegate"))
+  }
+}
