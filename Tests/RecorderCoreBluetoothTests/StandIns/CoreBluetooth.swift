@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (Apple's names such as CBErrorDomain and RSSI are kept as Apple spells them.)
 // A stand-in for Apple's CoreBluetooth: declarations only, with the signatures of Apple's
 // documentation, for just the API RecorderCoreBluetooth's binding uses. It lets Linux
 // type-check the binding (AppleBindingTypeCheckTests); it is never linked or run.
