@@ -86,7 +86,8 @@ let package = Package(
       name: "RecorderCoreBluetoothTests",
       dependencies: [
         "RecorderCoreBluetooth", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
-        "RecorderKit", "RecorderEmulator", "RecorderTesting", "PlaudDeviceBasicSDK",
+        "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore",
+        "PlaudDeviceBasicSDK",
       ],
       exclude: ["StandIns"]),
     .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit", "RecorderCoreBluetooth"]),
