@@ -83,7 +83,7 @@ let package = Package(
     .target(
       name: "RecorderCoreBluetooth", dependencies: ["RecorderBluetooth", "RecorderConcurrency"]),
     .testTarget(
-      name: "RecorderCoreBluetoothTests",
+      name: "ApplePlatformTests",
       dependencies: [
         "RecorderCoreBluetooth", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
         "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore",

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Type-checks Apple-only binding files on Linux: compiles stand-in modules (named like
-/// Apple's frameworks, declarations only) from `Tests/RecorderCoreBluetoothTests/StandIns`
+/// Apple's frameworks, declarations only) from `Tests/ApplePlatformTests/StandIns`
 /// into a temporary directory, then runs `swiftc -typecheck` over a module's sources with
 /// those stand-ins and the package's built modules on the import path. `#if canImport(…)`
 /// is then true, so the binding code is checked against the documented signatures.
@@ -40,7 +40,7 @@ struct AppleBindingTypeCheck {
   /// Compiles the stand-in module `name` (from `StandIns/<name>.swift`).
   func buildStandIn(_ name: String) throws -> Result {
     let source = Self.packageRoot.appendingPathComponent(
-      "Tests/RecorderCoreBluetoothTests/StandIns/\(name).swift")
+      "Tests/ApplePlatformTests/StandIns/\(name).swift")
     return try Self.swiftc([
       "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", name,
       "-I", directory.path, source.path, "-emit-module-path",
