@@ -35,4 +35,23 @@ struct AppleBindingTypeCheckTests {
     #expect(!result.succeeded)
     #expect(result.output.contains("CBPeripheralDelegate"))
   }
+
+  @Test("the facade's platform bindings: hotspot, beacons, background time, Keychain")
+  func platformServices() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    for framework in [
+      "CoreBluetooth", "NetworkExtension", "CoreLocation", "UIKit", "BackgroundTasks", "Security",
+    ] {
+      let standIn = try check.buildStandIn(framework)
+      #expect(standIn.succeeded, "\(framework): \(standIn.output)")
+    }
+    let files = try AppleBindingTypeCheck.sources("Sources/PlaudDeviceBasicSDK/Apple")
+    #expect(files.count >= 4)
+    let result = try check.typeCheck(
+      module: "PlaudDeviceBasicSDK", files: files,
+      clangModules: ["COpus", "CLame", "COgg", "CSQLite", "CCrypto", "COpusShim"])
+    #expect(result.succeeded, "\(result.output)")
+    #expect(!result.output.contains("warning:"), "\(result.output)")
+  }
 }
