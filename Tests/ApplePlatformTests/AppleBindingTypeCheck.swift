@@ -48,6 +48,17 @@ struct AppleBindingTypeCheck {
     ])
   }
 
+  /// Builds the package module `module` from `files` as it would be on Apple platforms (its
+  /// `#if canImport(…)` parts in, against the stand-ins), ahead of the Linux build of it.
+  func emitModule(_ module: String, files: [URL]) throws -> Result {
+    try Self.swiftc(
+      [
+        "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
+        "-I", directory.path, "-I", Self.builtModules.path, "-emit-module-path",
+        directory.appendingPathComponent("\(module).swiftmodule").path,
+      ] + files.map(\.path))
+  }
+
   /// Type-checks `files` as module `module`, importing the stand-ins and the built modules.
   /// `clangModules` are the package's C targets the imported modules need (their module maps).
   func typeCheck(module: String, files: [URL], clangModules: [String] = []) throws -> Result {
