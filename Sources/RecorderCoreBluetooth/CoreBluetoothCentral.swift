@@ -111,11 +111,14 @@ public final class CoreBluetoothCentral: Central {
           continuation.finish()
           return
         }
-        let previous = machine.state.withLock { state -> Scan? in
+        // A consumer that already stopped (its termination cancelled this task) gets no scan.
+        let previous = machine.state.withLock { state -> Scan?? in
+          guard !Task.isCancelled else { return nil }
           let previous = state.scan
           state.scan = Scan(id: id, continuation: continuation)
-          return previous
+          return .some(previous)
         }
+        guard let previous else { return }
         previous?.continuation.finish()
         manager.scanForPeripherals(withServices: services)
       }
