@@ -31,7 +31,12 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   private let worker: Task<Void, Never>
   private let releaseProbe: @Sendable () -> Void
 
-  init(central: EmulatorCentral, clock: AnyClock, sink: @escaping CoreBluetoothCentral.EventSink) {
+  /// - Parameter powerOnAfter: how long (on `clock`) the manager stays "unknown" before it
+  ///   reports powered on, as a fresh `CBCentralManager` does.
+  init(
+    central: EmulatorCentral, clock: AnyClock, powerOnAfter: Duration = .zero,
+    sink: @escaping CoreBluetoothCentral.EventSink
+  ) {
     self.central = central
     self.sink = sink
     let (stream, continuation) = AsyncStream<Operation>.makeStream()
@@ -48,7 +53,15 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
         state.withLock { $0.pending -= 1 }
       }
     }
-    enqueue(.event(.didUpdateState(.poweredOn)))
+    guard powerOnAfter > .zero else {
+      enqueue(.event(.didUpdateState(.poweredOn)))
+      return
+    }
+    Task {
+      try? await clock.sleep(for: powerOnAfter)
+      state.withLock { $0.pending += 1 }
+      continuation.yield(Operation.event(.didUpdateState(.poweredOn)))
+    }
   }
 
   deinit {

@@ -61,7 +61,8 @@ struct FacadeOverCoreBluetoothTests {
         restoreIdentifier: PlaudSDKConfiguration.centralRestoreIdentifierForTests,
         clock: AnyClock(clock))
     ) { _, sink in
-      EmulatedSystemBluetooth(central: emulator, clock: AnyClock(clock), sink: sink)
+      EmulatedSystemBluetooth(
+        central: emulator, clock: AnyClock(clock), powerOnAfter: .seconds(1), sink: sink)
     }
     var configuration = PlaudSDKConfiguration(
       central: central, storageRoot: directory + "/store", clock: AnyClock(clock))
@@ -73,6 +74,7 @@ struct FacadeOverCoreBluetoothTests {
     clock.startAutoAdvance()
     agent.initSDK(
       userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "platform-us.plaud.ai")
+    #expect(central.state == .unknown)
     agent.connectBySN(device.serial)
     var events = app.events.makeAsyncIterator()
     #expect(await events.next() == "bleBind 0")
