@@ -115,7 +115,8 @@ struct PlatformServicesTests {
     let remaining = Locked(2)
     let runs = AsyncStream<Bool>.makeStream()
     #expect(
-      processor.register({
+      processor.register({ progress in
+        progress(50, 100)
         let left = remaining.withLock { left -> Int in
           left -= 1
           return left
@@ -140,7 +141,15 @@ struct PlatformServicesTests {
     let second = scheduler.launch()
     #expect(await finished.next() == false)
     #expect(second.completed.withLock { $0 } == true)
+    #expect(second.progress.withLock { $0 } == [50])
     #expect(scheduler.state.withLock { $0.submitted } == 1)
+
+    // The user's "sync all" asks for a continued task; refused, it falls back to a launch.
+    #expect(processor.startNow(title: "Syncing", subtitle: "3 recordings"))
+    #expect(scheduler.state.withLock { $0.continued } == ["Syncing"])
+    scheduler.state.withLock { $0.refuseContinued = true }
+    #expect(processor.startNow(title: "Syncing", subtitle: "3 recordings"))
+    #expect(scheduler.state.withLock { $0.submitted } == 2)
   }
 
   @Test("the hotspot joiner joins once with the device's SSID and password; failures are typed")

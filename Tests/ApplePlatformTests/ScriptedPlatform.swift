@@ -65,6 +65,8 @@ final class ScriptedScheduler: TaskSchedulerMirror {
   struct State {
     var handler: (@Sendable (any ProcessingTaskMirror) -> Void)?
     var submitted = 0
+    var continued: [String] = []
+    var refuseContinued = false
   }
   let state = Locked(State())
 
@@ -80,6 +82,16 @@ final class ScriptedScheduler: TaskSchedulerMirror {
     return true
   }
 
+  func submitContinuedProcessingRequest(identifier: String, title: String, subtitle: String)
+    -> Bool
+  {
+    state.withLock { state in
+      guard !state.refuseContinued else { return false }
+      state.continued.append(title)
+      return true
+    }
+  }
+
   /// Launches the task and returns it.
   func launch() -> ScriptedProcessingTask {
     let task = ScriptedProcessingTask()
@@ -91,6 +103,10 @@ final class ScriptedScheduler: TaskSchedulerMirror {
 final class ScriptedProcessingTask: ProcessingTaskMirror {
   let expiration = Locked<(@Sendable () -> Void)?>(nil)
   let completed = Locked<Bool?>(nil)
+  let progress = Locked<[Int64]>([])
+  func reportProgress(completed: Int64, total: Int64) {
+    progress.withLock { $0.append(completed * 100 / max(total, 1)) }
+  }
   func setExpirationHandler(_ handler: @escaping @Sendable () -> Void) {
     expiration.withLock { $0 = handler }
   }

@@ -54,6 +54,20 @@
         return false
       }
     }
+
+    public func submitContinuedProcessingRequest(
+      identifier: String, title: String, subtitle: String
+    ) -> Bool {
+      guard #available(iOS 26, *) else { return false }
+      let request = BGContinuedProcessingTaskRequest(
+        identifier: identifier, title: title, subtitle: subtitle)
+      do {
+        try BGTaskScheduler.shared.submit(request)
+        return true
+      } catch {
+        return false
+      }
+    }
   }
 
   /// A launched `BGTask` as a `ProcessingTaskMirror`.
@@ -68,5 +82,12 @@
       task.expirationHandler = handler
     }
     func setTaskCompleted(success: Bool) { task.setTaskCompleted(success: success) }
+    func reportProgress(completed: Int64, total: Int64) {
+      guard #available(iOS 26, *), let continued = task as? BGContinuedProcessingTask else {
+        return
+      }
+      continued.progress.totalUnitCount = total
+      continued.progress.completedUnitCount = completed
+    }
   }
 #endif

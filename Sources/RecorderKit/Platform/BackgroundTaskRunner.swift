@@ -64,6 +64,9 @@ public protocol ProcessingTaskMirror: Sendable {
   func setExpirationHandler(_ handler: @escaping @Sendable () -> Void)
   /// `setTaskCompleted(success:)`.
   func setTaskCompleted(success: Bool)
+  /// The task's `progress` (`BGContinuedProcessingTask`, shown to the user by the system);
+  /// a plain `BGProcessingTask` has none and ignores it.
+  func reportProgress(completed: Int64, total: Int64)
 }
 
 /// `BGTaskScheduler`, for one processing task identifier.
@@ -76,12 +79,19 @@ public protocol TaskSchedulerMirror: Sendable {
   /// `submit(_:)` of a `BGProcessingTaskRequest` (network not required, external power not
   /// required); false when the system refused it.
   func submitProcessingRequest(identifier: String) -> Bool
+  /// `submit(_:)` of a `BGContinuedProcessingTaskRequest(identifier:title:subtitle:)`: work
+  /// the user started in the foreground that may go on in the background, with progress
+  /// (iOS 26); false when refused or unavailable.
+  func submitContinuedProcessingRequest(identifier: String, title: String, subtitle: String)
+    -> Bool
 }
 
 /// A long backlog (many recordings left on the device) worked through in
 /// `BGProcessingTask`s: each launch runs `work` under ``BackgroundBudget`` until it
 /// finishes or the task expires (cancelled, checkpointed), completes the task with success
 /// only if the work finished, and asks for another launch while `work` reports more to do.
+/// The work reports its progress (bytes done of bytes to do) to the task, which a continued
+/// processing task shows to the user.
 public final class BacklogProcessor: Sendable {
   /// What one launch of the work reports: whether backlog remains.
   public enum Outcome: Sendable, Equatable {
@@ -103,14 +113,18 @@ public final class BacklogProcessor: Sendable {
   /// Registers the launch handler (once, at app launch, as the system requires); false when
   /// the identifier is not permitted.
   public func register(
-    _ work: @escaping @Sendable () async throws -> Outcome,
+    _ work:
+      @escaping @Sendable (_ progress: @escaping @Sendable (Int64, Int64) -> Void)
+      async throws -> Outcome,
     finished: @escaping @Sendable (BackgroundBudget.Run<Outcome>) -> Void = { _ in }
   ) -> Bool {
     let (budget, scheduler, identifier) = (self.budget, self.scheduler, self.identifier)
     return scheduler.register(identifier: identifier) { task in
       task.setExpirationHandler { budget.expire() }
       Task {
-        let run = await budget.run(granted: nil, work)
+        let run = await budget.run(granted: nil) {
+          try await work { task.reportProgress(completed: $0, total: $1) }
+        }
         let completed = run.expiredAt == nil && (try? run.result.get()) != nil
         if (try? run.result.get()) != .done {
           _ = scheduler.submitProcessingRequest(identifier: identifier)
@@ -124,4 +138,14 @@ public final class BacklogProcessor: Sendable {
   /// Asks the system for a launch (when the backlog grows); false when refused.
   @discardableResult
   public func schedule() -> Bool { scheduler.submitProcessingRequest(identifier: identifier) }
+
+  /// Starts the work now because the user asked (a "Sync all" button): a continued
+  /// processing task the system shows with `title`, `subtitle` and the work's progress, and
+  /// keeps running in the background. Falls back to ``schedule()`` where the system refuses
+  /// it (before iOS 26, or with too many running).
+  @discardableResult
+  public func startNow(title: String, subtitle: String) -> Bool {
+    scheduler.submitContinuedProcessingRequest(
+      identifier: identifier, title: title, subtitle: subtitle) || schedule()
+  }
 }

@@ -11,6 +11,10 @@ open class BGTask: NSObject {
 
 open class BGProcessingTask: BGTask {}
 
+open class BGContinuedProcessingTask: BGTask, ProgressReporting {
+  open var progress: Progress { fatalError("stand-in") }
+}
+
 open class BGTaskRequest: NSObject {
   open var identifier: String { fatalError("stand-in") }
   open var earliestBeginDate: Date?
@@ -20,6 +24,10 @@ open class BGProcessingTaskRequest: BGTaskRequest {
   public init(identifier: String) { fatalError("stand-in") }
   open var requiresNetworkConnectivity: Bool = false
   open var requiresExternalPower: Bool = false
+}
+
+open class BGContinuedProcessingTaskRequest: BGTaskRequest {
+  public init(identifier: String, title: String, subtitle: String) { fatalError("stand-in") }
 }
 
 open class BGTaskScheduler: NSObject {
