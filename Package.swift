@@ -79,7 +79,18 @@ let package = Package(
         "RecorderBluetooth",
         "RecorderRemoteLink", "RecorderSockets", "RecorderWebSocket", "RecorderAudio",
       ]),
-    .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit"]),
+    // CoreBluetooth: the logic over a mirrored shape (tested on Linux), Apple bindings thin.
+    .target(
+      name: "RecorderCoreBluetooth", dependencies: ["RecorderBluetooth", "RecorderConcurrency"]),
+    .testTarget(
+      name: "ApplePlatformTests",
+      dependencies: [
+        "RecorderCoreBluetooth", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
+        "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore",
+        "PlaudDeviceBasicSDK",
+      ],
+      exclude: ["StandIns"]),
+    .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit", "RecorderCoreBluetooth"]),
     .executableTarget(
       name: "recorder",
       dependencies: [

@@ -12,14 +12,14 @@ import RecorderKit
 /// Configure with ``configure(_:)`` before the first access to ``shared``; tests and apps
 /// with several radios may also make their own agents with ``init(configuration:)``.
 public final class PlaudDeviceAgent: Sendable {
-  /// The agent built from the configuration given to ``configure(_:)`` (or the default:
-  /// no central) on first access.
+  /// The agent built from the configuration given to ``configure(_:)`` (or
+  /// ``PlaudSDKConfiguration/platformDefault``: CoreBluetooth on iOS) on first access.
   public static let shared: PlaudDeviceAgent = {
     let configuration = pendingConfiguration.withLock { pending in
       pending.sharedCreated = true
       return pending.configuration
     }
-    return PlaudDeviceAgent(configuration: configuration ?? PlaudSDKConfiguration())
+    return PlaudDeviceAgent(configuration: configuration ?? .platformDefault)
   }()
 
   private static let pendingConfiguration = Guarded<

@@ -79,8 +79,6 @@ public struct DeviceScanner: Sendable {
     timeout: Duration, clock: AnyClock, notFound serial: String,
     where accept: @escaping @Sendable (DiscoveredDevice) -> Bool
   ) async throws(DeviceError) -> DiscoveredDevice {
-    let state = await central.state
-    guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
     // On a simulated clock, a device already in range is heard after a few task hops that
     // take real time but no simulated time: hold the clock for a moment of real time so the
     // timeout below cannot fire first. (No-op on a real clock.)
@@ -93,6 +91,8 @@ public struct DeviceScanner: Sendable {
       grace.cancel()
       release()
     }
+    let state = await central.settledState(on: clock)
+    guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
     let found = await firstElement(of: discover(), within: timeout, on: clock, where: accept)
     if Task.isCancelled { throw .cancelled }
     guard let found else { throw .deviceNotFound(serial: serial) }

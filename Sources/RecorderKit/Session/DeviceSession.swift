@@ -70,7 +70,7 @@ public actor DeviceSession {
   public static func connect(
     to device: DiscoveredDevice, using central: any Central, configuration: Configuration
   ) async throws(DeviceError) -> DeviceSession {
-    let state = await central.state
+    let state = await central.settledState(on: configuration.clock)
     guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
     let link: any PeripheralLink
     do {

@@ -102,7 +102,7 @@ public final class RecorderScanner: Sendable {
   public func find(serial: String, timeout: Duration) async throws(DeviceError)
     -> DiscoveredDevice
   {
-    let radioState = await central.state
+    let radioState = await central.settledState(on: clock)
     guard radioState == .poweredOn else { throw .bluetoothUnavailable(radioState) }
     // On a simulated clock, a device already in range is heard after a few task hops that
     // take real time but no simulated time: hold the clock for a moment of real time so the

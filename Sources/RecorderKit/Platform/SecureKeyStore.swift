@@ -1,0 +1,78 @@
+/// Where secrets (device tokens, Mode B keys) are kept: the Keychain on Apple platforms.
+public protocol SecureKeyStore: Sendable {
+  /// The secret stored under `name`; nil when there is none.
+  func secret(named name: String) throws(KeyStoreError) -> [UInt8]?
+  /// Stores `secret` under `name`, replacing what was there.
+  func setSecret(_ secret: [UInt8], named name: String) throws(KeyStoreError)
+  /// Removes the secret under `name` (nothing there is not an error).
+  func removeSecret(named name: String) throws(KeyStoreError)
+}
+
+/// A key store failure; never carries the secret.
+public enum KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The Keychain answered this `OSStatus`.
+  case keychain(Int32)
+
+  public var description: String {
+    switch self {
+    case .keychain(let status): "Keychain error \(status)"
+    }
+  }
+}
+
+/// The `SecItem` calls on generic passwords (`kSecClassGenericPassword`, one service, an
+/// account per name), mirrored so the decisions around them are tested here.
+public protocol KeychainMirror: Sendable {
+  /// `SecItemAdd`, accessible after first unlock on this device only.
+  func add(service: String, account: String, data: [UInt8]) -> Int32
+  /// `SecItemUpdate` of the item's data.
+  func update(service: String, account: String, data: [UInt8]) -> Int32
+  /// `SecItemCopyMatching` returning the data.
+  func copy(service: String, account: String) -> (status: Int32, data: [UInt8]?)
+  /// `SecItemDelete`.
+  func delete(service: String, account: String) -> Int32
+}
+
+/// A ``SecureKeyStore`` on the Keychain. Items are "after first unlock, this device only":
+/// a background sync after a reboot-and-unlock can read them, a backup cannot carry them.
+public struct KeychainKeyStore: SecureKeyStore {
+  /// `errSecSuccess`, `errSecDuplicateItem`, `errSecItemNotFound` (Security's SecBase.h).
+  enum Status {
+    static let success: Int32 = 0
+    static let duplicateItem: Int32 = -25299
+    static let itemNotFound: Int32 = -25300
+  }
+
+  private let keychain: any KeychainMirror
+  private let service: String
+
+  /// A store in `service` over `keychain` (the Apple binding, or scripted).
+  public init(keychain: any KeychainMirror, service: String = "ai.recorderkit.secrets") {
+    self.keychain = keychain
+    self.service = service
+  }
+
+  public func secret(named name: String) throws(KeyStoreError) -> [UInt8]? {
+    let (status, data) = keychain.copy(service: service, account: name)
+    switch status {
+    case Status.success: return data ?? []
+    case Status.itemNotFound: return nil
+    default: throw .keychain(status)
+    }
+  }
+
+  public func setSecret(_ secret: [UInt8], named name: String) throws(KeyStoreError) {
+    var status = keychain.add(service: service, account: name, data: secret)
+    if status == Status.duplicateItem {
+      status = keychain.update(service: service, account: name, data: secret)
+    }
+    guard status == Status.success else { throw .keychain(status) }
+  }
+
+  public func removeSecret(named name: String) throws(KeyStoreError) {
+    let status = keychain.delete(service: service, account: name)
+    guard status == Status.success || status == Status.itemNotFound else {
+      throw .keychain(status)
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// The Apple-only binding files, type-checked here against stand-in frameworks, so a
+/// misspelt selector or a wrong delegate signature fails on Linux, not first on a Mac.
+@Suite("Apple-only bindings type-check against stand-in frameworks", .serialized)
+struct AppleBindingTypeCheckTests {
+  @Test("RecorderCoreBluetooth's CoreBluetooth binding")
+  func coreBluetooth() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    let standIn = try check.buildStandIn("CoreBluetooth")
+    #expect(standIn.succeeded, "\(standIn.output)")
+    let files = try AppleBindingTypeCheck.sources("Sources/RecorderCoreBluetooth")
+    #expect(files.contains { $0.lastPathComponent == "SystemCentralManager.swift" })
+    let result = try check.typeCheck(module: "RecorderCoreBluetooth", files: files)
+    #expect(result.succeeded, "\(result.output)")
+    #expect(!result.output.contains("warning:"), "\(result.output)")
+  }
+
+  @Test("a misspelt delegate method in a binding fails the check")
+  func misspeltDelegateFails() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    _ = try check.buildStandIn("CoreBluetooth")
+    var files = try AppleBindingTypeCheck.sources("Sources/RecorderCoreBluetooth")
+    let delegate = try #require(
+      files.firstIndex { $0.lastPathComponent == "SystemCentralManager+Delegate.swift" })
+    let text = try String(contentsOf: files[delegate], encoding: .utf8)
+      .replacingOccurrences(of: "toSendWriteWithoutResponse", with: "toSendWriteWithoutRespons")
+    let misspelt = check.directory.appendingPathComponent("SystemCentralManager+Delegate.swift")
+    try text.write(to: misspelt, atomically: true, encoding: .utf8)
+    files[delegate] = misspelt
+    let result = try check.typeCheck(module: "RecorderCoreBluetooth", files: files)
+    #expect(!result.succeeded)
+    #expect(result.output.contains("CBPeripheralDelegate"))
+  }
+
+  @Test("the facade's platform bindings: hotspot, beacons, background time, Keychain")
+  func platformServices() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    for framework in [
+      "CoreBluetooth", "NetworkExtension", "CoreLocation", "UIKit", "BackgroundTasks", "Security",
+    ] {
+      let standIn = try check.buildStandIn(framework)
+      #expect(standIn.succeeded, "\(framework): \(standIn.output)")
+    }
+    // RecorderCoreBluetooth as built on Apple platforms (with its CoreBluetooth binding).
+    let coreBluetooth = try check.emitModule(
+      "RecorderCoreBluetooth", files: AppleBindingTypeCheck.sources("Sources/RecorderCoreBluetooth")
+    )
+    #expect(coreBluetooth.succeeded, "\(coreBluetooth.output)")
+    // The whole facade module: its Apple default wiring uses the facade's own types.
+    let files = try AppleBindingTypeCheck.sources("Sources/PlaudDeviceBasicSDK")
+    #expect(files.filter { $0.path.contains("/Apple/") }.count >= 5)
+    let result = try check.typeCheck(
+      module: "PlaudDeviceBasicSDK", files: files,
+      clangModules: ["COpus", "CLame", "COgg", "CSQLite", "CCrypto", "COpusShim"])
+    #expect(result.succeeded, "\(result.output)")
+    #expect(!result.output.contains("warning:"), "\(result.output)")
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderCoreBluetooth
+import RecorderEmulator
+import RecorderKit
+import RecorderStore
+import Testing
+
+@Suite("A sync through CoreBluetoothCentral to an emulated device", .timeLimit(.minutes(2)))
+struct CoreBluetoothEmulatorSyncTests {
+  @Test("mirror → CoreBluetoothCentral → DeviceSession → emulator: every recording byte-exact")
+  func syncByteExact() async throws {
+    let seed: UInt64 = 14
+    let clock = ManualClock()
+    let directory = NSTemporaryDirectory() + "corebt-sync-\(UUID().uuidString)"
+    defer {
+      clock.stopAutoAdvance()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
+    let device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
+      time: .manual(clock))
+    for seconds in [20, 75, 3] { try await device.addRecording(duration: .seconds(seconds)) }
+    let made = try await device.recordings(includingDigests: true)
+    let emulator = EmulatorCentral(device: device)
+    let system = Locked<EmulatedSystemBluetooth?>(nil)
+    let central = CoreBluetoothCentral(
+      configuration: CoreBluetoothCentral.Configuration(clock: AnyClock(clock))
+    ) { _, sink in
+      let made = EmulatedSystemBluetooth(central: emulator, clock: AnyClock(clock), sink: sink)
+      system.withLock { $0 = made }
+      return made
+    }
+    clock.startAutoAdvance()
+
+    var configuration = DeviceSession.Configuration(token: device.configuration.token)
+    configuration.clock = AnyClock(clock)
+    let found = try await DeviceScanner(central: central).find(
+      serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
+    let session = try await DeviceSession.connect(
+      to: found, using: central, configuration: configuration)
+    let root = directory + "/root"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    var options = SyncEngine.Options()
+    options.format = .opus
+    let engine = SyncEngine(
+      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
+      clock: AnyClock(clock))
+    let report = try await engine.sync(using: BLETransport(session: session))
+    await session.close()
+
+    #expect(report.files.count == made.count, "seed \(seed)")
+    #expect(report.bytesReceived == made.reduce(0) { $0 + Int64($1.size) }, "seed \(seed)")
+    for recording in made {
+      let raw = root + "/\(device.serial)/\(recording.sessionId).opus-raw"
+      #expect(
+        try FileDigest.sha256Hex(ofFile: raw) == recording.sha256,
+        "seed \(seed): recording \(recording.sessionId)")
+    }
+    #expect(try await device.recordings().isEmpty, "seed \(seed): synced files are deleted")
+  }
+}

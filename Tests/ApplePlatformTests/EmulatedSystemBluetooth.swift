@@ -1,0 +1,238 @@
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderCoreBluetooth
+import RecorderEmulator
+
+/// A `CentralManagerMirror` played by the emulator: the part of iOS between the app and the
+/// radio. Each call is carried out on an `EmulatorCentral` in call order, and the emulated
+/// device's answers come back as the delegate callbacks CoreBluetooth would make, in order.
+/// Writes without response are in flight until the emulator took them; at `queueDepth` in
+/// flight `canSendWriteWithoutResponse` is false until `peripheralIsReady` says otherwise.
+final class EmulatedSystemBluetooth: CentralManagerMirror {
+  private enum Operation: Sendable {
+    case call(@Sendable () async -> Void)
+    case event(CentralManagerEvent)
+  }
+
+  private struct State {
+    var links: [PeripheralID: any PeripheralLink] = [:]
+    var scan: Task<Void, Never>?
+    var mtu: [PeripheralID: Int] = [:]
+    var inFlight = 0
+    var owesReady = false
+    var pending = 0
+  }
+
+  let queueDepth = 4
+  private let central: EmulatorCentral
+  private let sink: CoreBluetoothCentral.EventSink
+  private let state = Locked(State())
+  private let operations: AsyncStream<Operation>.Continuation
+  private let worker: Task<Void, Never>
+  private let releaseProbe: @Sendable () -> Void
+
+  /// - Parameter powerOnAfter: how long (on `clock`) the manager stays "unknown" before it
+  ///   reports powered on, as a fresh `CBCentralManager` does.
+  init(
+    central: EmulatorCentral, clock: AnyClock, powerOnAfter: Duration = .zero,
+    sink: @escaping CoreBluetoothCentral.EventSink
+  ) {
+    self.central = central
+    self.sink = sink
+    let (stream, continuation) = AsyncStream<Operation>.makeStream()
+    operations = continuation
+    let state = self.state
+    // Work queued here takes no simulated time: hold the clock while there is any.
+    releaseProbe = clock.holdTime { state.withLock { $0.pending > 0 } }
+    worker = Task {
+      for await operation in stream {
+        switch operation {
+        case .call(let body): await body()
+        case .event(let event): sink(event)
+        }
+        state.withLock { $0.pending -= 1 }
+      }
+    }
+    guard powerOnAfter > .zero else {
+      enqueue(.event(.didUpdateState(.poweredOn)))
+      return
+    }
+    Task {
+      try? await clock.sleep(for: powerOnAfter)
+      state.withLock { $0.pending += 1 }
+      continuation.yield(Operation.event(.didUpdateState(.poweredOn)))
+    }
+  }
+
+  deinit {
+    worker.cancel()
+    releaseProbe()
+  }
+
+  private func enqueue(_ operation: Operation) {
+    state.withLock { $0.pending += 1 }
+    operations.yield(operation)
+  }
+
+  private func call(_ body: @escaping @Sendable () async -> Void) { enqueue(.call(body)) }
+
+  private func link(_ id: PeripheralID) -> (any PeripheralLink)? {
+    state.withLock { $0.links[id] }
+  }
+
+  func scanForPeripherals(withServices services: [BluetoothUUID]?) {
+    let (central, sink) = (self.central, self.sink)
+    let task = Task {
+      for await advertisement in central.scan(services: services) {
+        sink(.didDiscover(advertisement))
+      }
+    }
+    state.withLock {
+      $0.scan?.cancel(); $0.scan = task
+    }
+  }
+
+  func stopScan() {
+    state.withLock {
+      $0.scan?.cancel(); $0.scan = nil
+    }
+  }
+
+  func retrievePeripherals(withIdentifiers identifiers: [PeripheralID]) -> [PeripheralID] { [] }
+
+  func connect(_ peripheral: PeripheralID) {
+    call { [self] in
+      do {
+        let link = try await central.connect(peripheral, services: [], timeout: .seconds(3600))
+        let mtu = (try? await link.requestMTU(RecorderGATT.requestedMTU)) ?? 23
+        state.withLock {
+          $0.links[peripheral] = link
+          $0.mtu[peripheral] = mtu
+        }
+        sink(.didConnect(peripheral))
+        Task { await pump(link) }
+      } catch {
+        sink(.didFailToConnect(peripheral, .central(6)))
+      }
+    }
+  }
+
+  /// The device's notifications and the link's end, as delegate callbacks.
+  private func pump(_ link: any PeripheralLink) async {
+    for await event in link.events {
+      switch event {
+      case .notification(let characteristic, let value):
+        guard let path = Self.path(characteristic) else { continue }
+        enqueue(.event(.didUpdateValue(link.peripheral, path, value, nil)))
+      case .disconnected(let reason):
+        state.withLock { _ = $0.links.removeValue(forKey: link.peripheral) }
+        enqueue(.event(.didDisconnect(link.peripheral, Self.failure(reason))))
+      case .readyToSendWriteWithoutResponse, .bondStateChanged: break
+      }
+    }
+  }
+
+  func cancelPeripheralConnection(_ peripheral: PeripheralID) {
+    call { [self] in await link(peripheral)?.disconnect() }
+  }
+
+  func discoverServices(_ services: [BluetoothUUID]?, of peripheral: PeripheralID) {
+    enqueue(.event(.didDiscoverServices(peripheral, RecorderGATT.services, nil)))
+  }
+
+  func discoverCharacteristics(
+    _ characteristics: [BluetoothUUID]?, for service: BluetoothUUID, of peripheral: PeripheralID
+  ) {
+    let found =
+      service == RecorderGATT.service
+      ? [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic]
+      : [RecorderGATT.batteryLevel]
+    enqueue(.event(.didDiscoverCharacteristics(peripheral, service: service, found, nil)))
+  }
+
+  func readValue(for characteristic: CharacteristicPath, of peripheral: PeripheralID) {
+    call { [self] in
+      guard let link = link(peripheral) else { return }
+      do {
+        let value = try await link.read(characteristic.characteristic)
+        sink(.didUpdateValue(peripheral, characteristic, value, nil))
+      } catch {
+        sink(.didUpdateValue(peripheral, characteristic, [], .att(0x0E)))
+      }
+    }
+  }
+
+  func writeValue(
+    _ value: [UInt8], for characteristic: CharacteristicPath, type: WriteType,
+    of peripheral: PeripheralID
+  ) {
+    if type == .withoutResponse { state.withLock { $0.inFlight += 1 } }
+    call { [self] in
+      guard let link = link(peripheral) else { return }
+      let result: CoreBluetoothFailure?
+      do {
+        try await link.write(value, to: characteristic.characteristic, type: type)
+        result = nil
+      } catch {
+        result = .att(0x0E)
+      }
+      guard type == .withoutResponse else {
+        sink(.didWriteValue(peripheral, characteristic, result))
+        return
+      }
+      let ready = state.withLock { state -> Bool in
+        state.inFlight -= 1
+        defer { state.owesReady = false }
+        return state.owesReady
+      }
+      if ready { sink(.isReadyToSendWriteWithoutResponse(peripheral)) }
+    }
+  }
+
+  func setNotifyValue(
+    _ enabled: Bool, for characteristic: CharacteristicPath, of peripheral: PeripheralID
+  ) {
+    call { [self] in
+      guard let link = link(peripheral) else { return }
+      let failure: CoreBluetoothFailure? =
+        (try? await link.setNotifications(enabled, for: characteristic.characteristic)) == nil
+        ? .att(0x0E) : nil
+      sink(.didUpdateNotificationState(peripheral, characteristic, failure))
+    }
+  }
+
+  func canSendWriteWithoutResponse(_ peripheral: PeripheralID) -> Bool {
+    state.withLock { state in
+      guard state.inFlight >= queueDepth else { return true }
+      state.owesReady = true
+      return false
+    }
+  }
+
+  func maximumWriteValueLength(for type: WriteType, of peripheral: PeripheralID) -> Int {
+    type == .withResponse ? 512 : (state.withLock { $0.mtu[peripheral] } ?? 23) - 3
+  }
+
+  static func path(_ characteristic: BluetoothUUID) -> CharacteristicPath? {
+    for (service, characteristics) in [
+      (
+        RecorderGATT.service, [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic]
+      ),
+      (RecorderGATT.batteryService, [RecorderGATT.batteryLevel]),
+    ] where characteristics.contains(characteristic) {
+      return CharacteristicPath(service: service, characteristic: characteristic)
+    }
+    return nil
+  }
+
+  /// The `CBError` code iOS reports for each way a link ends.
+  static func failure(_ reason: DisconnectReason) -> CoreBluetoothFailure? {
+    switch reason {
+    case .localRequest: nil
+    case .remoteTerminated: .central(7)
+    case .linkLoss: .central(6)
+    case .pairingFailed: .central(14)
+    case .other(let text): .other(text)
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import PlaudDeviceBasicSDK
+import RecorderConcurrency
+import RecorderEmulator
+import RecorderKit
+import RecorderStore
+import Testing
+
+/// An app's delegate as the vendor's background guide writes it: a beacon wake-up connects
+/// by serial; each callback is also sent to `events` so a test can wait for it.
+final class WakeUpApp: PlaudDeviceAgentProtocol, Sendable {
+  let events: AsyncStream<String>
+  private let continuation: AsyncStream<String>.Continuation
+  let agent: PlaudDeviceAgent
+
+  init(agent: PlaudDeviceAgent) {
+    self.agent = agent
+    (events, continuation) = AsyncStream.makeStream()
+  }
+
+  func blePenState(
+    state: Int, privacy: Int, keyState: Int, uDisk: Int, findMyToken: Int, hasSndpKey: Int,
+    deviceAccessToken: Int
+  ) { continuation.yield("blePenState \(state)") }
+
+  func bleIBeaconWakeupTriggered(sn: String) {
+    continuation.yield("wake \(sn)")
+    agent.connectBySN(sn)
+  }
+
+  func bleBind(sn: String?, status: Int, protVersion: Int, timezone: Int) {
+    continuation.yield("bleBind \(sn ?? "-") \(status)")
+  }
+}
+
+@Suite("Background flows through the platform services' logic", .timeLimit(.minutes(2)))
+struct FacadeBackgroundFlowTests {
+  /// A JWT whose `sub` derives the emulator's token (PROTOCOL.md §8).
+  static let userToken: String = {
+    func encode(_ text: String) -> String {
+      Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+    return encode(#"{"alg":"HS256","typ":"JWT"}"#) + "."
+      + encode(#"{"sub":"client_user_01234567-89ab-cdef-0123-456789abcdef"}"#) + ".c2lnbmF0dXJl"
+  }()
+
+  @Test("a Core Location region entry wakes the facade, which reconnects by serial and binds")
+  func beaconWakeUp() async throws {
+    let clock = ManualClock()
+    let directory = NSTemporaryDirectory() + "facade-beacon-\(UUID().uuidString)"
+    defer {
+      clock.stopAutoAdvance()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
+    let device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: 3), flashDirectory: directory + "/flash",
+      time: .manual(clock))
+    let location = Locked<ScriptedLocationManager?>(nil)
+    let beacons = LocationBeaconMonitor(
+      configuration: .init(
+        region: { BeaconRegionMirror(identifier: "PLAUD-" + $0, uuid: PlatformServicesTests.uuid) },
+        clock: AnyClock(clock))
+    ) { sink in
+      let manager = ScriptedLocationManager(sink: sink)
+      location.withLock { $0 = manager }
+      return manager
+    }
+    var configuration = PlaudSDKConfiguration(
+      central: EmulatorCentral(device: device), storageRoot: directory + "/store",
+      clock: AnyClock(clock), beaconMonitor: beacons)
+    configuration.unixTime = { 1_775_395_281 }
+    configuration.timeZoneSeconds = { 3 * 3600 }
+    let agent = PlaudDeviceAgent(configuration: configuration)
+    let app = WakeUpApp(agent: agent)
+    agent.delegate = app
+    clock.startAutoAdvance()
+    agent.initSDK(userAccessToken: Self.userToken, customDomain: "platform-us.plaud.ai")
+    agent.activateBeaconMonitoring()
+    agent.updateBeaconMonitoredDevices(serialNumbers: [device.serial])
+    let system = try #require(location.withLock { $0 })
+    while system.calls.withLock({ $0 }).isEmpty { await Task.yield() }
+    #expect(system.calls.withLock { $0 } == [.start("PLAUD-" + device.serial)])
+
+    // The recorder comes into range: iOS calls didEnterRegion (relaunching the app if needed).
+    system.fire(.didEnterRegion(identifier: "PLAUD-" + device.serial))
+    var events = app.events.makeAsyncIterator()
+    #expect(await events.next() == "wake \(device.serial)")
+    var bound = false
+    while let event = await events.next() {
+      if event.hasPrefix("bleBind") {
+        bound = event == "bleBind \(device.serial) 0"
+        break
+      }
+    }
+    #expect(bound)
+    #expect(await device.isConnected)
+  }
+
+  @Test(
+    "the OS ending background time mid-sync stops it through the budget; the next grant ends it")
+  func budgetExpiryMidSync() async throws {
+    let clock = ManualClock()
+    let directory = NSTemporaryDirectory() + "budget-expiry-\(UUID().uuidString)"
+    defer {
+      clock.stopAutoAdvance()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
+    let device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: 5), flashDirectory: directory + "/flash",
+      time: .manual(clock))
+    for seconds in [30, 30] { try await device.addRecording(duration: .seconds(seconds)) }
+    let made = try await device.recordings(includingDigests: true)
+    let central = EmulatorCentral(device: device)
+    clock.startAutoAdvance()
+    var session = DeviceSession.Configuration(token: device.configuration.token)
+    session.clock = AnyClock(clock)
+    let connect = { [session] () async throws -> DeviceSession in
+      let found = try await DeviceScanner(central: central).find(
+        serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
+      return try await DeviceSession.connect(to: found, using: central, configuration: session)
+    }
+    let root = directory + "/root"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    var options = SyncEngine.Options()
+    options.format = .opus
+    let engine = SyncEngine(
+      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
+      clock: AnyClock(clock))
+    let application = ScriptedApplication()
+    let runner = BackgroundTaskRunner(
+      application: application, budget: BackgroundBudget(clock: AnyClock(clock)))
+
+    let first = try await connect()
+    let interrupted = Task {
+      await runner.run(named: "sync") { try await engine.sync(using: BLETransport(session: first)) }
+    }
+    while await device.counters.bytesNotified < 40_000 { await Task.yield() }
+    application.expireAll()  // iOS: the background task's time is up
+    let cut = try #require(await interrupted.value)
+    #expect(cut.expiredAt != nil)
+    #expect((try? cut.result.get()) == nil)
+    #expect(application.state.withLock { $0.ended } == [1])
+    await first.close()
+    #expect(try await device.recordings().count == made.count, "nothing deleted unfinished")
+
+    let second = try await connect()
+    let finished = try #require(
+      await runner.run(named: "sync") {
+        try await engine.sync(using: BLETransport(session: second))
+      })
+    await second.close()
+    #expect(finished.expiredAt == nil)
+    #expect(application.state.withLock { $0.ended } == [1, 2])
+    for recording in made {
+      let raw = root + "/\(device.serial)/\(recording.sessionId).opus-raw"
+      #expect(try FileDigest.sha256Hex(ofFile: raw) == recording.sha256)
+    }
+    #expect(try await device.recordings().isEmpty)
+  }
+}

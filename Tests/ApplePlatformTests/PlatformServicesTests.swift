@@ -1,0 +1,187 @@
+import RecorderConcurrency
+import RecorderKit
+import Testing
+
+@Suite("Platform services' decisions against scripted OS events", .timeLimit(.minutes(1)))
+struct PlatformServicesTests {
+  static let uuid = "5D0A4A6E-0000-4000-8000-504C41554430"
+
+  func beaconBench(clock: ManualClock = ManualClock(), limit: Int = 20) -> (
+    LocationBeaconMonitor, ScriptedLocationManager
+  ) {
+    let made = Locked<ScriptedLocationManager?>(nil)
+    let monitor = LocationBeaconMonitor(
+      configuration: .init(
+        region: { serial in
+          BeaconRegionMirror(
+            identifier: "PLAUD-" + serial, uuid: Self.uuid,
+            major: UInt16(serial.suffix(4)), minor: nil)
+        }, regionLimit: limit, authorizationTimeout: .seconds(60), clock: AnyClock(clock))
+    ) { sink in
+      let manager = ScriptedLocationManager(sink: sink)
+      made.withLock { $0 = manager }
+      return manager
+    }
+    return (monitor, made.withLock { $0! })
+  }
+
+  @Test("beacon regions follow the serial set; an entry wakes once until the next exit")
+  func beaconRegionsAndWakeUps() async throws {
+    let (monitor, location) = beaconBench(limit: 2)
+    await monitor.monitor(serials: ["8881000000000002", "8881000000000001", "8881000000000003"])
+    #expect(
+      location.calls.withLock { $0 }
+        == [.start("PLAUD-8881000000000001"), .start("PLAUD-8881000000000002")])
+    location.calls.withLock { $0 = [] }
+    await monitor.monitor(serials: ["8881000000000002", "8881000000000004"])
+    #expect(
+      location.calls.withLock { $0 }
+        == [.stop("PLAUD-8881000000000001"), .start("PLAUD-8881000000000004")])
+
+    var wakes = monitor.wakeUps().makeAsyncIterator()
+    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000002"))
+    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000002"))
+    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000001"))  // no longer watched
+    location.fire(.didExitRegion(identifier: "PLAUD-8881000000000002"))
+    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000004"))
+    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000002"))
+    #expect(await wakes.next() == "8881000000000002")
+    #expect(await wakes.next() == "8881000000000004")
+    #expect(await wakes.next() == "8881000000000002")
+  }
+
+  @Test("authorization: the upgrade to always, a denial, and a prompt that never answers")
+  func beaconAuthorization() async throws {
+    let clock = ManualClock()
+    let (monitor, location) = beaconBench(clock: clock)
+    #expect(monitor.authorization == .notDetermined)
+    location.fire(.didChangeAuthorization(.authorizedWhenInUse))
+    #expect(monitor.authorization == .whenInUse)
+
+    let granted = Task { await monitor.requestAlwaysAuthorization() }
+    while location.calls.withLock({ $0 }).isEmpty { await Task.yield() }
+    location.fire(.didChangeAuthorization(.authorizedAlways))
+    #expect(await granted.value)
+    #expect(monitor.authorization == .always)
+    #expect(await monitor.requestAlwaysAuthorization())  // no second prompt
+    #expect(location.calls.withLock { $0 } == [.requestAlways])
+
+    location.fire(.didChangeAuthorization(.authorizedWhenInUse))
+    let unanswered = Task { await monitor.requestAlwaysAuthorization() }
+    while clock.sleeperCount == 0 { await Task.yield() }
+    clock.advance(by: .seconds(60))
+    #expect(await unanswered.value == false)
+
+    location.fire(.didChangeAuthorization(.denied))
+    #expect(monitor.authorization == .denied)
+    #expect(await monitor.requestAlwaysAuthorization() == false)
+  }
+
+  @Test("a background task: expiry cancels the work through the budget and ends the task once")
+  func backgroundTaskExpiry() async throws {
+    let application = ScriptedApplication()
+    let budget = BackgroundBudget(clock: AnyClock(ManualClock()))
+    let runner = BackgroundTaskRunner(application: application, budget: budget)
+    let started = Locked(false)
+    let run = Task {
+      await runner.run(named: "sync") { () async throws -> Int in
+        started.withLock { $0 = true }
+        while !Task.isCancelled { await Task.yield() }
+        throw CancellationError()
+      }
+    }
+    while !started.withLock({ $0 }) { await Task.yield() }
+    application.expireAll()
+    let result = try #require(await run.value)
+    #expect(result.expiredAt != nil)
+    #expect(application.state.withLock { $0.ended } == [1])
+
+    let quick = await runner.run(named: "sync") { 7 }
+    #expect(try quick?.result.get() == 7)
+    #expect(quick?.expiredAt == nil)
+    #expect(application.state.withLock { $0.ended } == [1, 2])
+
+    application.state.withLock { $0.refuse = true }
+    let refused = await runner.run(named: "sync") { 8 }
+    #expect(refused == nil)
+  }
+
+  @Test("a processing task works through a backlog and asks again until it is done")
+  func backlogProcessing() async throws {
+    let scheduler = ScriptedScheduler()
+    let budget = BackgroundBudget(clock: AnyClock(ManualClock()))
+    let processor = BacklogProcessor(
+      scheduler: scheduler, budget: budget, identifier: "ai.recorderkit.backlog")
+    let remaining = Locked(2)
+    let runs = AsyncStream<Bool>.makeStream()
+    #expect(
+      processor.register({ progress in
+        progress(50, 100)
+        let left = remaining.withLock { left -> Int in
+          left -= 1
+          return left
+        }
+        if left == 1 {
+          // The first launch is cut short by the system.
+          while !Task.isCancelled { await Task.yield() }
+          throw CancellationError()
+        }
+        return left > 0 ? .moreToDo : .done
+      }) { run in runs.continuation.yield(run.expiredAt != nil) })
+    var finished = runs.stream.makeAsyncIterator()
+
+    let first = scheduler.launch()
+    while first.expiration.withLock({ $0 }) == nil { await Task.yield() }
+    for _ in 0..<10 { await Task.yield() }
+    first.expire()
+    #expect(await finished.next() == true)
+    #expect(first.completed.withLock { $0 } == false)
+    #expect(scheduler.state.withLock { $0.submitted } == 1)
+
+    let second = scheduler.launch()
+    #expect(await finished.next() == false)
+    #expect(second.completed.withLock { $0 } == true)
+    #expect(second.progress.withLock { $0 } == [50])
+    #expect(scheduler.state.withLock { $0.submitted } == 1)
+
+    // The user's "sync all" asks for a continued task; refused, it falls back to a launch.
+    #expect(processor.startNow(title: "Syncing", subtitle: "3 recordings"))
+    #expect(scheduler.state.withLock { $0.continued } == ["Syncing"])
+    scheduler.state.withLock { $0.refuseContinued = true }
+    #expect(processor.startNow(title: "Syncing", subtitle: "3 recordings"))
+    #expect(scheduler.state.withLock { $0.submitted } == 2)
+  }
+
+  @Test("the hotspot joiner joins once with the device's SSID and password; failures are typed")
+  func hotspotJoin() async throws {
+    let system = ScriptedHotspotConfiguration(answers: [nil, .alreadyAssociated, .userDenied])
+    let joiner = HotspotConfigurationJoiner(system: system)
+    let hotspot = DeviceHotspot(ssid: "PLAUD0123", password: "Ab3dEf7h")
+    try await joiner.join(hotspot, serverPort: 8081)
+    try await joiner.join(hotspot, serverPort: 8081)
+    await #expect(throws: DeviceError.wifiUnavailable("the user declined to join PLAUD0123")) {
+      try await joiner.join(hotspot, serverPort: 8081)
+    }
+    let joins = system.joins.withLock { $0 }
+    #expect(joins.map(\.ssid) == ["PLAUD0123", "PLAUD0123", "PLAUD0123"])
+    #expect(joins.allSatisfy { $0.passphrase == "Ab3dEf7h" && $0.joinOnce })
+    await joiner.leave(hotspot)
+    #expect(system.removed.withLock { $0 } == ["PLAUD0123"])
+  }
+
+  @Test("the Keychain store replaces duplicates, reads a missing item as nil, types errors")
+  func keychainStore() throws {
+    let keychain = ScriptedKeychain()
+    let store = KeychainKeyStore(keychain: keychain)
+    #expect(try store.secret(named: "token") == nil)
+    try store.setSecret([1, 2, 3], named: "token")
+    try store.setSecret([4, 5], named: "token")
+    #expect(try store.secret(named: "token") == [4, 5])
+    try store.removeSecret(named: "token")
+    try store.removeSecret(named: "token")
+    #expect(try store.secret(named: "token") == nil)
+    keychain.failWith.withLock { $0 = -25308 }
+    #expect(throws: KeyStoreError.keychain(-25308)) { try store.secret(named: "token") }
+    #expect(throws: KeyStoreError.keychain(-25308)) { try store.setSecret([1], named: "token") }
+  }
+}
