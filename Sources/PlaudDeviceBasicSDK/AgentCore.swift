@@ -197,7 +197,7 @@ actor AgentCore {
   private func sessionEnded(_ ended: DeviceSession) {
     guard session === ended else { return }
     session = nil
-    BleAgent.shared.setConnected(nil)
+    BleAgent.shared.setDisconnected(device)
     emit { $0.bleConnectState(state: 0) }
   }
 

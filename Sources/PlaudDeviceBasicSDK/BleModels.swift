@@ -93,7 +93,13 @@ public final class BleAgent: Sendable {
   /// The device connected now (a fresh object on each read), nil when none is.
   public var bleDevice: BleDevice? { device.current.map(BleDevice.init) }
 
-  func setConnected(_ connected: DiscoveredDevice?) { device.withLock { $0 = connected } }
+  func setConnected(_ connected: DiscoveredDevice) { device.withLock { $0 = connected } }
+
+  /// `disconnected` is gone: cleared only if it is still the one connected last (another
+  /// agent of the same process may have connected since).
+  func setDisconnected(_ disconnected: DiscoveredDevice?) {
+    device.withLock { if $0 == disconnected { $0 = nil } }
+  }
 }
 
 extension BleDevice {

@@ -43,7 +43,9 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     operations = continuation
     let state = self.state
     // Work queued here takes no simulated time: hold the clock while there is any.
-    releaseProbe = clock.holdTime { state.withLock { $0.pending > 0 } }
+    releaseProbe = clock.holdTime(ClockHold("emulated CoreBluetooth queue")) {
+      state.withLock { $0.pending > 0 }
+    }
     worker = Task {
       for await operation in stream {
         switch operation {

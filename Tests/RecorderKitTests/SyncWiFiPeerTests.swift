@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
+import RecorderSockets
 import RecorderTesting
 import RecorderWebSocket
 import Testing
@@ -121,6 +122,113 @@ struct SyncWiFiPeerTests {
   }
 }
 
+/// A phone on a device's access point (``WiFiLink/Configuration/host`` nil): the server is
+/// bound on the joined network's own address after the join, and only addresses on that
+/// network are admitted.
+@Suite("Wi-Fi server on the joined network")
+struct WiFiJoinedNetworkTests {
+  @Test("bound on the joined network's address after the join; the device in, others out")
+  func listensOnTheJoinedNetwork() async throws {
+    let port = try Self.freePort()
+    // The "network" is 127.0.0.1/32: the device connects from 127.0.0.1, a rogue from
+    // 127.0.0.2 is not on it.
+    let joiner = NetworkJoiner(
+      network: JoinedNetwork(address: "127.0.0.1", netmask: "255.255.255.255"))
+    let serial = "8812345678901234"
+    let device = Task { try await Self.playDevice(port: port, serial: serial) }
+    let rogue = RogueClient(serial: serial)
+    let rogueTask = Task { await rogue.start(port: port, retrying: true) }
+    let link = try await WiFiLink.connect(
+      to: DeviceHotspot(ssid: "PLAUD1234", password: "abcdefgh"), joiner: joiner,
+      session: WiFiTransport.Configuration(serial: serial, bleToken: SyncWiFiPeerTests.token),
+      configuration: WiFiLink.Configuration(host: nil, port: port, connectTimeout: .seconds(20)))
+    #expect(joiner.joins.withLock { $0 } == [port], "joined with the fixed port")
+    #expect(try await device.value == 1, "the device got the handshake")
+    await rogueTask.value
+    let seen = await rogue.outcome()
+    #expect(!seen.upgraded && seen.messages.isEmpty, "a client off the network got in")
+    await link.close()
+  }
+
+  @Test("host nil needs a fixed port and a joiner that knows the network")
+  func joinedNetworkNeedsPortAndNetwork() async throws {
+    let hotspot = DeviceHotspot(ssid: "PLAUD1234", password: "abcdefgh")
+    let session = WiFiTransport.Configuration(
+      serial: "8812345678", bleToken: SyncWiFiPeerTests.token)
+    for (joiner, port, words) in [
+      (NetworkJoiner(network: nil), UInt16(8081), "cannot tell this host's address"),
+      (
+        NetworkJoiner(network: JoinedNetwork(address: "127.0.0.1", netmask: "255.0.0.0")), 0,
+        "fixed port"
+      ),
+    ] {
+      do throws(DeviceError) {
+        _ = try await WiFiLink.connect(
+          to: hotspot, joiner: joiner, session: session,
+          configuration: WiFiLink.Configuration(host: nil, port: port))
+        Issue.record("accepted: port \(port)")
+      } catch .wifiUnavailable(let reason) {
+        #expect(reason.contains(words), "\(reason)")
+      } catch {
+        Issue.record("unexpected \(error)")
+      }
+    }
+  }
+
+  @Test("network membership and the loopback interface's address")
+  func networkMembership() {
+    let network = JoinedNetwork(address: "192.168.4.2", netmask: "255.255.255.0")
+    #expect(network.contains("192.168.4.1"))
+    #expect(!network.contains("192.168.5.1"))
+    #expect(!network.contains("192.168.4"))
+    #expect(!network.contains("192.168.4.300"))
+    #expect(!network.contains("::1"))
+    let loopback = NetworkInterfaces.ipv4(named: "lo")
+    #expect(loopback?.address == "127.0.0.1" && loopback?.netmask == "255.0.0.0")
+    #expect(NetworkInterfaces.ipv4(named: "no-such-interface0") == nil)
+  }
+
+  /// A port free a moment ago (the system's choice for port 0).
+  static func freePort() throws -> UInt16 {
+    let probe = try SocketListener(host: "127.0.0.1", port: 0)
+    defer { probe.close() }
+    return probe.port
+  }
+
+  /// Plays the device's side of HELLO and the handshake from 127.0.0.1, connecting as soon
+  /// as the server is up; returns how many handshakes it was sent.
+  static func playDevice(port: UInt16, serial: String) async throws -> Int {
+    var connection: WebSocketConnection?
+    for _ in 0..<2_000 where connection == nil {
+      connection = try? await WebSocketConnection.connect(host: "127.0.0.1", port: port)
+      if connection == nil { await Task.yield() }
+    }
+    let device = try #require(connection, "the server never came up")
+    let hello = WiFiDeviceMessage.hello(
+      token: DeviceToken(WiFiTransport.helloToken(serial: serial))!, protocolVersion: 1)
+    try await device.send(binary: try hello.encoded())
+    var handshakes = 0
+    if case .binary(let pdu) = try await device.receive(),
+      case .handshake = try WiFiPhoneMessage(decoding: pdu)
+    {
+      handshakes += 1
+      try await device.send(binary: try WiFiDeviceMessage.handshakeResult(status: 0).encoded())
+    }
+    return handshakes
+  }
+}
+
+/// A joiner that joins nothing and reports `network` as this host's.
+struct NetworkJoiner: HotspotJoiner {
+  let network: JoinedNetwork?
+  let joins = Locked<[UInt16]>([])
+  func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError) {
+    joins.withLock { $0.append(serverPort) }
+  }
+  func leave(_ hotspot: DeviceHotspot) async {}
+  func joinedNetwork(_ hotspot: DeviceHotspot) async -> JoinedNetwork? { network }
+}
+
 /// A client on the phone's network that is not the device: it connects from 127.0.0.2 (a
 /// loopback address of its own), says HELLO with the device's serial (which is public) and
 /// keeps whatever the phone sends it.
@@ -138,13 +246,18 @@ final class RogueClient: Sendable {
 
   /// Connects; returns once the opening handshake succeeded or failed (so the rogue is
   /// first in line), then plays the device until the phone closes.
-  func start(port: UInt16) async {
+  func start(port: UInt16, retrying: Bool = false) async {
     let (ready, signal) = AsyncStream.makeStream(of: Void.self)
     let task = Task { [serial, state] in
-      guard
-        let connection = try? await WebSocketConnection.connect(
+      // Retrying: until the server listens (refused) and then until it admits us (it never
+      // does: each attempt is closed before the opening handshake completes).
+      var connection: WebSocketConnection?
+      for _ in 0..<(retrying ? 400 : 1) where connection == nil {
+        connection = try? await WebSocketConnection.connect(
           host: "127.0.0.1", port: port, localHost: "127.0.0.2")
-      else { return signal.finish() }
+        if connection == nil { await Task.yield() }
+      }
+      guard let connection else { return signal.finish() }
       state.withLock { $0.upgraded = true }
       signal.finish()
       let hello = WiFiDeviceMessage.hello(

@@ -27,6 +27,9 @@
         storageRoot: (support.first?.path ?? NSTemporaryDirectory()) + "/PlaudDeviceBasicSDK",
         beaconMonitor: beacons)
       configuration.hotspotJoiner = HotspotConfigurationJoiner(system: SystemHotspotConfiguration())
+      // On the Wi-Fi interface's own address once joined, port 8081 [sdk]; only clients on
+      // the device's network are admitted.
+      configuration.wifiServer = WiFiLink.Configuration(host: nil, port: 8081)
       return configuration
     }
   }

@@ -1,3 +1,5 @@
+import RecorderSockets
+
 /// The one call RecorderKit makes on `NEHotspotConfigurationManager`, mirrored so the
 /// decisions around it are tested here: `apply(_:completionHandler:)` with a WPA/WPA2
 /// configuration, and `removeConfiguration(forSSID:)`.
@@ -33,9 +35,23 @@ public enum HotspotConfigurationFailure: Sendable, Equatable {
 /// Needs the Hotspot Configuration entitlement (docs/ios-integration.md).
 public struct HotspotConfigurationJoiner: HotspotJoiner {
   private let system: any HotspotConfigurationMirror
+  private let interface: String
 
-  /// A joiner over `system` (the Apple binding, or a scripted one in tests).
-  public init(system: any HotspotConfigurationMirror) { self.system = system }
+  /// A joiner over `system` (the Apple binding, or a scripted one in tests); once joined,
+  /// this host's address on the device's network is `interface`'s (the Wi-Fi interface,
+  /// "en0" on iOS).
+  public init(system: any HotspotConfigurationMirror, interface: String = "en0") {
+    self.system = system
+    self.interface = interface
+  }
+
+  /// The Wi-Fi interface's IPv4 address and netmask, where ``WiFiLink`` listens when its
+  /// host is nil and whose network the device must connect from.
+  public func joinedNetwork(_ hotspot: DeviceHotspot) async -> JoinedNetwork? {
+    NetworkInterfaces.ipv4(named: interface).map {
+      JoinedNetwork(address: $0.address, netmask: $0.netmask)
+    }
+  }
 
   public func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError) {
     let failure = await system.apply(

@@ -104,12 +104,63 @@ public protocol HotspotJoiner: Sendable {
   /// point, the device itself, the only peer ``WiFiLink`` accepts under
   /// ``WiFiPeerRule/gateway``. nil when the joiner cannot tell (the default).
   func gatewayAddress(of hotspot: DeviceHotspot) async -> String?
+  /// This host's IPv4 address and netmask on the joined network (the phone's Wi-Fi
+  /// interface once on the device's access point); nil when the joiner cannot tell (the
+  /// default). Needed when ``WiFiLink/Configuration/host`` is nil.
+  func joinedNetwork(_ hotspot: DeviceHotspot) async -> JoinedNetwork?
 }
 
 extension HotspotJoiner {
-  /// Not known: ``WiFiPeerRule/gateway`` then accepts only loopback peers, and only when the
-  /// server listens on loopback (an emulator on the same host).
+  /// Not known: ``WiFiPeerRule/gateway`` then falls back to the joined network, or to
+  /// loopback peers of a loopback server (an emulator on the same host).
   public func gatewayAddress(of hotspot: DeviceHotspot) async -> String? { nil }
+  /// Not known.
+  public func joinedNetwork(_ hotspot: DeviceHotspot) async -> JoinedNetwork? { nil }
+}
+
+/// An IPv4 network this host is on: its address there and the netmask.
+public struct JoinedNetwork: Sendable, Equatable {
+  /// This host's address ("a.b.c.d").
+  public var address: String
+  /// The netmask ("255.255.255.0").
+  public var netmask: String
+
+  public init(address: String, netmask: String) {
+    self.address = address
+    self.netmask = netmask
+  }
+
+  /// Whether `host` ("a.b.c.d") is on this network; false for anything that is not a
+  /// dotted-quad IPv4 address.
+  public func contains(_ host: String) -> Bool {
+    guard let mine = Self.bits(address), let mask = Self.bits(netmask), let theirs = Self.bits(host)
+    else { return false }
+    return mine & mask == theirs & mask
+  }
+
+  static func bits(_ text: String) -> UInt32? {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 4 else { return nil }
+    var value: UInt32 = 0
+    for part in parts {
+      guard part.count <= 3, let byte = UInt8(part) else { return nil }
+      value = value << 8 | UInt32(byte)
+    }
+    return value
+  }
+}
+
+/// Which client addresses a ``WiFiLink`` admits.
+enum PeerFilter: Sendable, Equatable {
+  case exact(String)
+  case network(JoinedNetwork)
+
+  func admits(_ host: String) -> Bool {
+    switch self {
+    case .exact(let address): host == address
+    case .network(let network): network.contains(host)
+    }
+  }
 }
 
 /// Which client of our WebSocket server may be the device (DESIGN.md invariant 8: every
@@ -118,8 +169,10 @@ extension HotspotJoiner {
 /// then says HELLO with the device's serial.
 public enum WiFiPeerRule: Sendable, Equatable {
   /// The joined network's gateway (``HotspotJoiner/gatewayAddress(of:)``): on a device's
-  /// access point the device is the gateway. When the joiner cannot name one, only a
-  /// loopback peer of a loopback server (an emulator on this host); otherwise nobody.
+  /// access point the device is the gateway. When the joiner cannot name one: any address
+  /// on the joined network (``HotspotJoiner/joinedNetwork(_:)``; a device's access point
+  /// whose fresh password only we and the device know), else a loopback peer of a loopback
+  /// server (an emulator on this host); otherwise nobody.
   case gateway
   /// Only this IPv4 address.
   case address(String)
@@ -177,11 +230,13 @@ extension DeviceSession {
 public actor WiFiLink {
   /// Where to listen and how long to wait.
   public struct Configuration: Sendable {
-    /// Address the WebSocket server binds: the hotspot interface's address on a phone,
-    /// loopback (the default) in tests and on a gateway talking to the emulator. Never every
-    /// interface: "0.0.0.0", "::" and "" are refused (``isEveryInterface(_:)``), since any
-    /// client on any network the host is on could then reach the device session.
-    public var host: String
+    /// Address the WebSocket server binds: loopback (the default) in tests and on a gateway
+    /// talking to an emulator; nil on a phone: this host's address on the joined network, as
+    /// the joiner reports it (``HotspotJoiner/joinedNetwork(_:)``), bound after the join on
+    /// ``port``. Never every interface: "0.0.0.0", "::" and "" are refused
+    /// (``isEveryInterface(_:)``), since any client on any network the host is on could then
+    /// reach the device session.
+    public var host: String?
     /// Which client may be the device.
     public var peer: WiFiPeerRule
     /// 8081 on a real device's network [sdk]; 0 lets the system choose (tests).
@@ -192,7 +247,7 @@ public actor WiFiLink {
     public var webSocket: WebSocketConfiguration
 
     public init(
-      host: String = "127.0.0.1", port: UInt16 = 8081, connectTimeout: Duration = .seconds(30),
+      host: String? = "127.0.0.1", port: UInt16 = 8081, connectTimeout: Duration = .seconds(30),
       webSocket: WebSocketConfiguration = WebSocketConfiguration(), peer: WiFiPeerRule = .gateway
     ) {
       self.host = host
@@ -238,41 +293,54 @@ public actor WiFiLink {
     configuration: Configuration = Configuration(), clock: AnyClock = .continuous,
     join: HotspotJoinPolicy = .once, joinClock: AnyClock? = nil
   ) async throws(DeviceError) -> WiFiLink {
-    guard !Configuration.isEveryInterface(configuration.host) else {
+    if let host = configuration.host, Configuration.isEveryInterface(host) {
       throw .wifiUnavailable(
-        "refusing to listen on every interface (\(configuration.host.isEmpty ? "\"\"" : configuration.host)): "
+        "refusing to listen on every interface (\(host.isEmpty ? "\"\"" : host)): "
           + "any client on any network could reach the device session; listen on the hotspot "
           + "interface's address")
     }
-    // The device's address, once known: before the join for an explicit address or a
-    // loopback server, after it for a hotspot's gateway. Until then the server admits
+    // Who may connect, once known: before the join for an explicit address or a loopback
+    // server, after it for a hotspot's gateway or network. Until then the server admits
     // everyone and the check below turns the others away.
-    let known: String? =
-      switch configuration.peer {
-      case .address(let address): address
-      case .gateway: isLoopback(configuration.host) ? "127.0.0.1" : nil
-      }
-    let device = Locked(known)
-    let server: WebSocketServer
-    do {
-      server = try WebSocketServer(
-        host: configuration.host, port: configuration.port,
-        configuration: configuration.webSocket, clock: clock,
-        admit: { peer in device.withLock { $0 }.map { $0 == peer } ?? true })
-    } catch {
-      throw .wifiUnavailable(
-        "cannot listen on \(configuration.host):\(configuration.port): \(error)")
+    let filter = Locked<PeerFilter?>(nil)
+    if case .address(let address) = configuration.peer {
+      filter.withLock { $0 = .exact(address) }
+    } else if let host = configuration.host, isLoopback(host) {
+      filter.withLock { $0 = .exact("127.0.0.1") }
     }
+    let admit: @Sendable (String) -> Bool = { peer in
+      filter.withLock { $0 }.map { $0.admits(peer) } ?? true
+    }
+    let joinOn = joinClock ?? clock
+    var server: WebSocketServer?
     do throws(DeviceError) {
-      try await join.join(
-        hotspot, serverPort: server.port, with: joiner, clock: joinClock ?? clock)
-      let expected = try await expectedPeer(configuration, hotspot: hotspot, joiner: joiner)
-      device.withLock { $0 = expected }
+      var network: JoinedNetwork?
+      if let host = configuration.host {
+        // Listen first: an emulator's join tells its device our port at once.
+        server = try listen(host, configuration, clock: clock, admit: admit)
+        try await join.join(hotspot, serverPort: server!.port, with: joiner, clock: joinOn)
+      } else {
+        // On the joined network's own address: known only once joined, on a fixed port
+        // (8081 on a device's network [sdk]) the device connects to.
+        guard configuration.port != 0 else {
+          throw .wifiUnavailable("listening on the joined network needs a fixed port (8081)")
+        }
+        try await join.join(hotspot, serverPort: configuration.port, with: joiner, clock: joinOn)
+        guard let joined = await joiner.joinedNetwork(hotspot) else {
+          throw .wifiUnavailable(
+            "the hotspot joiner cannot tell this host's address on \(hotspot.ssid)")
+        }
+        network = joined
+        server = try listen(joined.address, configuration, clock: clock, admit: admit)
+      }
+      let expected = try await peerFilter(
+        configuration, network: network, hotspot: hotspot, joiner: joiner)
+      filter.withLock { $0 = expected }
       guard
         let connection = await firstElement(
-          of: server.connections, within: configuration.connectTimeout, on: clock,
+          of: server!.connections, within: configuration.connectTimeout, on: clock,
           where: { connection in
-            guard WebSocketServer.host(of: connection.remoteAddress) == expected else {
+            guard expected.admits(WebSocketServer.host(of: connection.remoteAddress)) else {
               // Closed before one byte of the session: the slot is free for the device.
               Task { await connection.close(code: .policyViolation, reason: "not the device") }
               return false
@@ -282,29 +350,46 @@ public actor WiFiLink {
       else { throw DeviceError.timeout(operation: "Wi-Fi connect") }
       let transport = try await WiFiTransport.open(
         connection: connection, configuration: session, clock: clock)
-      return WiFiLink(transport: transport, hotspot: hotspot, server: server, joiner: joiner)
+      return WiFiLink(transport: transport, hotspot: hotspot, server: server!, joiner: joiner)
     } catch {
-      await server.stop()
+      await server?.stop()
       await joiner.leave(hotspot)
       throw Task.isCancelled ? .cancelled : error
     }
   }
 
-  /// The one address the device may connect from under `configuration.peer`.
+  private static func listen(
+    _ host: String, _ configuration: Configuration, clock: AnyClock,
+    admit: @escaping @Sendable (String) -> Bool
+  ) throws(DeviceError) -> WebSocketServer {
+    do {
+      return try WebSocketServer(
+        host: host, port: configuration.port, configuration: configuration.webSocket,
+        clock: clock, admit: admit)
+    } catch {
+      throw .wifiUnavailable("cannot listen on \(host):\(configuration.port): \(error)")
+    }
+  }
+
+  /// Which clients may be the device under `configuration.peer`: an explicit address; else
+  /// the joiner's gateway; else any address on the joined network (a device's access point,
+  /// whose password only we and the device know); else loopback for a loopback server.
   /// - Throws: ``DeviceError/wifiUnavailable(_:)`` when no peer could be trusted.
-  private static func expectedPeer(
-    _ configuration: Configuration, hotspot: DeviceHotspot, joiner: any HotspotJoiner
-  ) async throws(DeviceError) -> String {
+  private static func peerFilter(
+    _ configuration: Configuration, network: JoinedNetwork?, hotspot: DeviceHotspot,
+    joiner: any HotspotJoiner
+  ) async throws(DeviceError) -> PeerFilter {
     switch configuration.peer {
-    case .address(let address): return address
+    case .address(let address): return .exact(address)
     case .gateway:
-      if let gateway = await joiner.gatewayAddress(of: hotspot) { return gateway }
-      guard isLoopback(configuration.host) else {
+      if let gateway = await joiner.gatewayAddress(of: hotspot) { return .exact(gateway) }
+      if let network { return .network(network) }
+      guard let host = configuration.host, isLoopback(host) else {
         throw .wifiUnavailable(
           "cannot tell which client is the device: the hotspot joiner names no gateway; "
             + "set the Wi-Fi peer rule to the device's address")
       }
-      return "127.0.0.1"
+      return .exact("127.0.0.1")
     }
   }
 
