@@ -100,6 +100,7 @@ let package = Package(
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
+    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto"]),
     .testTarget(
       name: "PassiveTests",
       dependencies: [
