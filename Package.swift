@@ -100,7 +100,6 @@ let package = Package(
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
-    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto"]),
     .testTarget(
       name: "PassiveTests",
       dependencies: [
@@ -133,7 +132,9 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderTesting", "TestSupport",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
+        "RecorderCrypto",
       ]),
+    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto"]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
