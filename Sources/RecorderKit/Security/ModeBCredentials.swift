@@ -5,27 +5,44 @@ import RecorderProtocol
 /// (PROTOCOL.md §9): the user's RSA key pair and the cloud's signature of the device serial.
 ///
 /// Holds a private key: its description is redacted, and nothing here is ever logged.
-public struct ModeBCredentials: Sendable, CustomStringConvertible {
-  /// The user's private key: unwraps the session key (and E2EE file keys). Its public half
-  /// is what the device is given when it asks (`FE11`).
-  public var userKey: RSAPrivateKey
+public struct ModeBCredentials: Sendable, CustomStringConvertible,
+  CustomReflectable
+{
   /// The cloud's `sn-sign` signature of the serial, base64-decoded (sent as `FE10`). Empty
   /// when there is none: the emulator does not check it [project]; a real device may
   /// refuse (then the cloud is needed).
   public var serialSignature: @Sendable (_ serial: String) async -> [UInt8]
   /// Sends `FE20` instead of `FE10`: the device forgets its user key and asks again.
   public var forceClear: Bool
+  private let loadUserKey: @Sendable () throws(ModeBError) -> RSAPrivateKey
 
+  /// Credentials with the user's private key in hand: it unwraps the session key (and E2EE
+  /// file keys); its public half is what the device is given when it asks (`FE11`).
   public init(
     userKey: RSAPrivateKey, forceClear: Bool = false,
     serialSignature: @escaping @Sendable (_ serial: String) async -> [UInt8] = { _ in [] }
   ) {
-    self.userKey = userKey
-    self.forceClear = forceClear
-    self.serialSignature = serialSignature
+    self.init(forceClear: forceClear, serialSignature: serialSignature) { userKey }
   }
 
+  /// Credentials whose key is read (or made) only when a Mode B device is met, so a plain
+  /// device never touches the key store: `loadUserKey` runs once per connection.
+  public init(
+    forceClear: Bool = false,
+    serialSignature: @escaping @Sendable (_ serial: String) async -> [UInt8] = { _ in [] },
+    loadUserKey: @escaping @Sendable () throws(ModeBError) -> RSAPrivateKey
+  ) {
+    self.forceClear = forceClear
+    self.serialSignature = serialSignature
+    self.loadUserKey = loadUserKey
+  }
+
+  /// The user's private key.
+  /// - Throws: ``ModeBError/keyStore(_:)`` when it cannot be read or made.
+  public func userKey() throws(ModeBError) -> RSAPrivateKey { try loadUserKey() }
+
   public var description: String { "ModeBCredentials(user key redacted)" }
+  public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// Why Mode B's pre-handshake failed. Never carries key material.
@@ -42,6 +59,8 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   case malformedKeyMaterial
   /// A pre-handshake message of an unexpected type.
   case unexpectedMessage(type: UInt16)
+  /// The user key could not be read from, or saved to, the key store.
+  case keyStore(KeyStoreError)
 
   public var description: String {
     switch self {
@@ -52,6 +71,7 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
     case .malformedKeyMaterial: "malformed Mode B key material"
     case .unexpectedMessage(let type):
       "unexpected Mode B message 0x\(String(type, radix: 16, uppercase: true))"
+    case .keyStore(let error): "user key: \(error)"
     }
   }
 }

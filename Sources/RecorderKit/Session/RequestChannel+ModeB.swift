@@ -18,6 +18,12 @@ extension RequestChannel {
   ) async throws(DeviceError) {
     try await enterGate()
     defer { leaveGate() }
+    let userKey: RSAPrivateKey
+    do {
+      userKey = try credentials.userKey()
+    } catch {
+      throw .modeB(error)
+    }
     let signature = await credentials.serialSignature(serial)
     let opening = credentials.forceClear ? ModeB.forceClearType : ModeB.signatureType
     var reply = try await preHandshakeExchange(
@@ -25,7 +31,7 @@ extension RequestChannel {
     if reply.type == ModeB.wantsUserKeyType {
       let pem: String
       do {
-        pem = try credentials.userKey.publicKey().pem()
+        pem = try userKey.publicKey().pem()
       } catch {
         throw .modeB(.wrongUserKey)
       }
@@ -37,7 +43,7 @@ extension RequestChannel {
       throw .modeB(.unexpectedMessage(type: reply.type))
     }
     do {
-      cipher = try SessionCipher.unwrap(reply.payload, with: credentials.userKey)
+      cipher = try SessionCipher.unwrap(reply.payload, with: userKey)
     } catch {
       throw .modeB(error)
     }
