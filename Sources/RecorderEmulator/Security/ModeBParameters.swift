@@ -27,6 +27,12 @@ public struct ModeBParameters: Sendable, Equatable {
     self.provisionedUserKey = provisionedUserKey
     self.maximumChunkData = maximumChunkData
   }
+
+  /// Sets ``provisionedUserKey`` from PEM text (`PUBLIC KEY`).
+  /// - Throws: ``CryptoError/invalidKey`` and the like.
+  public mutating func provisionUserKey(pem: String) throws(CryptoError) {
+    provisionedUserKey = try RSAPublicKey(pem: pem)
+  }
 }
 
 /// The device's side of an open Mode B channel: one per connection, lost with it.

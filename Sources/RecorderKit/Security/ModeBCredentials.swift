@@ -37,6 +37,19 @@ public struct ModeBCredentials: Sendable, CustomStringConvertible,
     self.loadUserKey = loadUserKey
   }
 
+  /// Credentials from the user's private key as PEM text (PKCS#1 `RSA PRIVATE KEY` or
+  /// PKCS#8 `PRIVATE KEY`).
+  /// - Throws: ``ModeBError/invalidUserKey`` (the error never quotes the text).
+  public init(userKeyPEM pem: String) throws(ModeBError) {
+    let key: RSAPrivateKey
+    do {
+      key = try RSAPrivateKey(pem: pem)
+    } catch {
+      throw .invalidUserKey
+    }
+    self.init(userKey: key)
+  }
+
   /// The user's private key.
   /// - Throws: ``ModeBError/keyStore(_:)`` when it cannot be read or made.
   public func userKey() throws(ModeBError) -> RSAPrivateKey { try loadUserKey() }
@@ -61,6 +74,8 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   case unexpectedMessage(type: UInt16)
   /// The user key could not be read from, or saved to, the key store.
   case keyStore(KeyStoreError)
+  /// The text given as the user's private key is not an RSA private key in PEM.
+  case invalidUserKey
 
   public var description: String {
     switch self {
@@ -72,6 +87,7 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unexpectedMessage(let type):
       "unexpected Mode B message 0x\(String(type, radix: 16, uppercase: true))"
     case .keyStore(let error): "user key: \(error)"
+    case .invalidUserKey: "the user key is not an RSA private key in PEM (PKCS#1 or PKCS#8)"
     }
   }
 }
