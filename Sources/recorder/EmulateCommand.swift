@@ -40,6 +40,8 @@ struct EmulateCommand: RecorderCommand {
                               How the device checks the phone's sealed sequence numbers
                               (default increasing).
       --user-public-key PEM   Mode B: the user public key the device already holds (a file).
+      --e2ee-public-key PEM   Store the generated recordings end-to-end encrypted to this
+                              user public key (a file): a 512-byte header, then ChaCha20.
       --channels 1|2          Audio channels (default 1).
       --mtu N                 Largest ATT MTU the device accepts (default 247).
       --interval-ms N         Connection interval (default 15).
@@ -136,6 +138,11 @@ struct EmulateCommand: RecorderCommand {
       guard let data = FileManager.default.contents(atPath: path),
         (try? parameters.provisionUserKey(pem: String(decoding: data, as: UTF8.self))) != nil
       else { throw UsageError("--user-public-key: \(path) is not a PEM public key") }
+    }
+    if let path = try arguments.option("e2ee-public-key") {
+      guard let data = FileManager.default.contents(atPath: path),
+        (try? parameters.encryptRecordings(forPEM: String(decoding: data, as: UTF8.self))) != nil
+      else { throw UsageError("--e2ee-public-key: \(path) is not a PEM public key") }
     }
     return parameters
   }

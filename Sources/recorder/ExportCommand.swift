@@ -149,7 +149,7 @@ struct ExportCommand: RecorderCommand {
     } catch let error as E2EEError {
       let code: ExitCode =
         switch error {
-        case .wrongKey: .noPermission
+        case .wrongKey, .noKey: .noPermission
         case .header: .dataError
         case .io: .ioError
         }

@@ -105,3 +105,34 @@ struct ModeBSessionTests {
     await again.close()
   }
 }
+
+@Suite("Mode B: recordings stored end-to-end encrypted")
+struct ModeBE2EESyncTests {
+  @Test("E2EE recordings sync as stored (raw copy encrypted) and export decrypted")
+  func e2eeRecordingsSync() async throws {
+    let key = try TestUserKey.key()
+    let bench = try SyncBench(
+      seed: 0xE2EE, portVersion: 20, modeB: ModeBParameters(e2eeUserKey: try key.publicKey()))
+    defer { bench.cleanUp() }
+    let made = [
+      try await bench.device.addRecording(duration: .seconds(6)),
+      try await bench.device.addRecording(duration: .seconds(3)),
+    ]
+    var options = SyncEngine.Options.fast
+    options.format = .wav
+    options.userKey = ModeBCredentials(userKey: key)
+    let report = try await bench.syncOnce(try bench.makeEngine(options: options))
+    #expect(report.files.count == 2)
+    for recording in made {
+      let raw = try #require(
+        FileManager.default.contents(atPath: bench.rawPath(recording.sessionId)))
+      #expect(raw.count == recording.size)
+      #expect(Array(raw.prefix(8)) == Array("PLAUD.AI".utf8))
+      let file = try #require(report.files.first { $0.sessionId == recording.sessionId })
+      let export = try #require(file.exportPath)
+      let frames = (recording.size - 512) / 80
+      #expect(fileSize(export) == Int64(44 + frames * 320 * 2), "\(recording.sessionId)")
+    }
+    #expect(!bench.exportNames().contains { $0.contains(".plain") || $0.hasPrefix(".partial") })
+  }
+}

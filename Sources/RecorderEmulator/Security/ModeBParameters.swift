@@ -15,17 +15,27 @@ public struct ModeBParameters: Sendable, Equatable {
   public var provisionedUserKey: RSAPublicKey?
   /// Largest chunk the device sends.
   public var maximumChunkData: Int
+  /// Recordings made from now on are stored end-to-end encrypted to this user key (a
+  /// 512-byte header, then ChaCha20, PROTOCOL.md §9), and sent as stored; nil: plain.
+  public var e2eeUserKey: RSAPublicKey?
 
   public init(
     chunkIndexBase: ChunkIndexBase = ModeB.chunkIndexBase,
     sequencePolicy: SequencePolicy = ModeB.sequencePolicy,
     provisionedUserKey: RSAPublicKey? = nil,
-    maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength
+    maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength, e2eeUserKey: RSAPublicKey? = nil
   ) {
+    self.e2eeUserKey = e2eeUserKey
     self.chunkIndexBase = chunkIndexBase
     self.sequencePolicy = sequencePolicy
     self.provisionedUserKey = provisionedUserKey
     self.maximumChunkData = maximumChunkData
+  }
+
+  /// Sets ``e2eeUserKey`` from PEM text (`PUBLIC KEY`).
+  /// - Throws: ``CryptoError/invalidKey`` and the like.
+  public mutating func encryptRecordings(forPEM pem: String) throws(CryptoError) {
+    e2eeUserKey = try RSAPublicKey(pem: pem)
   }
 
   /// Sets ``provisionedUserKey`` from PEM text (`PUBLIC KEY`).
@@ -86,5 +96,33 @@ struct DeviceChannel {
     guard policy.accepts(sequence, after: lastReceived) else { throw .sequence }
     lastReceived = sequence
     return frame
+  }
+}
+
+/// The encryption of one recording stored end-to-end encrypted (PROTOCOL.md §9): a fresh
+/// file key and nonce, the key RSA-wrapped to the user (PKCS#1 v1.5 [project]), the audio
+/// ChaCha20 from block counter 0, applied chunk by chunk as the recording is written.
+struct E2EEEncryption {
+  let header: E2EEFileHeader
+  private let stream: ChaCha20Stream
+
+  init(for userKey: RSAPublicKey, channels: UInt16) throws(EmulatorError) {
+    do {
+      let key = try SecureRandom.bytes(ChaChaPoly.keyLength)
+      let nonce = try SecureRandom.bytes(ChaChaPoly.nonceLength)
+      header = E2EEFileHeader(
+        channels: channels, nonce: nonce, keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
+      stream = try ChaCha20Stream(key: key, nonce: nonce, counter: 0)
+    } catch {
+      throw .encryption("\(error)")
+    }
+  }
+
+  func apply(_ bytes: inout [UInt8]) throws(EmulatorError) {
+    do {
+      try stream.apply(&bytes)
+    } catch {
+      throw .encryption("\(error)")
+    }
   }
 }

@@ -140,6 +140,8 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
   case header(E2EEHeaderError)
   /// The file key does not unwrap with this private key: the file is another user's.
   case wrongKey
+  /// The file is end-to-end encrypted and no private key was given.
+  case noKey
   /// A file could not be read or written.
   case io(path: String, reason: String)
 
@@ -147,6 +149,7 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .header(let error): "\(error)"
     case .wrongKey: "the file's key does not unwrap with this private key (another user's file)"
+    case .noKey: "the recording is end-to-end encrypted and no private key was given"
     case .io(let path, let reason): "\(path): \(reason)"
     }
   }

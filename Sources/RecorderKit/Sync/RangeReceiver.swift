@@ -29,6 +29,9 @@ final class RangeReceiver: @unchecked Sendable {
     var lastProgress: Duration = .zero
     /// Accepted bytes not yet handed to the file: one write(2) per 64 KiB, not per frame.
     var pending: [UInt8] = []
+    /// The recording is stored end-to-end encrypted (PROTOCOL.md §9): its bytes are
+    /// ciphertext, so the Opus framing check cannot apply (the CRC and the digest still do).
+    var endToEndEncrypted = false
   }
 
   /// Bytes gathered before a write(2).
@@ -56,7 +59,7 @@ final class RangeReceiver: @unchecked Sendable {
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
     size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
-    events: AsyncStream<SyncEvent>.Continuation,
+    events: AsyncStream<SyncEvent>.Continuation, endToEndEncrypted: Bool = false,
     onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
   ) {
     self.checkpointBytes = checkpointBytes
@@ -68,8 +71,10 @@ final class RangeReceiver: @unchecked Sendable {
     self.sessionId = sessionId
     self.size = size
     self.events = events
-    state = Locked(
-      State(offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset))
+    var initial = State(
+      offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset)
+    initial.endToEndEncrypted = endToEndEncrypted
+    state = Locked(initial)
   }
 
   var offset: Int64 { state.withLock { $0.offset } }
@@ -121,7 +126,13 @@ final class RangeReceiver: @unchecked Sendable {
   }
 
   private func accept(_ data: [UInt8], at start: Int64, header: [UInt8]?) -> StreamDecision {
-    guard Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size else {
+    // An E2EE file is known by its magic at offset 0 (never Opus: that byte is the TOC).
+    let encrypted = state.withLock { state -> Bool in
+      if start == 0, E2EEFileHeader.looksEncrypted(data) { state.endToEndEncrypted = true }
+      return state.endToEndEncrypted
+    }
+    guard encrypted || Self.isDeviceOpus(data, at: start), start + Int64(data.count) <= size
+    else {
       return .stop
     }
     let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
