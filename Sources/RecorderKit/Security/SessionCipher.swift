@@ -22,6 +22,9 @@ final class SessionCipher: Sendable {
   private let policy: SequencePolicy
   private let counters = Locked(Counters())
 
+  /// Bytes sealing adds to a frame: the 4-byte sequence number and the 16-byte tag.
+  static let overhead = 4 + ChaChaPoly.tagLength
+
   init(material: SessionKeyMaterial, policy: SequencePolicy = ModeB.sequencePolicy) {
     key = material.key
     nonce = material.nonce
