@@ -57,7 +57,9 @@ struct FirmwareUpdateTests {
   func endToEnd(portVersion: UInt16) async throws {
     var configuration = DeviceConfiguration(seed: 0x15_0001)
     configuration.portVersion = portVersion
-    if portVersion >= ProtocolDefaults.modeBPortVersion { configuration.link.deviceMaximumMTU = 180 }
+    if portVersion >= ProtocolDefaults.modeBPortVersion {
+      configuration.link.deviceMaximumMTU = 180
+    }
     let ota = try OTABench(size: 200_000, seed: 0x15_0001, configuration: configuration)
     defer { ota.cleanUp() }
     let updater = ota.updater()
