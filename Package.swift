@@ -143,7 +143,9 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderTesting", "TestSupport",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
+        "RecorderCrypto",
       ]),
+    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto"]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",

@@ -24,6 +24,9 @@ public struct ClockHold: Sendable, Hashable, CustomStringConvertible {
   /// yet that the simulation could see, so the request's watchdog must not be the next
   /// deadline.
   public static let requestWrite = ClockHold("request write")
+  /// Mode B: from the device's key material arriving until the next write is out (the RSA
+  /// work between takes real time, none simulated).
+  public static let modeBUnwrap = ClockHold("Mode B unwrap")
   /// While received frames wait on either side of a session's receive loop.
   public static let receiveBacklog = ClockHold("receive backlog")
   /// A moment of real time at the start of a scan, so a device already advertising is heard

@@ -90,10 +90,11 @@ public enum ProtocolDefaults {
   /// The lowest portVersion whose bulk frames carry a session id [sdk]; RecorderKit requires it.
   public static let minimumSessionIdPortVersion: UInt16 = 7
   /// From this portVersion on, a device speaks Mode B first: the pre-handshake frames and
-  /// the encrypted channel of §9 [sdk]. RecorderKit does not speak it yet.
+  /// the encrypted channel of §9 [sdk] (``ModeB``).
   public static let modeBPortVersion: UInt16 = 20
-  /// The portVersions RecorderKit talks to: session ids in bulk frames, no Mode B.
-  public static let supportedPortVersions = minimumSessionIdPortVersion..<modeBPortVersion
+  /// The portVersions RecorderKit talks to: session ids in bulk frames; from
+  /// ``modeBPortVersion`` on, inside Mode B's channel.
+  public static let supportedPortVersions = minimumSessionIdPortVersion...UInt16.max
   /// The first byte of every 80-byte device Opus packet: TOC config 23, mono, one frame
   /// (CELT-only, 16 kHz, 20 ms) [device][sdk] (§5).
   public static let opusTOCByte: UInt8 = 0xB8

@@ -54,11 +54,14 @@ struct CloudOptions {
 
 extension DeviceOptions {
   /// Device options with the token given (the handshake token of a user JWT).
-  init(url: String, token: DeviceToken, serial: String?, timeout: Duration) {
+  init(
+    url: String, token: DeviceToken, serial: String?, timeout: Duration, modeB: ModeBCredentials
+  ) {
     self.url = url
     self.token = token
     self.serial = serial
     self.timeout = timeout
+    self.modeB = modeB
   }
 
   /// `--device URL [--serial S] [--timeout S]` with the device token from `cloud`'s user
@@ -69,9 +72,11 @@ extension DeviceOptions {
       try probe.option("token") != nil || probe.option("token-file") != nil
       || ProcessInfo.processInfo.environment[DeviceOptions.tokenVariable] != nil
     guard let cloud, !tokenGiven else { return try DeviceOptions(arguments: &arguments) }
+    let token = cloud.userToken.deviceToken
     return DeviceOptions(
-      url: try arguments.required("device"), token: cloud.userToken.deviceToken,
+      url: try arguments.required("device"), token: token,
       serial: try arguments.option("serial"),
-      timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10))
+      timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10),
+      modeB: try DeviceOptions.modeB(&arguments, token: token))
   }
 }

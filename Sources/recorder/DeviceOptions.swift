@@ -11,6 +11,8 @@ struct DeviceOptions {
   var token: DeviceToken
   var serial: String?
   var timeout: Duration
+  /// The user key for a Mode B device (portVersion ≥ 20), read only if one is met.
+  var modeB: ModeBCredentials
 
   /// The environment variable a token may come from.
   static let tokenVariable = "RECORDER_TOKEN"
@@ -25,6 +27,11 @@ struct DeviceOptions {
                             list: prefer the two above). Printable ASCII; never printed.
       --serial S            Connect to this serial only (default: the first recorder heard).
       --timeout SECONDS     How long to look for the device (default 10).
+      --private-key PEM     Mode B devices (portVersion 20 and up): the user's RSA private
+                            key, a PEM file (PKCS#1 or PKCS#8; keep it 0600). Without it the
+                            key store's key for this token is used, made on first use.
+      --key-store DIR       The key store (default $RECORDER_KEY_STORE, else
+                            ~/.config/recorder/keys): one 0600 file per user.
     """
 
   init(arguments: inout Arguments) throws {
@@ -34,6 +41,42 @@ struct DeviceOptions {
       environment: ProcessInfo.processInfo.environment[Self.tokenVariable])
     serial = try arguments.option("serial")
     timeout = .seconds(try arguments.option("timeout", as: Double.self) ?? 10)
+    modeB = try Self.modeB(&arguments, token: token)
+  }
+
+  /// `--private-key PEM` (read now, so a bad file fails before connecting) or the key
+  /// store's credentials for `token`'s user (read only when a Mode B device is met).
+  static func modeB(_ arguments: inout Arguments, token: DeviceToken) throws -> ModeBCredentials {
+    let store = try arguments.option("key-store")
+    if let path = try arguments.option("private-key") {
+      if store != nil { throw UsageError("give --private-key or --key-store, not both") }
+      return try privateKey(path)
+    }
+    let environment = ProcessInfo.processInfo.environment
+    let directory =
+      store ?? environment["RECORDER_KEY_STORE"]
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config/recorder/keys"
+    return UserKeyRing(store: FileKeyStore(directory: directory))
+      .credentials(forUser: token.revealed)
+  }
+
+  /// The PEM private key in `path` (warns when others may read it). Errors name the file,
+  /// never its content.
+  static func privateKey(_ path: String) throws -> ModeBCredentials {
+    var info = stat()
+    guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else {
+      throw CommandFailure(.ioError, "cannot read the private key file \(path)")
+    }
+    if info.st_mode & 0o077 != 0 {
+      printError(
+        "warning: the private key file \(path) can be read by other users (mode "
+          + String(info.st_mode & 0o777, radix: 8) + "); chmod 600 \(path)")
+    }
+    do {
+      return try ModeBCredentials(userKeyPEM: String(decoding: data, as: UTF8.self))
+    } catch {
+      throw UsageError("--private-key: \(path) is not an RSA private key in PEM (PKCS#1 or #8)")
+    }
   }
 
   /// The token from exactly one of `--token`, `--token-file` or `RECORDER_TOKEN` (the
@@ -90,7 +133,7 @@ struct DeviceOptions {
       throw CommandFailure(.unavailable, "cannot reach \(url): \(error)")
     }
     let scanner = DeviceScanner(central: central)
-    let configuration = DeviceSession.Configuration(token: token)
+    let configuration = sessionConfiguration
     do {
       let session: DeviceSession
       if let serial {
@@ -113,10 +156,23 @@ struct DeviceOptions {
     }
   }
 
-  /// A rejected token is final (77: retrying cannot help); anything else (timeouts, link
-  /// loss, a refused session) means the device could not be reached (69) and may be retried.
+  /// The session configuration: the token and the Mode B credentials.
+  var sessionConfiguration: DeviceSession.Configuration {
+    var configuration = DeviceSession.Configuration(token: token)
+    configuration.modeB = modeB
+    return configuration
+  }
+
+  /// A rejected token or a Mode B key problem is final (77: retrying cannot help); anything
+  /// else (timeouts, link loss, a refused session) means the device could not be reached
+  /// (69) and may be retried.
   static func exitCode(connecting error: DeviceError) -> ExitCode {
-    error == .tokenRejected ? .noPermission : .unavailable
+    switch error {
+    case .tokenRejected, .modeB(.noUserKey), .modeB(.wrongUserKey), .modeB(.invalidUserKey),
+      .modeB(.keyStore):
+      .noPermission
+    default: .unavailable
+    }
   }
 
   private func firstDevice(_ scanner: DeviceScanner) async throws -> DiscoveredDevice {

@@ -33,7 +33,16 @@ struct EmulateCommand: RecorderCommand {
       --flash DIR             Flash directory (default: a new temporary directory, removed
                               when the emulator ends, by SIGINT / SIGTERM too).
       --serial S              Serial number (default 8881234567890123).
-      --port-version N        portVersion 1-19 (default 10).
+      --port-version N        portVersion (default 10); 20 and up speaks Mode B security
+                              (PROTOCOL.md §9, docs/mode-b.md): a fresh emulator holds no
+                              user key, asks for one (FE11) and takes any.
+      --mode-b-index-base 0|1 Mode B chunk indices start at 0 or 1 (default 1).
+      --mode-b-seq strict|increasing
+                              How the device checks the phone's sealed sequence numbers
+                              (default increasing).
+      --user-public-key PEM   Mode B: the user public key the device already holds (a file).
+      --e2ee-public-key PEM   Store the generated recordings end-to-end encrypted to this
+                              user public key (a file): a 512-byte header, then ChaCha20.
       --channels 1|2          Audio channels (default 1).
       --mtu N                 Largest ATT MTU the device accepts (default 247).
       --interval-ms N         Connection interval (default 15).
@@ -120,6 +129,30 @@ struct EmulateCommand: RecorderCommand {
   var firmwareImage: String?
   var firmwareSize: Int
 
+  /// The Mode B options (used when --port-version is 20 or more).
+  static func modeBParameters(_ arguments: inout Arguments) throws -> ModeBParameters {
+    var parameters = ModeBParameters()
+    if let base = try arguments.choice("mode-b-index-base", ["0", "1"]) {
+      parameters.chunkIndexBase = base == "0" ? .zero : .one
+    }
+    if let policy = try arguments.choice(
+      "mode-b-seq", SequencePolicy.allCases.map(\.rawValue))
+    {
+      parameters.sequencePolicy = SequencePolicy(rawValue: policy) ?? ModeB.sequencePolicy
+    }
+    if let path = try arguments.option("user-public-key") {
+      guard let data = FileManager.default.contents(atPath: path),
+        (try? parameters.provisionUserKey(pem: String(decoding: data, as: UTF8.self))) != nil
+      else { throw UsageError("--user-public-key: \(path) is not a PEM public key") }
+    }
+    if let path = try arguments.option("e2ee-public-key") {
+      guard let data = FileManager.default.contents(atPath: path),
+        (try? parameters.encryptRecordings(forPEM: String(decoding: data, as: UTF8.self))) != nil
+      else { throw UsageError("--e2ee-public-key: \(path) is not a PEM public key") }
+    }
+    return parameters
+  }
+
   init(arguments: inout Arguments) throws {
     host = try arguments.option("host") ?? "127.0.0.1"
     port = try arguments.option("port", as: UInt16.self) ?? 0
@@ -190,9 +223,8 @@ struct EmulateCommand: RecorderCommand {
         ["1m": .le1M, "2m": .le2M, "coded2": .leCodedS2, "coded8": .leCodedS8][phy] ?? .le2M
     }
     let portVersion = try arguments.option("port-version", as: UInt16.self) ?? 10
-    guard (1..<20).contains(portVersion) else {
-      throw UsageError("--port-version must be 1-19 (20 and up needs Mode B security)")
-    }
+    guard portVersion >= 1 else { throw UsageError("--port-version must be 1 or more") }
+    let modeB = try Self.modeBParameters(&arguments)
     let channels = try arguments.option("channels", as: UInt8.self) ?? 1
     guard channels == 1 || channels == 2 else { throw UsageError("--channels must be 1 or 2") }
     hotspotPort = try arguments.option("hotspot-port", as: UInt16.self) ?? 0
@@ -201,6 +233,7 @@ struct EmulateCommand: RecorderCommand {
       token: token, audioChannels: channels, supportWifi: arguments.flag("no-wifi") ? 0 : 1,
       seed: seed, batteryReplyIncludesCharging: !arguments.flag("battery-level-only"),
       link: link)
+    configuration.modeB = modeB
     if let advertising = try arguments.option("advertising") {
       if advertising == "name-only" {
         configuration.advertising = .nameOnly

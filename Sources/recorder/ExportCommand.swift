@@ -1,4 +1,7 @@
+import Foundation
 import RecorderAudio
+import RecorderKit
+import RecorderProtocol
 
 /// `recorder export`: a raw device recording (or Ogg-wrapped device audio) to mp3, wav,
 /// Ogg Opus or raw PCM, streaming, with progress on stderr when it is a terminal.
@@ -11,10 +14,12 @@ struct ExportCommand: RecorderCommand {
     depend on the recording's length.
 
     USAGE: recorder export FILE --format mp3|wav|opus|pcm [--channels N] [--out PATH]
+                           [--private-key PEM]
 
     ARGUMENTS:
       FILE                    The recording: concatenated 80-byte Opus frames (PROTOCOL.md §5)
-                              or an Ogg Opus stream of device packets.
+                              or an Ogg Opus stream of device packets, or either inside an
+                              end-to-end encrypted file (a 512-byte PLAUD.AI header, §9).
 
     OPTIONS:
       --format F              mp3 (LAME, with a Xing/LAME info frame), wav (16-bit PCM),
@@ -27,16 +32,24 @@ struct ExportCommand: RecorderCommand {
       --mp3-bitrate KBPS      MP3 constant bit rate (default 40 mono, 48 stereo).
       --mp3-vbr Q             MP3 VBR quality 0 (best) … 9 instead of a constant rate.
       --mp3-quality Q         LAME algorithm quality 0 (slow, best) … 9 (fast); default 5.
+      --private-key PEM       For an end-to-end encrypted FILE: the user's RSA private key, a
+                              PEM file (PKCS#1 or PKCS#8; keep it 0600). The file is decrypted
+                              as it streams into a temporary 0600 file beside the output,
+                              removed afterwards.
       --json                  Print the result as one JSON object.
       -h, --help              Show this help.
 
-    Malformed or unsupported audio exits 65 naming the byte offset; file errors exit 74.
+    Malformed or unsupported audio, or a bad E2EE header, exits 65 naming the byte offset; an
+    encrypted file without a key or with another user's key exits 77; file errors exit 74.
     """
 
   var input: String
   var output: String
   var options: ExportOptions
   var recordedChannels: Int
+  /// --recorded-channels was given (else an E2EE header's `channels` decides).
+  var recordedChannelsGiven: Bool
+  var privateKey: String?
   var json: Bool
 
   init(arguments: inout Arguments) throws {
@@ -47,7 +60,10 @@ struct ExportCommand: RecorderCommand {
     if let channels, channels != 1 && channels != 2 {
       throw UsageError("--channels must be 1 or 2")
     }
-    recordedChannels = try arguments.option("recorded-channels", as: Int.self) ?? 1
+    let recorded = try arguments.option("recorded-channels", as: Int.self)
+    recordedChannelsGiven = recorded != nil
+    recordedChannels = recorded ?? 1
+    privateKey = try arguments.option("private-key")
     guard recordedChannels == 1 || recordedChannels == 2 else {
       throw UsageError("--recorded-channels must be 1 or 2")
     }
@@ -89,10 +105,19 @@ struct ExportCommand: RecorderCommand {
 
   func run() async throws {
     let showProgress = stderrIsTerminal && !json
+    var source = input
+    var channels = recordedChannels
+    if E2EEFile.isEncrypted(path: input) {
+      let plain = output + ".e2ee-plain-\(getpid())"
+      let header = try decrypt(to: plain)
+      source = plain
+      if !recordedChannelsGiven { channels = header.channels == 2 ? 2 : 1 }
+    }
+    defer { if source != input { unlink(source) } }
     let result: ExportResult
     do {
       result = try AudioExporter.export(
-        from: input, recordedChannels: recordedChannels, to: output, options: options,
+        from: source, recordedChannels: channels, to: output, options: options,
         progress: showProgress
           ? { progress in
             printError("\u{1B}[1A\u{1B}[2Kexporting: \(Int(progress.fraction * 100))%")
@@ -109,6 +134,26 @@ struct ExportCommand: RecorderCommand {
     } else {
       let seconds = Double(result.durationMs) / 1000
       print("\(output): \(options.format.rawValue), \(result.channels) ch, \(seconds) s")
+    }
+  }
+
+  /// Decrypts the E2EE input into `plain` with --private-key (PROTOCOL.md §9).
+  private func decrypt(to plain: String) throws -> E2EEFileHeader {
+    guard let privateKey else {
+      throw CommandFailure(
+        .noPermission, "\(input) is end-to-end encrypted: give --private-key PEM")
+    }
+    let credentials = try DeviceOptions.privateKey(privateKey)
+    do {
+      return try E2EEFile.decrypt(input, to: plain, userKey: try credentials.userKey())
+    } catch let error as E2EEError {
+      let code: ExitCode =
+        switch error {
+        case .wrongKey, .noKey: .noPermission
+        case .header: .dataError
+        case .io: .ioError
+        }
+      throw CommandFailure(code, "\(input): \(error)")
     }
   }
 

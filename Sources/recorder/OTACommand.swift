@@ -81,7 +81,7 @@ struct OTACommand: RecorderCommand {
     let serial = await session.info.serial
     let updater = FirmwareUpdater(
       central: central, serial: serial,
-      sessionConfiguration: DeviceSession.Configuration(token: device.token))
+      sessionConfiguration: device.sessionConfiguration)
     let renderer = Task { await Self.render(updater.progress) }
     let result: FirmwareUpdater.Result
     do {

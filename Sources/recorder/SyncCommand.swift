@@ -129,6 +129,8 @@ struct SyncCommand: RecorderCommand {
     options.deleteFromDevice = !keepOnDevice
     options.strictVerify = strictVerify
     options.trustAgreement = trustAgreement
+    // Recordings stored end-to-end encrypted export with the same user key as Mode B.
+    options.userKey = device.modeB
     let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
     let renderer = ProgressRenderer()
     let rendering = Task { await renderer.run(engine.events) }

@@ -173,15 +173,15 @@ struct PlatformServicesTests {
   func keychainStore() throws {
     let keychain = ScriptedKeychain()
     let store = KeychainKeyStore(keychain: keychain)
-    #expect(try store.secret(named: "token") == nil)
-    try store.setSecret([1, 2, 3], named: "token")
-    try store.setSecret([4, 5], named: "token")
-    #expect(try store.secret(named: "token") == [4, 5])
-    try store.removeSecret(named: "token")
-    try store.removeSecret(named: "token")
-    #expect(try store.secret(named: "token") == nil)
+    #expect(try store.secret(for: "token") == nil)
+    try store.store([1, 2, 3], for: "token")
+    try store.store([4, 5], for: "token")
+    #expect(try store.secret(for: "token") == [4, 5])
+    try store.removeSecret(for: "token")
+    try store.removeSecret(for: "token")
+    #expect(try store.secret(for: "token") == nil)
     keychain.failWith.withLock { $0 = -25308 }
-    #expect(throws: KeyStoreError.keychain(-25308)) { try store.secret(named: "token") }
-    #expect(throws: KeyStoreError.keychain(-25308)) { try store.setSecret([1], named: "token") }
+    #expect(throws: KeyStoreError.keychain(-25308)) { try store.secret(for: "token") }
+    #expect(throws: KeyStoreError.keychain(-25308)) { try store.store([1], for: "token") }
   }
 }

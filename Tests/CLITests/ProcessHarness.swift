@@ -140,17 +140,22 @@ final class EmulatorProcess: @unchecked Sendable {
   let url: String
   let token: String
   let manifestPath: String?
+  /// Options the commands need besides the token: a Mode B device's key store.
+  let keyOptions: [String]
 
+  /// `portVersion` 20 or more: a Mode B device (PROTOCOL.md §9); the commands reach it with
+  /// a key store in `directory`, whose key is made on first use.
   init(
     in directory: TemporaryDirectory, token: String = "0123456789abcdef0123456789abcdef",
     recordings: Int = 3, minutes: [Double]? = nil, seed: UInt64 = 1, timeScale: Double = 50,
-    manifest: Bool = true, extra: [String] = []
+    manifest: Bool = true, portVersion: UInt16 = 10, extra: [String] = []
   ) throws {
     var arguments = [
       "emulate", "--port", "0", "--token", token, "--seed", "\(seed)", "--time-scale",
       "\(timeScale)",
-      "--flash", directory.file("flash"),
+      "--flash", directory.file("flash"), "--port-version", "\(portVersion)",
     ]
+    keyOptions = portVersion >= 20 ? ["--key-store", directory.file("keys")] : []
     if let minutes {
       arguments += ["--minutes", minutes.map { "\($0)" }.joined(separator: ",")]
     } else {
@@ -184,7 +189,7 @@ final class EmulatorProcess: @unchecked Sendable {
   func stop() { child.kill() }
 
   /// Device options for `ls`, `info`, `sync`.
-  var device: [String] { ["--device", url, "--token", token] }
+  var device: [String] { ["--device", url, "--token", token] + keyOptions }
 
   /// The Wi-Fi join port from the emulator's second stdout line (`hotspot tcp://…`).
   func hotspot() throws -> String {

@@ -104,10 +104,13 @@ struct ProcessTests {
 
   // MARK: - 2. sync
 
-  @Test("sync to completion: each export once, raw bytes match, device empty, transport ble")
-  func syncToCompletion() throws {
+  @Test(
+    "sync to completion: each export once, raw bytes match, device empty, transport ble",
+    arguments: [10, 20] as [UInt16])
+  func syncToCompletion(portVersion: UInt16) throws {
     let directory = try TemporaryDirectory("sync")
-    let emulator = try EmulatorProcess(in: directory, token: Self.token, minutes: [1, 0.5, 0.25])
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [1, 0.5, 0.25], portVersion: portVersion)
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let out = directory.file("out")
@@ -169,6 +172,25 @@ struct ProcessTests {
     #expect(try emulator.manifest().deletes.isEmpty)
   }
 
+  @Test(
+    "a link drop mid-transfer: sync reconnects, resumes and completes exactly once",
+    arguments: [10, 20] as [UInt16])
+  func syncThroughALinkDrop(portVersion: UInt16) throws {
+    let directory = try TemporaryDirectory("drop")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [1, 0.5], portVersion: portVersion,
+      extra: ["--drop-at-byte", "60000"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--json"] + emulator.device, in: directory,
+      label: "sync")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("interrupted"), "the drop never happened: \(result.stderr)")
+    try expectSynced(manifest, out: out, format: "wav")
+  }
+
   // MARK: - 3. kill test (issue 5)
 
   /// `recorder sync` SIGKILLed at 20 seeded random moments across runs, then run to
@@ -176,13 +198,13 @@ struct ProcessTests {
   /// copy with the manifest's SHA-256, export present, journal past `stored`), and every raw
   /// file under its final name is complete. At the end: each recording exactly once.
   @Test(
-    "kill test: 20 seeded SIGKILLs of recorder sync, then exactly once, verified, never deleted early"
-  )
-  func killTest() throws {
+    "kill test: 20 seeded SIGKILLs of recorder sync, then exactly once, verified, never deleted early",
+    arguments: [10, 20] as [UInt16])
+  func killTest(portVersion: UInt16) throws {
     let seed =
       ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap { UInt64($0) }
       ?? UInt64(Date().timeIntervalSince1970)
-    print("kill test seed: \(seed) (rerun with KILL_TEST_SEED=\(seed))")
+    print("kill test seed: \(seed), port \(portVersion) (rerun with KILL_TEST_SEED=\(seed))")
     var random = SeededGenerator(seed: seed)
     let started = ContinuousClock.now
 
@@ -190,7 +212,7 @@ struct ProcessTests {
     let emulator = try EmulatorProcess(
       in: directory, token: Self.token,
       minutes: [2] + Array(repeating: 0.5, count: 12) + Array(repeating: 0.25, count: 6),
-      seed: seed % 1000 + 1, timeScale: 50)
+      seed: seed % 1000 + 1, timeScale: 50, portVersion: portVersion)
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let out = directory.file("out")
@@ -262,11 +284,13 @@ struct ProcessTests {
   /// DESIGN.md invariant 3 (resume, don't restart): a sync SIGKILLed well into a long
   /// transfer has journalled a durable offset at its checkpoints (every 256 KiB), so the
   /// next run continues from there instead of from byte 0.
-  @Test("a SIGKILLed sync has journalled its durable offset (resume, don't restart)")
-  func killedSyncResumes() throws {
+  @Test(
+    "a SIGKILLed sync has journalled its durable offset (resume, don't restart)",
+    arguments: [10, 20] as [UInt16])
+  func killedSyncResumes(portVersion: UInt16) throws {
     let directory = try TemporaryDirectory("resume")
     let emulator = try EmulatorProcess(
-      in: directory, token: Self.token, minutes: [5], timeScale: 50)
+      in: directory, token: Self.token, minutes: [5], timeScale: 50, portVersion: portVersion)
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let recording = try #require(manifest.recordings.first)

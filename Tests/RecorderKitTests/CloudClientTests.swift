@@ -61,6 +61,24 @@ struct CloudClientTests {
     #expect(bench.cloud.requestLog.allSatisfy { $0.status == 200 })
   }
 
+  @Test("Mode B: gen-key stores the user's public key; sn-sign's signature reaches FE10")
+  func modeBKeyAndSignature() async throws {
+    let bench = try Bench()
+    defer { bench.cleanUp() }
+    let client = try bench.client()
+    let key = try TestUserKey.key()
+    try await client.registerUserKey(try key.publicKey())
+    #expect(bench.cloud.userPublicKey(of: "4f1c-22aa-9d03") == (try key.publicKey()))
+    let signature = try await client.serialSignature(serial: Self.serial)
+    #expect(signature == bench.cloud.serialSignature(for: Self.serial))
+    #expect(signature.count == 32)
+    // The credentials a session would use send exactly these bytes as FE10.
+    let credentials = ModeBCredentials(userKey: key) { serial in
+      (try? await client.serialSignature(serial: serial)) ?? []
+    }
+    #expect(await credentials.serialSignature(Self.serial) == signature)
+  }
+
   @Test("the body carries {type, sn} with the type from the serial prefix")
   func deviceTypes() async throws {
     let bench = try Bench()

@@ -30,6 +30,8 @@ struct EmulatorBench {
     configuration.clock = AnyClock(clock)
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
+    // For a Mode B device (portVersion ≥ 20); a plain one never reads it.
+    configuration.modeB = try? TestUserKey.credentials()
     return configuration
   }
 

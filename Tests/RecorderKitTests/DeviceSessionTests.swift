@@ -273,10 +273,10 @@ struct DeviceSessionTests {
     await session.close()
   }
 
-  @Test("portVersion 20 and up is refused before any command (Mode B not supported yet)")
+  @Test("portVersion 20 and up without a user key is refused before any command (Mode B)")
   func modeBRefused() async throws {
     let central = ScriptedCentral(portVersion: 20, script: V0095Replies.standard)
-    await #expect(throws: DeviceError.unsupportedPortVersion(20)) {
+    await #expect(throws: DeviceError.modeB(.noUserKey)) {
       try await Self.connect(central)
     }
     #expect(central.link.written.isEmpty)

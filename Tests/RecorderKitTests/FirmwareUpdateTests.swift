@@ -49,9 +49,18 @@ struct FirmwareUpdateTests {
     }
   }
 
-  @Test("a push completes, the device restarts into the new version, and the SDK confirms it")
-  func endToEnd() async throws {
-    let ota = try OTABench(size: 200_000, seed: 0x15_0001)
+  /// Against a plain device and a Mode B one; the Mode B device's MTU (180) fits a plain
+  /// 160-byte `03` frame but not a sealed one, so the push must size its frames for sealing.
+  @Test(
+    "a push completes, the device restarts into the new version, and the SDK confirms it",
+    arguments: PortVersions.plainAndModeB)
+  func endToEnd(portVersion: UInt16) async throws {
+    var configuration = DeviceConfiguration(seed: 0x15_0001)
+    configuration.portVersion = portVersion
+    if portVersion >= ProtocolDefaults.modeBPortVersion {
+      configuration.link.deviceMaximumMTU = 180
+    }
+    let ota = try OTABench(size: 200_000, seed: 0x15_0001, configuration: configuration)
     defer { ota.cleanUp() }
     let updater = ota.updater()
     let phases = Task {

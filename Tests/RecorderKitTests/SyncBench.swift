@@ -1,6 +1,7 @@
 import Foundation
 import RecorderAudio
 import RecorderConcurrency
+import RecorderCrypto
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
@@ -22,13 +23,19 @@ final class SyncBench: Sendable {
   /// The sync root (journal, raw copies) and where exports go.
   let root: String
   let seed: UInt64
+  /// The user key sessions present to a Mode B device.
+  let userKey: RSAPrivateKey
 
-  /// A device whose flash is a copy of `template` (or empty when nil).
+  /// A device whose flash is a copy of `template` (or empty when nil); `portVersion` 20 or
+  /// more makes it a Mode B device, which the bench's sessions reach with ``TestUserKey``.
   init(
     seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters(),
-    wifi: WiFiParameters = WiFiParameters(), tailCRCCoverage: TailCRCCoverage = .requestBytes
+    wifi: WiFiParameters = WiFiParameters(), tailCRCCoverage: TailCRCCoverage = .requestBytes,
+    portVersion: UInt16 = ProtocolDefaults.portVersion, modeB: ModeBParameters = ModeBParameters(),
+    userKey: RSAPrivateKey? = nil
   ) throws {
     self.seed = seed
+    self.userKey = try userKey ?? TestUserKey.key()
     clock = ManualClock()
     directory = NSTemporaryDirectory() + "recorder-sync-tests-\(UUID().uuidString)"
     root = directory + "/root"
@@ -41,6 +48,8 @@ final class SyncBench: Sendable {
     configuration.link = link
     configuration.wifi = wifi
     configuration.tailCRCCoverage = tailCRCCoverage
+    configuration.portVersion = portVersion
+    configuration.modeB = modeB
     device = try EmulatedDevice(
       configuration: configuration, flashDirectory: flash, time: .manual(clock))
     central = EmulatorCentral(device: device)
@@ -55,6 +64,7 @@ final class SyncBench: Sendable {
   func connect() async throws -> DeviceSession {
     var configuration = DeviceSession.Configuration(token: device.configuration.token)
     configuration.clock = sessionClock
+    configuration.modeB = ModeBCredentials(userKey: userKey)
     // Under a loaded machine the auto-advance can run a scan's 10 s out before the first
     // advertisement is handled: scan again (a phone would too).
     var attempt = 0

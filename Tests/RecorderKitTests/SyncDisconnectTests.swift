@@ -10,13 +10,15 @@ import Testing
 /// restart: DESIGN.md invariant 3).
 @Suite("Sync: disconnects")
 struct SyncDisconnectTests {
-  @Test func fiftyLinkDropsDuringOneMultiFileSync() async throws {
+  /// Against a plain device and a Mode B one (every frame sealed, PROTOCOL.md §9).
+  @Test(arguments: PortVersions.plainAndModeB)
+  func fiftyLinkDropsDuringOneMultiFileSync(portVersion: UInt16) async throws {
     let seed: UInt64 = 0xD15C_0_0050
     let started = ContinuousClock.now
     let template = try await SyncFlashTemplate.make(
       seed: seed, durations: [50, 35, 60, 20, 45].map { .seconds($0) })
     defer { template.cleanUp() }
-    let bench = try SyncBench(seed: seed, template: template)
+    let bench = try SyncBench(seed: seed, template: template, portVersion: portVersion)
     defer { bench.cleanUp() }
     let engine = try bench.makeEngine()
     var random = SyncRandom(seed: seed)
@@ -35,7 +37,8 @@ struct SyncDisconnectTests {
         final = try await bench.syncOnce(engine)
       } catch let error as SyncError {
         guard case .device = error else {
-          Issue.record("seed \(seed), run \(runs): not a link failure: \(error)")
+          Issue.record(
+            "seed \(seed), port \(portVersion), run \(runs): not a link failure: \(error)")
           break
         }
         dropsByPhase["sync", default: 0] += 1

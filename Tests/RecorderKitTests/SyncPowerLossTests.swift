@@ -22,7 +22,9 @@ struct SyncPowerLossTests {
     return options
   }
 
-  @Test func twoHundredCrashPointsAcrossAMultiFileSync() async throws {
+  /// Against a plain device and a Mode B one (every frame sealed, PROTOCOL.md §9).
+  @Test(arguments: PortVersions.plainAndModeB)
+  func twoHundredCrashPointsAcrossAMultiFileSync(portVersion: UInt16) async throws {
     let seed = Self.seed
     let started = ContinuousClock.now
     // Small files: the point is the number of crash points, not the bytes.
@@ -32,7 +34,7 @@ struct SyncPowerLossTests {
     let digests = template.digests
 
     // An uninterrupted run: how many file operations a sync takes, and the exports' sizes.
-    let reference = try SyncBench(seed: seed, template: template)
+    let reference = try SyncBench(seed: seed, template: template, portVersion: portVersion)
     defer { reference.cleanUp() }
     let counting = PowerLossFileSystem()
     let report = try await reference.syncOnce(
@@ -57,7 +59,8 @@ struct SyncPowerLossTests {
     var deletedBeforeCrash = 0
     for point in points {
       let outcome = try await crashThenResume(
-        at: point, seed: seed, template: template, digests: digests, referenceSizes: referenceSizes)
+        at: point, seed: seed, template: template, digests: digests,
+        referenceSizes: referenceSizes, portVersion: portVersion)
       if outcome.crashed { crashed += 1 }
       deletedBeforeCrash += outcome.deletedBeforeCrash
     }
@@ -75,10 +78,10 @@ struct SyncPowerLossTests {
 
   private func crashThenResume(
     at point: Int, seed: UInt64, template: SyncFlashTemplate, digests: [UInt32: String],
-    referenceSizes: [String: Int64]
+    referenceSizes: [String: Int64], portVersion: UInt16
   ) async throws -> Outcome {
-    let context = "seed \(seed), crash after \(point) operations"
-    let bench = try SyncBench(seed: seed, template: template)
+    let context = "seed \(seed), port \(portVersion), crash after \(point) operations"
+    let bench = try SyncBench(seed: seed, template: template, portVersion: portVersion)
     defer { bench.cleanUp() }
 
     // 1. The run that loses power.

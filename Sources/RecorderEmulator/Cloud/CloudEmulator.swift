@@ -17,6 +17,10 @@ import RecorderWebSocket
 ///   `{"code":0,"data":{version_number, version_code, version_description, is_force,
 ///   file_md5, file_sha256, download_url}}`, or `"data":null` when nothing is published.
 /// - `GET /firmware/<name>` (outside the API, no token needed): the image, with `Range`.
+/// - Mode B (this project's choice of shapes, docs/mode-b.md): `POST /open/partner/sdk/gen-key`
+///   `{"public_key": PEM}` stores the user's public key; `POST /open/partner/sdk/sn-sign`
+///   `{"type","sn"}` → `{"code":0,"data":{"signature": base64}}`, the serial signed with a
+///   secret of this emulator (SHA-256 of secret ‖ serial: nothing a device checks).
 ///
 /// Tokens are issued here (``issueToken(userID:)``): JWT-shaped, `sub` =
 /// `client_user_<userID>`, signed with nothing a client could check. Faults
@@ -47,6 +51,10 @@ public final class CloudEmulator: Sendable {
     var firmware: [String: Firmware] = [:]
     var faults = CloudFaults.none
     var log: [CloudRequestRecord] = []
+    /// User id → the Mode B public key it registered (gen-key).
+    var userKeys: [String: RSAPublicKey] = [:]
+    /// What sn-sign signs with.
+    var signingSecret: [UInt8] = (try? SecureRandom.bytes(32)) ?? Array(repeating: 7, count: 32)
   }
 
   /// Everything mutable; handlers run on any thread.
@@ -151,7 +159,11 @@ public final class CloudEmulator: Sendable {
     case ("POST", "/open/partner/sdk/unbind"): return unbind(request, user: user, state: state)
     case ("GET", "/open/partner/sdk/binding"): return bindingStatus(request, state: state)
     case ("GET", "/open/partner/sdk/firmware/latest"): return latestFirmware(request, state: state)
-    case (_, "/open/partner/sdk/bind"), (_, "/open/partner/sdk/unbind"),
+    case ("POST", "/open/partner/sdk/gen-key"):
+      return registerKey(request, user: user, state: state)
+    case ("POST", "/open/partner/sdk/sn-sign"): return signSerial(request, state: state)
+    case (_, "/open/partner/sdk/gen-key"), (_, "/open/partner/sdk/sn-sign"),
+      (_, "/open/partner/sdk/bind"), (_, "/open/partner/sdk/unbind"),
       (_, "/open/partner/sdk/binding"), (_, "/open/partner/sdk/firmware/latest"):
       return .json(405, #"{"code":405,"msg":"method not allowed"}"#)
     default: return .json(404, #"{"code":404,"msg":"not found"}"#)
@@ -241,6 +253,43 @@ public final class CloudEmulator: Sendable {
       state.bindings[serial] = owner
       return .json(200, #"{"code":0,"msg":"success"}"#)
     }
+  }
+
+  /// gen-key: stores the user's Mode B public key.
+  private static func registerKey(_ request: HTTPRequest, user: String, state: Locked<State>)
+    -> HTTPResponse
+  {
+    guard let body = try? JSONParser(maxSize: 16384, maxDepth: 4).parse(request.body),
+      let pem = body["public_key"]?.stringValue, let key = try? RSAPublicKey(pem: pem)
+    else { return .json(400, #"{"code":400,"msg":"public_key is not a PEM public key"}"#) }
+    state.withLock { $0.userKeys[user] = key }
+    return .json(200, #"{"code":0,"msg":"success"}"#)
+  }
+
+  /// sn-sign: the serial's signature, base64.
+  private static func signSerial(_ request: HTTPRequest, state: Locked<State>) -> HTTPResponse {
+    let serial: String
+    switch device(request) {
+    case .success(let value): serial = value
+    case .failure(let failure): return failure.response
+    }
+    let secret = state.withLock { $0.signingSecret }
+    let signature = Data(signature(of: serial, secret: secret)).base64EncodedString()
+    return .json(200, #"{"code":0,"data":{"signature":"\#(signature)"}}"#)
+  }
+
+  static func signature(of serial: String, secret: [UInt8]) -> [UInt8] {
+    Digest.sha256(secret + Array(serial.utf8))
+  }
+
+  /// The Mode B public key `userID` registered with gen-key, if any.
+  public func userPublicKey(of userID: String) -> RSAPublicKey? {
+    state.withLock { $0.userKeys[userID] }
+  }
+
+  /// The signature sn-sign gives for `serial`.
+  public func serialSignature(for serial: String) -> [UInt8] {
+    Self.signature(of: serial, secret: state.withLock { $0.signingSecret })
   }
 
   private static func bindingStatus(_ request: HTTPRequest, state: Locked<State>) -> HTTPResponse {

@@ -65,12 +65,15 @@ public struct DeviceConfiguration: Sendable {
   /// ``TailCRCCoverage/requestBytes`` by default, our guess; the others let tests check the
   /// SDK copes with every plausible answer.
   public var tailCRCCoverage: TailCRCCoverage = .requestBytes
+  /// Mode B's open choices, for a portVersion ≥ 20 device (PROTOCOL.md §9).
+  public var modeB = ModeBParameters()
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")
 
   /// A configuration; every parameter has the V0095 Note default.
-  /// - Precondition: `portVersion` in 1..<20 and `audioChannels` 1 or 2 (programmer errors).
+  /// - Precondition: `portVersion` ≥ 1 and `audioChannels` 1 or 2 (programmer errors); from
+  ///   20 on the device speaks Mode B (``modeB``).
   public init(
     model: RecorderModel = .note,
     firmware: FirmwareVersion = FirmwareVersion(type: 0x56, code: 95),
@@ -99,7 +102,7 @@ public struct DeviceConfiguration: Sendable {
     link: LinkParameters = LinkParameters(),
     wifi: WiFiParameters = WiFiParameters()
   ) {
-    precondition((1..<20).contains(portVersion), "portVersion 20+ needs Mode B (not emulated)")
+    precondition(portVersion >= 1, "portVersion starts at 1")
     precondition(audioChannels == 1 || audioChannels == 2, "the device records 1 or 2 channels")
     self.model = model
     self.firmware = firmware

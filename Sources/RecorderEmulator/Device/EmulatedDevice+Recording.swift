@@ -1,3 +1,4 @@
+import RecorderCrypto
 import RecorderProtocol
 
 /// A recording in progress. Its file grows with virtual time: frames are appended lazily
@@ -267,7 +268,10 @@ extension EmulatedDevice {
   {
     let frames = Int(nanoseconds(duration) / nanoseconds(.milliseconds(20)))
     let bytesPerFrame = configuration.bytesPerFrame
-    let needed = UInt64(frames * bytesPerFrame)
+    let e2ee = try configuration.modeB.e2eeUserKey.map { key throws(EmulatorError) in
+      try E2EEEncryption(for: key, channels: UInt16(configuration.audioChannels))
+    }
+    let needed = UInt64(frames * bytesPerFrame + (e2ee == nil ? 0 : E2EEFileHeader.length))
     guard needed <= freeBytes else { throw .flashFull(neededBytes: needed, freeBytes: freeBytes) }
     var id = sessionId ?? unixTimeNow &- UInt32(clamping: duration.components.seconds + 60)
     if sessionId == nil {
@@ -275,16 +279,19 @@ extension EmulatedDevice {
     }
     let source = try content()
     try flash.create(sessionId: id, scene: scene)
+    if let e2ee { try flash.append(e2ee.header.encoded, to: id) }
     let phase = Int(id) % source.cycleFrames
     var first = 0
     while first < frames {
       let count = min(5_000, frames - first)
-      try flash.append(source.frames(phase: phase, first: first, count: count), to: id)
+      var bytes = source.frames(phase: phase, first: first, count: count)
+      try e2ee?.apply(&bytes)
+      try flash.append(bytes, to: id)
       first += count
     }
     let path = flash.path(of: id) ?? ""
     return RecordingInfo(
-      sessionId: id, size: frames * bytesPerFrame, scene: scene, isRecording: false,
+      sessionId: id, size: Int(needed), scene: scene, isRecording: false,
       durationMs: frames * 20, sha256: nil, path: path)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderBluetooth
+import RecorderCrypto
 import RecorderProtocol
 
 /// A faithful emulated Plaud Note / NotePin (PROTOCOL.md): firmware state machine, flash of
@@ -84,6 +85,9 @@ public actor EmulatedDevice {
   /// Installing or restarting after an update: not advertising, not connectable.
   var restarting = false
   var otaTimer: Task<Void, Never>?
+  /// Mode B: the user public key the device holds (survives reconnects, not a restart of
+  /// the emulator process: a fresh emulator asks with `FE11`).
+  var userKey: RSAPublicKey?
 
   /// A device whose flash is the directory `flashDirectory` (created if missing; recordings
   /// already there are kept, so a flash survives an emulator restart).
@@ -103,6 +107,7 @@ public actor EmulatedDevice {
     tzHours = configuration.tzHours
     tzMinutes = configuration.tzMinutes
     address = Self.makeAddress(seed: configuration.seed, boot: 0)
+    userKey = configuration.modeB.provisionedUserKey
   }
 
   /// Setting values after a factory reset [project]; ids per PROTOCOL.md §3.1.

@@ -9,6 +9,8 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
   case duplicateSession(UInt32)
   /// The flash has no room for the requested recording.
   case flashFull(neededBytes: UInt64, freeBytes: UInt64)
+  /// Storing a recording end-to-end encrypted failed (the crypto library's words).
+  case encryption(String)
 
   public var description: String {
     switch self {
@@ -17,6 +19,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case .audio(let text): "audio encoder: \(text)"
     case .duplicateSession(let id): "session \(id) already exists"
     case .flashFull(let needed, let free): "flash full: need \(needed) bytes, \(free) free"
+    case .encryption(let text): "E2EE storage: \(text)"
     }
   }
 }

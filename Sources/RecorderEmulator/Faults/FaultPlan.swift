@@ -44,6 +44,12 @@ public struct FaultPlan: Sendable, Equatable {
   /// The Wi-Fi LIST names one recording more than BLE's (session id `0xFFFF_FFF0`, 8,000
   /// bytes): a peer that passed HELLO (the serial is public) offering its own files.
   public var wifiListsExtraRecording: Bool
+  /// Mode B: flip a bit of the sealed notification with this sequence number (of the
+  /// connection the plan is in force on) after sealing: it no longer authenticates. Once.
+  public var tamperSealedSequence: UInt32?
+  /// Mode B: send the sealed notification with this sequence number twice, byte for byte
+  /// (a replay). Once.
+  public var replaySealedSequence: UInt32?
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
@@ -52,9 +58,12 @@ public struct FaultPlan: Sendable, Equatable {
     dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
     refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
     stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero,
-    dropLinkAtFirmwareOffsets: [Int] = [], wifiListsExtraRecording: Bool = false
+    dropLinkAtFirmwareOffsets: [Int] = [], tamperSealedSequence: UInt32? = nil,
+    replaySealedSequence: UInt32? = nil, wifiListsExtraRecording: Bool = false
   ) {
     self.wifiListsExtraRecording = wifiListsExtraRecording
+    self.tamperSealedSequence = tamperSealedSequence
+    self.replaySealedSequence = replaySealedSequence
     self.loseDataFrameEveryBytes = loseDataFrameEveryBytes
     self.stallAfterDataBytes = stallAfterDataBytes
     self.stallDuration = stallDuration
@@ -85,6 +94,9 @@ public struct DeviceCounters: Sendable, Equatable {
   public var dataBytesSent = 0
   /// Writes that reached the device.
   public var writesReceived = 0
+  /// Mode B: sealed writes refused (did not authenticate, or their sequence did not follow
+  /// by ``ModeBParameters/sequencePolicy``).
+  public var refusedSealedWrites = 0
   /// Writes that did not decode as a phone frame or message.
   public var malformedWrites = 0
   /// Requests ignored: before HANDSHAKE, or after a rejected token.

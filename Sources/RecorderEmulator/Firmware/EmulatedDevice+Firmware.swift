@@ -4,9 +4,18 @@ import RecorderProtocol
 extension EmulatedDevice {
   /// Handles one write that reached the device at `instant`. Never traps on any bytes:
   /// undecodable writes are counted and ignored.
-  func handleWrite(_ value: [UInt8], at instant: Duration) {
+  func handleWrite(_ sealedValue: [UInt8], at instant: Duration) {
     counterValues.writesReceived += 1
     guard let link = connection else { return }
+    var value = sealedValue
+    if speaksModeB {
+      guard link.channel != nil else {
+        handlePreHandshakeWrite(sealedValue, at: instant)
+        return
+      }
+      guard let opened = openSealedWrite(sealedValue) else { return }
+      value = opened
+    }
     let control: ControlFrame
     do {
       switch try Frame(decoding: value, portVersion: portVersion) {

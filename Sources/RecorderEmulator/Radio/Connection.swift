@@ -19,6 +19,8 @@ struct Connection {
     var value: [UInt8]
     /// Not sent before this virtual time (a slow device's processing delay).
     var readyAt: Duration
+    /// Mode B: sent as it is, never sealed (the pre-handshake chunks).
+    var plain = false
   }
 
   let id: Int
@@ -33,6 +35,10 @@ struct Connection {
   var notifying = false
   var batteryNotifying = false
   var authenticated = false
+  /// Mode B: the pre-handshake message being received.
+  var preHandshake = PreHandshakeAssembler()
+  /// Mode B: the open channel (nil before the pre-handshake ends, and on a plain device).
+  var channel: DeviceChannel?
   /// A wrong token was presented: every vendor opcode is ignored from now on [device].
   var rejected = false
   var writeQueue: [PendingWrite] = []

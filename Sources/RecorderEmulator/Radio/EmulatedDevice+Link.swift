@@ -1,5 +1,6 @@
 import RecorderBluetooth
 import RecorderConcurrency
+import RecorderCrypto
 import RecorderProtocol
 
 /// What the link pump does next.
@@ -409,11 +410,16 @@ extension EmulatedDevice {
   }
 
   /// Sends one notification now, applying the MTU rule, the subscription and the
-  /// drop-at-byte fault. False when the link is gone.
+  /// drop-at-byte fault; under Mode B it goes out sealed (the MTU rule applies to the sealed
+  /// value, the byte counts to the frame inside). False when the link is gone.
   @discardableResult
   private func deliver(_ item: Connection.Outgoing, dataBytes: Int? = nil) -> Bool {
     guard let link = connection else { return false }
-    guard item.value.count <= link.maximumValueLength else {
+    let sealedLength =
+      link.channel != nil && !item.plain
+        && item.characteristic == RecorderGATT.notifyCharacteristic
+      ? item.value.count + 4 + ChaChaPoly.tagLength : item.value.count
+    guard sealedLength <= link.maximumValueLength else {
       counterValues.oversizeFramesRefused += 1
       return true
     }
@@ -430,7 +436,12 @@ extension EmulatedDevice {
       disconnect(link.id, reason: .linkLoss)
       return false
     }
-    link.events.yield(.notification(characteristic: item.characteristic, value: item.value))
+    let (value, replay) = sealIfModeB(item)
+    link.events.yield(.notification(characteristic: item.characteristic, value: value))
+    if replay {
+      link.events.yield(.notification(characteristic: item.characteristic, value: value))
+    }
+    // The trace keeps frames as the protocol reads them (Mode B: before sealing).
     if item.value.first == 0x01 { trace(.notified(item.value)) }
     counterValues.framesNotified += 1
     counterValues.bytesNotified += item.value.count
@@ -462,6 +473,27 @@ extension EmulatedDevice {
         characteristic: RecorderGATT.notifyCharacteristic, value: frame, readyAt: instant),
       true
     )
+  }
+}
+
+extension EmulatedDevice {
+  /// `item`'s value as it goes on air: sealed with the next sequence once Mode B's channel
+  /// is open (the tamper fault applied after sealing), and whether the replay fault asks for
+  /// it to be sent twice.
+  fileprivate func sealIfModeB(_ item: Connection.Outgoing) -> (value: [UInt8], replay: Bool) {
+    guard !item.plain, item.characteristic == RecorderGATT.notifyCharacteristic,
+      var channel = connection?.channel
+    else { return (item.value, false) }
+    let sequence = channel.nextSend
+    var value = channel.seal(item.value)
+    connection?.channel = channel
+    if faults.tamperSealedSequence == sequence {
+      faults.tamperSealedSequence = nil
+      value[value.count / 2] ^= 0x20
+    }
+    guard faults.replaySealedSequence == sequence else { return (value, false) }
+    faults.replaySealedSequence = nil
+    return (value, true)
   }
 }
 

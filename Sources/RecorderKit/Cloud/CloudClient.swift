@@ -110,6 +110,43 @@ public actor CloudClient {
     try Self.checkBusinessCode(try Self.json(exchange.body))
   }
 
+  // MARK: - Mode B
+
+  /// `POST /open/partner/sdk/gen-key` `{"public_key": PEM}`: registers the user's Mode B
+  /// public key (PROTOCOL.md §8 names the endpoint; the body is this project's choice,
+  /// docs/mode-b.md).
+  public func registerUserKey(_ key: RSAPublicKey) async throws(CloudError) {
+    let pem: String
+    do {
+      pem = try key.pem()
+    } catch {
+      throw .malformedResponse(reason: "the public key cannot be written as PEM")
+    }
+    let body = JSONValue.object([("public_key", .string(pem))])
+    let exchange = try await perform(
+      "POST", path: "/open/partner/sdk/gen-key", body: Array(body.serialized.utf8))
+    try Self.expectSuccess(exchange, serial: "")
+    guard !exchange.body.isEmpty else { return }
+    try Self.checkBusinessCode(try Self.json(exchange.body))
+  }
+
+  /// `POST /open/partner/sdk/sn-sign` `{"type","sn"}` → `data.signature` (base64): the
+  /// serial signature Mode B sends as `FE10`, base64-decoded (PROTOCOL.md §9).
+  public func serialSignature(serial: String) async throws(CloudError) -> [UInt8] {
+    let body = JSONValue.object([
+      ("type", .string(CloudDeviceType(serial: serial).rawValue)), ("sn", .string(serial)),
+    ])
+    let exchange = try await perform(
+      "POST", path: "/open/partner/sdk/sn-sign", body: Array(body.serialized.utf8))
+    try Self.expectSuccess(exchange, serial: serial)
+    let json = try Self.json(exchange.body)
+    try Self.checkBusinessCode(json)
+    guard let text = json["data"]?["signature"]?.stringValue,
+      let bytes = Data(base64Encoded: text)
+    else { throw .malformedResponse(reason: "`data.signature` is not base64") }
+    return Array(bytes)
+  }
+
   // MARK: - Firmware
 
   /// `GET /open/partner/sdk/firmware/latest?type=&sn=&version=` (this project's choice of

@@ -3,9 +3,10 @@ import RecorderProtocol
 
 extension DeviceSession {
   /// The data bytes each `03` frame carries on this link: 160, or 80 (slow mode) when the
-  /// MTU is too small for 160 (PROTOCOL.md §7); nil when it is too small even for 80.
+  /// MTU is too small for 160 (PROTOCOL.md §7); nil when it is too small even for 80. Under
+  /// Mode B each frame also carries its sequence number and tag (``SessionCipher/overhead``).
   func firmwareFrameData() async -> Int? {
-    let maximum = await channel.link.maximumWriteLength(for: .withoutResponse)
+    let maximum = await maximumWriteLength()
     if maximum >= OTADataFrame.headerLength + OTADataFrame.standardDataLength {
       return OTADataFrame.standardDataLength
     }
@@ -15,9 +16,10 @@ extension DeviceSession {
     return nil
   }
 
-  /// The longest write this link carries.
+  /// The longest frame one write carries (the link's limit, less Mode B's sealing).
   func maximumWriteLength() async -> Int {
-    await channel.link.maximumWriteLength(for: .withoutResponse)
+    let sealing = await channel.cipher == nil ? 0 : SessionCipher.overhead
+    return await channel.link.maximumWriteLength(for: .withoutResponse) - sealing
   }
 
   /// One push attempt (see ``RequestChannel/pushFirmware(_:image:frameData:silence:sent:)``).

@@ -96,7 +96,7 @@ extension RequestChannel {
         offset = next
       }
       do {
-        try await link.writeWithoutResponse(frames, to: RecorderGATT.writeCharacteristic)
+        try await link.writeWithoutResponse(sealed(frames), to: RecorderGATT.writeCharacteristic)
       } catch {
         throw .disconnected(Self.disconnectReason(error))
       }
@@ -105,10 +105,11 @@ extension RequestChannel {
     }
     guard end >= image.count else { return }
     do {
-      try await link.write(
-        PhoneMessage.firmwareDone(FirmwareDone(uid: uid, status: 0)).encoded(
-          portVersion: portVersion),
-        to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+      let done = PhoneMessage.firmwareDone(FirmwareDone(uid: uid, status: 0)).encoded(
+        portVersion: portVersion)
+      for frame in sealed([done]) {
+        try await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+      }
     } catch {
       throw .disconnected(Self.disconnectReason(error))
     }

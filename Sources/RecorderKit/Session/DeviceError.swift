@@ -15,9 +15,11 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
   case tokenRejected
   /// The device refused the handshake for another reason (PROTOCOL.md §3.1 statuses).
   case handshakeRefused(status: UInt8)
-  /// The device speaks a protocol generation RecorderKit does not (below 7: no session ids;
-  /// 20 and up: Mode B security, not yet supported).
+  /// The device speaks a protocol generation RecorderKit does not (below 7: no session ids).
   case unsupportedPortVersion(UInt16)
+  /// Mode B security (portVersion 20 and up) could not be set up: no user key, the wrong
+  /// one, or a malformed pre-handshake.
+  case modeB(ModeBError)
   /// No answer within the timeout.
   case timeout(operation: String)
   /// The link went down.
@@ -42,7 +44,8 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case .tokenRejected: "the device rejected the token (it belongs to another account or device)"
     case .handshakeRefused(let status): "the device refused the session (status \(status))"
     case .unsupportedPortVersion(let version):
-      "device protocol version \(version) is not supported (RecorderKit speaks 7–19)"
+      "device protocol version \(version) is not supported (RecorderKit speaks 7 and up)"
+    case .modeB(let error): "Mode B security: \(error)"
     case .timeout(let operation): "\(operation): the device did not answer in time"
     case .disconnected(let reason): "disconnected: \(reason)"
     case .malformedReply(let operation, let reason): "\(operation): malformed reply (\(reason))"

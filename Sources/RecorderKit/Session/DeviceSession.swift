@@ -36,6 +36,10 @@ public actor DeviceSession {
     public var timeZoneSeconds: @Sendable () -> Int = { TimeZone.current.secondsFromGMT() }
     /// How TIME_SYNC writes an offset that is not whole hours (docs/time-sync.md) [project].
     public var timeZoneEncoding: TimeZoneEncoding = .projectDefault
+    /// The user's key pair and the serial signature, for devices with portVersion ≥ 20
+    /// (Mode B, PROTOCOL.md §9); nil: such a device is refused with
+    /// ``DeviceError/modeB(_:)`` ``ModeBError/noUserKey`` before anything is written.
+    public var modeB: ModeBCredentials?
 
     public init(token: DeviceToken) { self.token = token }
   }
@@ -50,6 +54,13 @@ public actor DeviceSession {
   public nonisolated let events: AsyncStream<DeviceEvent>
   /// Frames from the device that failed to decode (dropped, counted).
   public var malformedFrames: Int { get async { await channel.malformedFrames } }
+  /// Mode B: sealed notifications dropped because their sequence number did not move
+  /// forward (replayed or reordered, PROTOCOL.md §9).
+  public var replayedFrames: Int { get async { await channel.replayedFrames } }
+  /// Mode B: sealed notifications dropped because they did not authenticate (tampered).
+  public var unauthenticFrames: Int { get async { await channel.unauthenticFrames } }
+  /// True when the session runs inside Mode B's encrypted channel.
+  public var isEncrypted: Bool { get async { await channel.cipher != nil } }
 
   private var setUpInfo: DeviceInfo
   let configuration: Configuration
@@ -125,12 +136,19 @@ public actor DeviceSession {
     guard ProtocolDefaults.supportedPortVersions.contains(portVersion) else {
       throw .unsupportedPortVersion(portVersion)
     }
+    let modeB = portVersion >= ProtocolDefaults.modeBPortVersion
+    if modeB, configuration.modeB == nil { throw .modeB(.noUserKey) }
     await channel.startReceiving()
     _ = try? await link.requestMTU(configuration.mtu)
     do {
       try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
     } catch {
       throw .connectFailed(error)
+    }
+    if modeB, let credentials = configuration.modeB {
+      try await channel.establishModeB(
+        credentials: credentials, serial: setUpInfo.serial,
+        timeout: configuration.handshakeTimeout)
     }
     try await handshake()
     if serialUnknown {

@@ -29,6 +29,8 @@ actor RequestChannel {
   enum Incoming: Sendable {
     case message(DeviceMessage)
     case bulk(BulkFrame)
+    /// A Mode B chunk before the handshake (PROTOCOL.md §9).
+    case preHandshake(PreHandshakeChunk)
   }
 
   /// How a stream ended.
@@ -67,6 +69,13 @@ actor RequestChannel {
   private var gateWaiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
   private(set) var endReason: DeviceError?
   private(set) var malformedFrames = 0
+  /// Mode B's channel once the pre-handshake is done: writes are sealed, notifications
+  /// opened (``SessionCipher``); nil for a plain device.
+  var cipher: SessionCipher?
+  /// Sealed notifications dropped because their sequence did not move forward.
+  private(set) var replayedFrames = 0
+  /// Sealed notifications dropped because they did not authenticate.
+  private(set) var unauthenticFrames = 0
   private var receiver: Task<Void, Never>?
   /// Frames handed to the request in flight and not yet handled. With the link's own
   /// backlog it keeps a simulated clock still while this side has input to work through.
@@ -97,6 +106,14 @@ actor RequestChannel {
   /// authenticated within ~1 s [device]; a simulation must not skip that second just because
   /// this task was slow to be scheduled. A no-op on real clocks.
   func holdUntilFirstWrite() { setUpHold = clock.holdTime(.sessionSetUp) }
+
+  /// Clock hold ``ClockHold/modeBUnwrap``: a simulated clock stays still from the device's
+  /// key material arriving until the next write is out, so the RSA work between them (real
+  /// time) never lets the device's authentication timer fire in simulated time.
+  func holdUntilNextWrite() {
+    releaseSetUpHold()
+    setUpHold = clock.holdTime(.modeBUnwrap)
+  }
 
   private func releaseSetUpHold() {
     setUpHold?()
@@ -154,7 +171,7 @@ actor RequestChannel {
     // A caller that gives up (a background budget expired) must stop the device at once:
     // SYNC_STOP goes straight to the link, never ahead of SYNC_START.
     let pendingStop = PendingStreamStop(
-      link: link, frame: PhoneMessage.syncStop.encoded(portVersion: portVersion))
+      link: link, frame: PhoneMessage.syncStop.encoded(portVersion: portVersion), cipher: cipher)
     let request = PhoneMessage.syncStart(
       SyncStartRequest(sessionId: sessionId, start: start, end: end))
     do {
@@ -247,6 +264,19 @@ actor RequestChannel {
     accepts: @escaping @Sendable (Incoming) -> Bool,
     handle: (Incoming) async -> Bool
   ) async throws(DeviceError) {
+    try await exchangeHoldingGate(
+      frames: [message.encoded(portVersion: portVersion)], operation: operation,
+      timeout: timeout, onWritten: onWritten, accepts: accepts, handle: handle)
+  }
+
+  /// ``exchangeHoldingGate(_:operation:timeout:onWritten:accepts:handle:)`` for frames
+  /// already encoded (Mode B's pre-handshake chunks), written in order.
+  func exchangeHoldingGate(
+    frames: [[UInt8]], operation: String, timeout: Duration,
+    onWritten: (@Sendable () async -> Void)? = nil,
+    accepts: @escaping @Sendable (Incoming) -> Bool,
+    handle: (Incoming) async -> Bool
+  ) async throws(DeviceError) {
     if let endReason { throw endReason }
     nextRequestID += 1
     let id = nextRequestID
@@ -279,9 +309,9 @@ actor RequestChannel {
     // jumps to.
     let releaseWrite = clock.holdTime(.requestWrite)
     do {
-      try await link.write(
-        message.encoded(portVersion: portVersion), to: RecorderGATT.writeCharacteristic,
-        type: .withoutResponse)
+      for frame in sealed(frames) {
+        try await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+      }
       await onWritten?()
       releaseWrite()
     } catch {
@@ -425,13 +455,31 @@ actor RequestChannel {
     }
   }
 
-  private func receiveFrame(_ bytes: [UInt8]) {
+  /// `frames` as the link must carry them: sealed in order once Mode B's channel is open.
+  func sealed(_ frames: [[UInt8]]) -> [[UInt8]] {
+    cipher?.seal(frames) ?? frames
+  }
+
+  private func receiveFrame(_ sealedBytes: [UInt8]) {
+    var bytes = sealedBytes
+    if let cipher {
+      do {
+        bytes = try cipher.open(sealedBytes)
+      } catch .replayed {
+        replayedFrames += 1
+        return
+      } catch {
+        unauthenticFrames += 1
+        return
+      }
+    }
     let incoming: Incoming
     do {
       switch try Frame(decoding: bytes, portVersion: portVersion) {
       case .control(let control):
         incoming = .message(try DeviceMessage(control, portVersion: portVersion))
       case .bulk(let bulk): incoming = .bulk(bulk)
+      case .preHandshake(let chunk) where cipher == nil: incoming = .preHandshake(chunk)
       default: return
       }
     } catch {
@@ -512,10 +560,13 @@ private final class PendingStreamStop: Sendable {
   private let state = Locked(State())
   private let link: any PeripheralLink
   private let frame: [UInt8]
+  /// Mode B: the stop is sealed when it is sent, so it takes the next send sequence.
+  private let cipher: SessionCipher?
 
-  init(link: any PeripheralLink, frame: [UInt8]) {
+  init(link: any PeripheralLink, frame: [UInt8], cipher: SessionCipher?) {
     self.link = link
     self.frame = frame
+    self.cipher = cipher
   }
 
   /// From the cancellation handler: stops the device now if SYNC_START is out.
@@ -542,6 +593,7 @@ private final class PendingStreamStop: Sendable {
   }
 
   private func send() async {
-    try? await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+    let value = cipher?.seal([frame]).first ?? frame
+    try? await link.write(value, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
   }
 }

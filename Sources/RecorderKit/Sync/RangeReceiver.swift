@@ -30,6 +30,9 @@ final class RangeReceiver: @unchecked Sendable {
     var lastProgress: Duration = .zero
     /// Accepted bytes not yet handed to the file: one write(2) per 64 KiB, not per frame.
     var pending: [UInt8] = []
+    /// The recording is stored end-to-end encrypted (PROTOCOL.md §9): its bytes are
+    /// ciphertext, so the Opus framing check cannot apply (the CRC and the digest still do).
+    var endToEndEncrypted = false
   }
 
   /// Bytes gathered before a write(2).
@@ -57,7 +60,7 @@ final class RangeReceiver: @unchecked Sendable {
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
     size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
-    events: AsyncStream<SyncEvent>.Continuation,
+    events: AsyncStream<SyncEvent>.Continuation, endToEndEncrypted: Bool = false,
     onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
   ) {
     self.checkpointBytes = checkpointBytes
@@ -69,8 +72,10 @@ final class RangeReceiver: @unchecked Sendable {
     self.sessionId = sessionId
     self.size = size
     self.events = events
-    state = Locked(
-      State(offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset))
+    var initial = State(
+      offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset)
+    initial.endToEndEncrypted = endToEndEncrypted
+    state = Locked(initial)
   }
 
   var offset: Int64 { state.withLock { $0.offset } }
@@ -129,7 +134,12 @@ final class RangeReceiver: @unchecked Sendable {
       state.withLock { $0.pastListedSize = true }
       return .stop
     }
-    guard Self.isDeviceOpus(data, at: start) else { return .stop }
+    // An E2EE file is known by its magic at offset 0 (never Opus: that byte is the TOC).
+    let encrypted = state.withLock { state -> Bool in
+      if start == 0, E2EEFileHeader.looksEncrypted(data) { state.endToEndEncrypted = true }
+      return state.endToEndEncrypted
+    }
+    guard encrypted || Self.isDeviceOpus(data, at: start) else { return .stop }
     let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
       state.pending += data
       state.offset += Int64(data.count)

@@ -286,6 +286,7 @@ struct RecordingTransfer {
       clock: transport.progressClock ?? clock, sessionId: recording.sessionId,
       size: Int64(recording.size), checkpointBytes: policy.checkpointBytes,
       computesCRC: transport.tailCarriesDeviceCRC, events: events,
+      endToEndEncrypted: offset > 0 && E2EEFile.isEncrypted(path: partPath),
       onCheckpoint: { durable in
         // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
         // failure here is retried by the next checkpoint and by the one when the stream ends.

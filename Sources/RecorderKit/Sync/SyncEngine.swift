@@ -1,5 +1,7 @@
+import Foundation
 import RecorderAudio
 import RecorderConcurrency
+import RecorderCrypto
 import RecorderProtocol
 import RecorderStore
 
@@ -43,6 +45,10 @@ public actor SyncEngine {
     public var trustAgreement = false
     /// Where exports go (default `<root>/exports`).
     public var exportDirectory: String?
+    /// The user's key for recordings the device stores end-to-end encrypted (PROTOCOL.md
+    /// §9): they are decrypted as they are exported (the raw copy stays as the device sent
+    /// it). nil: such a recording is kept raw and its export fails with a typed reason.
+    public var userKey: ModeBCredentials?
     public init() {}
   }
 
@@ -330,6 +336,28 @@ public actor SyncEngine {
     }
   }
 
+  /// The raw copy itself, or for an E2EE recording its audio decrypted into a 0600 scratch
+  /// file beside `temporary` (the caller removes it), with the recorded channel count.
+  private func plainSource(_ raw: String, record: RecordingRecord, beside temporary: String)
+    throws(SyncError) -> (path: String, channels: Int)
+  {
+    guard E2EEFile.isEncrypted(path: raw) else { return (raw, record.channels) }
+    let scratch = temporary + ".plain"
+    do {
+      guard let credentials = options.userKey else { throw E2EEError.noKey }
+      let key: RSAPrivateKey
+      do {
+        key = try credentials.userKey()
+      } catch {
+        throw E2EEError.noKey
+      }
+      let header = try E2EEFile.decrypt(raw, to: scratch, userKey: key)
+      return (scratch, header.channels == 2 ? 2 : 1)
+    } catch {
+      throw .export(sessionId: record.sessionId, reason: "\(error)")
+    }
+  }
+
   /// Runs beside the next file's transfer, so it does not hold the simulated clock: the
   /// radio keeps moving while the CPU encodes (invariant 4).
   private func export(_ record: RecordingRecord, format: ExportFormat) throws(SyncError)
@@ -341,9 +369,11 @@ public actor SyncEngine {
     guard let rawPath = record.rawPath else {
       throw .journal("recording \(record.sessionId) is stored without a raw path")
     }
+    let plain = try plainSource(paths.resolved(rawPath), record: record, beside: temporary)
+    defer { if plain.path != paths.resolved(rawPath) { unlink(plain.path) } }
     do {
       _ = try AudioExporter.export(
-        from: paths.resolved(rawPath), recordedChannels: record.channels, to: temporary,
+        from: plain.path, recordedChannels: plain.channels, to: temporary,
         options: ExportOptions(format: format, channels: options.channels))
     } catch {
       // A file that could not be read or written (a full disk) is a storage failure like

@@ -1,25 +1,3 @@
-/// Where secrets (device tokens, Mode B keys) are kept: the Keychain on Apple platforms.
-public protocol SecureKeyStore: Sendable {
-  /// The secret stored under `name`; nil when there is none.
-  func secret(named name: String) throws(KeyStoreError) -> [UInt8]?
-  /// Stores `secret` under `name`, replacing what was there.
-  func setSecret(_ secret: [UInt8], named name: String) throws(KeyStoreError)
-  /// Removes the secret under `name` (nothing there is not an error).
-  func removeSecret(named name: String) throws(KeyStoreError)
-}
-
-/// A key store failure; never carries the secret.
-public enum KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The Keychain answered this `OSStatus`.
-  case keychain(Int32)
-
-  public var description: String {
-    switch self {
-    case .keychain(let status): "Keychain error \(status)"
-    }
-  }
-}
-
 /// The `SecItem` calls on generic passwords (`kSecClassGenericPassword`, one service, an
 /// account per name), mirrored so the decisions around them are tested here.
 public protocol KeychainMirror: Sendable {
@@ -52,8 +30,8 @@ public struct KeychainKeyStore: SecureKeyStore {
     self.service = service
   }
 
-  public func secret(named name: String) throws(KeyStoreError) -> [UInt8]? {
-    let (status, data) = keychain.copy(service: service, account: name)
+  public func secret(for account: String) throws(KeyStoreError) -> [UInt8]? {
+    let (status, data) = keychain.copy(service: service, account: account)
     switch status {
     case Status.success: return data ?? []
     case Status.itemNotFound: return nil
@@ -61,16 +39,16 @@ public struct KeychainKeyStore: SecureKeyStore {
     }
   }
 
-  public func setSecret(_ secret: [UInt8], named name: String) throws(KeyStoreError) {
-    var status = keychain.add(service: service, account: name, data: secret)
+  public func store(_ secret: [UInt8], for account: String) throws(KeyStoreError) {
+    var status = keychain.add(service: service, account: account, data: secret)
     if status == Status.duplicateItem {
-      status = keychain.update(service: service, account: name, data: secret)
+      status = keychain.update(service: service, account: account, data: secret)
     }
     guard status == Status.success else { throw .keychain(status) }
   }
 
-  public func removeSecret(named name: String) throws(KeyStoreError) {
-    let status = keychain.delete(service: service, account: name)
+  public func removeSecret(for account: String) throws(KeyStoreError) {
+    let status = keychain.delete(service: service, account: account)
     guard status == Status.success || status == Status.itemNotFound else {
       throw .keychain(status)
     }

@@ -1,0 +1,36 @@
+/// Why a cryptographic operation failed. Cases carry no key material, plaintext or
+/// ciphertext: a description of one can be logged as it is.
+public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// A key, nonce or tag had the wrong length for the algorithm.
+  case invalidLength(what: String, expected: Int, actual: Int)
+  /// An AEAD box did not open: the key, nonce or associated data differ from the sealer's,
+  /// or the box was changed on the way.
+  case authenticationFailed
+  /// An RSA decryption failed (wrong key, wrong padding, damaged ciphertext).
+  case decryptionFailed
+  /// An input too long for the RSA key and padding.
+  case messageTooLong(length: Int, maximum: Int)
+  /// Text or bytes that are not a key this library reads (PEM, PKCS#1 or PKCS#8, DER).
+  case invalidKey
+  /// The key is not an RSA key.
+  case notRSA
+  /// The platform's crypto library failed for a reason an input cannot explain.
+  case library(String)
+  /// This platform's engine does not implement the operation (see ``CryptoEngine``).
+  case unsupported(String)
+
+  public var description: String {
+    switch self {
+    case .invalidLength(let what, let expected, let actual):
+      "\(what) must be \(expected) bytes, not \(actual)"
+    case .authenticationFailed: "the sealed box did not authenticate"
+    case .decryptionFailed: "RSA decryption failed (wrong key or damaged ciphertext)"
+    case .messageTooLong(let length, let maximum):
+      "\(length) bytes is more than the \(maximum) this RSA key and padding can encrypt"
+    case .invalidKey: "not a readable RSA key (PEM PKCS#1, PKCS#8 or SubjectPublicKeyInfo)"
+    case .notRSA: "the key is not an RSA key"
+    case .library(let operation): "the crypto library failed in \(operation)"
+    case .unsupported(let operation): "\(operation) is not implemented on this platform"
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import RecorderCrypto
+import RecorderProtocol
+
+/// How an emulated portVersion ≥ 20 device plays Mode B (PROTOCOL.md §9). The defaults are
+/// the project's choices (``ModeB``); each alternative §9 leaves open is an option, so tests
+/// show the SDK copes with the other answer too.
+public struct ModeBParameters: Sendable, Equatable {
+  /// Where the device numbers its `FE11`/`FE12` chunks from.
+  public var chunkIndexBase: ChunkIndexBase
+  /// How the device judges the sequence numbers of the phone's sealed writes; a write
+  /// refused is dropped and counted (``DeviceCounters/refusedSealedWrites``).
+  public var sequencePolicy: SequencePolicy
+  /// The user public key the device already holds at power-on (as if bound before); nil, a
+  /// fresh device: it asks with `FE11` and takes any key.
+  public var provisionedUserKey: RSAPublicKey?
+  /// Largest chunk the device sends.
+  public var maximumChunkData: Int
+  /// Recordings made from now on are stored end-to-end encrypted to this user key (a
+  /// 512-byte header, then ChaCha20, PROTOCOL.md §9), and sent as stored; nil: plain.
+  public var e2eeUserKey: RSAPublicKey?
+
+  public init(
+    chunkIndexBase: ChunkIndexBase = ModeB.chunkIndexBase,
+    sequencePolicy: SequencePolicy = ModeB.sequencePolicy,
+    provisionedUserKey: RSAPublicKey? = nil,
+    maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength, e2eeUserKey: RSAPublicKey? = nil
+  ) {
+    self.e2eeUserKey = e2eeUserKey
+    self.chunkIndexBase = chunkIndexBase
+    self.sequencePolicy = sequencePolicy
+    self.provisionedUserKey = provisionedUserKey
+    self.maximumChunkData = maximumChunkData
+  }
+
+  /// Sets ``e2eeUserKey`` from PEM text (`PUBLIC KEY`).
+  /// - Throws: ``CryptoError/invalidKey`` and the like.
+  public mutating func encryptRecordings(forPEM pem: String) throws(CryptoError) {
+    e2eeUserKey = try RSAPublicKey(pem: pem)
+  }
+
+  /// Sets ``provisionedUserKey`` from PEM text (`PUBLIC KEY`).
+  /// - Throws: ``CryptoError/invalidKey`` and the like.
+  public mutating func provisionUserKey(pem: String) throws(CryptoError) {
+    provisionedUserKey = try RSAPublicKey(pem: pem)
+  }
+}
+
+/// The device's side of an open Mode B channel: one per connection, lost with it.
+struct DeviceChannel {
+  let key: [UInt8]
+  let nonce: [UInt8]
+  let associatedData: [UInt8]
+  var nextSend = ModeB.firstSequence
+  var lastReceived: UInt32?
+
+  /// A fresh session key, nonce and associated data.
+  static func random() throws(CryptoError) -> DeviceChannel {
+    DeviceChannel(
+      key: try SecureRandom.bytes(ChaChaPoly.keyLength),
+      nonce: try SecureRandom.bytes(ChaChaPoly.nonceLength),
+      associatedData: try SecureRandom.bytes(12))
+  }
+
+  /// The key material the device wraps for the user (§9 step 3).
+  func material() throws(CryptoError) -> SessionKeyMaterial {
+    SessionKeyMaterial(
+      key: key, nonce: nonce, associatedData: associatedData,
+      box: try ChaChaPoly.seal(
+        ModeB.sessionKeyCheck, key: key, nonce: nonce, authenticating: associatedData))
+  }
+
+  /// One notification sealed with the next send sequence.
+  mutating func seal(_ frame: [UInt8]) -> [UInt8] {
+    let sequence = nextSend
+    nextSend &+= 1
+    // Lengths are fixed by `random()`: sealing cannot fail.
+    return
+      (try? ChaChaPoly.seal(
+        ModeB.sequenced(sequence, frame), key: key, nonce: nonce,
+        authenticating: associatedData)) ?? []
+  }
+
+  /// Why the device refused a sealed write.
+  enum Refusal: Error {
+    case unauthentic
+    case sequence
+  }
+
+  /// The frame inside one sealed write, if it authenticates and its sequence follows.
+  mutating func open(_ sealed: [UInt8], policy: SequencePolicy) throws(Refusal) -> [UInt8] {
+    guard
+      let plaintext = try? ChaChaPoly.open(
+        sealed, key: key, nonce: nonce, authenticating: associatedData),
+      let (sequence, frame) = try? ModeB.unsequenced(plaintext)
+    else { throw .unauthentic }
+    guard policy.accepts(sequence, after: lastReceived) else { throw .sequence }
+    lastReceived = sequence
+    return frame
+  }
+}
+
+/// The encryption of one recording stored end-to-end encrypted (PROTOCOL.md §9): a fresh
+/// file key and nonce, the key RSA-wrapped to the user (PKCS#1 v1.5 [project]), the audio
+/// ChaCha20 from block counter 0, applied chunk by chunk as the recording is written.
+struct E2EEEncryption {
+  let header: E2EEFileHeader
+  private let stream: ChaCha20Stream
+
+  init(for userKey: RSAPublicKey, channels: UInt16) throws(EmulatorError) {
+    do {
+      let key = try SecureRandom.bytes(ChaChaPoly.keyLength)
+      let nonce = try SecureRandom.bytes(ChaChaPoly.nonceLength)
+      header = E2EEFileHeader(
+        channels: channels, nonce: nonce, keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
+      stream = try ChaCha20Stream(key: key, nonce: nonce, counter: 0)
+    } catch {
+      throw .encryption("\(error)")
+    }
+  }
+
+  func apply(_ bytes: inout [UInt8]) throws(EmulatorError) {
+    do {
+      try stream.apply(&bytes)
+    } catch {
+      throw .encryption("\(error)")
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import RecorderCrypto
+import RecorderProtocol
+
+/// End-to-end encrypted recordings (PROTOCOL.md §9): the 512-byte header, the file key
+/// RSA-unwrapped with the user's private key, the audio ChaCha20 from block counter 0.
+/// Decryption streams in ``chunkBytes`` pieces: memory use does not depend on the
+/// recording's length (DESIGN.md invariant 5).
+public enum E2EEFile {
+  /// Bytes read, decrypted and written at a time.
+  public static let chunkBytes = 64 * 1024
+
+  /// Whether the file at `path` starts with the E2EE magic.
+  public static func isEncrypted(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: E2EEFileHeader.magic.count)) ?? Data()
+    return E2EEFileHeader.looksEncrypted(Array(head))
+  }
+
+  /// The header of the file at `path`.
+  /// - Throws: ``E2EEError``.
+  public static func header(path: String) throws(E2EEError) -> E2EEFileHeader {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw .io(path: path, reason: "cannot open")
+    }
+    defer { try? handle.close() }
+    let head: Data
+    do {
+      head = try handle.read(upToCount: E2EEFileHeader.length) ?? Data()
+    } catch {
+      throw .io(path: path, reason: "cannot read")
+    }
+    do {
+      return try E2EEFileHeader(decoding: Array(head))
+    } catch {
+      throw .header(error)
+    }
+  }
+
+  /// The file key of `header`, unwrapped with `userKey`.
+  /// - Throws: ``E2EEError/wrongKey`` when it does not unwrap to 32 bytes.
+  public static func fileKey(of header: E2EEFileHeader, userKey: RSAPrivateKey)
+    throws(E2EEError) -> [UInt8]
+  {
+    guard let key = try? userKey.decrypt(header.keyCipher, padding: .pkcs1v15),
+      key.count == ChaChaPoly.keyLength
+    else { throw .wrongKey }
+    return key
+  }
+
+  /// Decrypts the E2EE file at `input` into `output` (created 0600, replaced if present),
+  /// streaming; returns the header. On failure `output` is removed.
+  /// - Throws: ``E2EEError``: a bad magic or truncated header, a wrong key, file errors.
+  @discardableResult
+  public static func decrypt(_ input: String, to output: String, userKey: RSAPrivateKey)
+    throws(E2EEError) -> E2EEFileHeader
+  {
+    let header = try header(path: input)
+    let key = try fileKey(of: header, userKey: userKey)
+    let stream: ChaCha20Stream
+    do {
+      stream = try ChaCha20Stream(key: key, nonce: header.nonce, counter: 0)
+    } catch {
+      throw .wrongKey
+    }
+    guard let reader = FileHandle(forReadingAtPath: input) else {
+      throw .io(path: input, reason: "cannot open")
+    }
+    defer { try? reader.close() }
+    let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw .io(path: output, reason: String(cString: strerror(errno)))
+    }
+    let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    do {
+      try reader.seek(toOffset: UInt64(E2EEFileHeader.length))
+      while let data = try reader.read(upToCount: chunkBytes), !data.isEmpty {
+        var bytes = Array(data)
+        try stream.apply(&bytes)
+        try writer.write(contentsOf: bytes)
+      }
+      try writer.close()
+    } catch {
+      try? writer.close()
+      unlink(output)
+      throw .io(path: input, reason: "decrypting failed")
+    }
+    return header
+  }
+}
+
+extension E2EEFile {
+  /// Encrypts the plain recording at `input` into an E2EE file at `output` for `userKey`
+  /// (a fresh file key and nonce, the key RSA-wrapped PKCS#1 v1.5), streaming: what a Mode B
+  /// device stores [sdk], for tests and tools.
+  /// - Throws: ``E2EEError/io(path:reason:)``.
+  public static func encrypt(
+    _ input: String, to output: String, for userKey: RSAPublicKey, channels: UInt16 = 1
+  ) throws(E2EEError) {
+    let header: E2EEFileHeader
+    let stream: ChaCha20Stream
+    do {
+      let key = try SecureRandom.bytes(ChaChaPoly.keyLength)
+      let nonce = try SecureRandom.bytes(ChaChaPoly.nonceLength)
+      header = E2EEFileHeader(
+        channels: channels, nonce: nonce, keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
+      stream = try ChaCha20Stream(key: key, nonce: nonce, counter: 0)
+    } catch {
+      throw .io(path: output, reason: "key set-up failed")
+    }
+    guard let reader = FileHandle(forReadingAtPath: input) else {
+      throw .io(path: input, reason: "cannot open")
+    }
+    defer { try? reader.close() }
+    let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw .io(path: output, reason: String(cString: strerror(errno)))
+    }
+    let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    do {
+      try writer.write(contentsOf: header.encoded)
+      while let data = try reader.read(upToCount: chunkBytes), !data.isEmpty {
+        var bytes = Array(data)
+        try stream.apply(&bytes)
+        try writer.write(contentsOf: bytes)
+      }
+      try writer.close()
+    } catch {
+      try? writer.close()
+      unlink(output)
+      throw .io(path: output, reason: "encrypting failed")
+    }
+  }
+}
+
+/// Why an E2EE file could not be decrypted. Never carries key material.
+public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The header is not an E2EE header (bad magic) or is cut short.
+  case header(E2EEHeaderError)
+  /// The file key does not unwrap with this private key: the file is another user's.
+  case wrongKey
+  /// The file is end-to-end encrypted and no private key was given.
+  case noKey
+  /// A file could not be read or written.
+  case io(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .header(let error): "\(error)"
+    case .wrongKey: "the file's key does not unwrap with this private key (another user's file)"
+    case .noKey: "the recording is end-to-end encrypted and no private key was given"
+    case .io(let path, let reason): "\(path): \(reason)"
+    }
+  }
+}

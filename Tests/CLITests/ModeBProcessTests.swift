@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `recorder` against `recorder emulate --port-version 20` (Mode B, PROTOCOL.md §9) in
+/// another process: keys from a PEM file, recordings stored end-to-end encrypted, and the
+/// sentinel check that no key or token is ever printed.
+@Suite("Mode B at process level")
+struct ModeBProcessTests {
+  static let token = "5e471ne1f00d0123456789abcdef0000"
+
+  /// A fresh RSA-2048 key pair from openssl: private (0600) and public PEM files.
+  static func keyPair(in directory: TemporaryDirectory, name: String) throws -> (
+    privateKey: String, publicKey: String
+  ) {
+    let privateKey = directory.file("\(name).pem")
+    let publicKey = directory.file("\(name).pub.pem")
+    for arguments in [
+      ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", privateKey],
+      ["pkey", "-in", privateKey, "-pubout", "-out", publicKey],
+    ] {
+      let openssl = Process()
+      openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      openssl.arguments = arguments
+      openssl.standardError = FileHandle.nullDevice
+      try openssl.run()
+      openssl.waitUntilExit()
+      try #require(openssl.terminationStatus == 0, "openssl \(arguments[0]) failed")
+    }
+    chmod(privateKey, 0o600)
+    return (privateKey, publicKey)
+  }
+
+  /// The base64 lines of a PEM file.
+  static func secretLines(_ path: String) -> [String] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)
+  }
+
+  @Test("E2EE recordings: sync --private-key exports them decrypted; no key or token printed")
+  func e2eeSyncAndSentinel() throws {
+    let directory = try TemporaryDirectory("modeb-e2ee")
+    let user = try Self.keyPair(in: directory, name: "user")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.5, 0.25], portVersion: 20,
+      extra: ["--e2ee-public-key", user.publicKey])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let device = [
+      "--device", emulator.url, "--token", Self.token, "--private-key", user.privateKey,
+    ]
+    let out = directory.file("out")
+
+    let info = try RecorderProcess.run(["info", "--json"] + device, in: directory, label: "info")
+    #expect(info.status == 0, "\(info.stderr)")
+    let sync = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--json"] + device, in: directory, label: "sync")
+    #expect(sync.status == 0, "\(sync.stderr)")
+    let files = try jsonArray(sync.stdout)
+    #expect(files.count == manifest.recordings.count)
+    for file in files {
+      #expect(file["verified"] as? Bool == true)
+      let export = try #require(file["exportPath"] as? String)
+      // The device's size includes the 512-byte header; each 80-byte frame is 640 WAV bytes.
+      let frames = (Int(int64(file["size"]) ?? 0) - 512) / 80
+      #expect(frames > 0)
+      let size = try FileManager.default.attributesOfItem(atPath: export)[.size] as? Int
+      #expect(size == 44 + frames * 640, "\(export)")
+    }
+
+    // Another user's key: refused at once (77), the reason named, nothing secret printed.
+    let other = try Self.keyPair(in: directory, name: "other")
+    let wrong = try RecorderProcess.run(
+      [
+        "ls", "--json", "--device", emulator.url, "--token", Self.token, "--private-key",
+        other.privateKey,
+      ], in: directory, label: "wrong")
+    #expect(wrong.status == 77, "\(wrong.stderr)")
+    #expect(wrong.stderr.contains("not for this user's key"))
+
+    let secrets =
+      [Self.token] + Self.secretLines(user.privateKey)
+      + Self.secretLines(other.privateKey)
+    let outputs = [info.stdout, info.stderr, sync.stdout, sync.stderr, wrong.stdout, wrong.stderr]
+    let leaks = outputs.filter { text in secrets.contains { text.contains($0) } }.count
+    #expect(leaks == 0, "\(leaks) outputs hold a key or the token")
+  }
+}

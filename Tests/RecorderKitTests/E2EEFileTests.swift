@@ -1,0 +1,100 @@
+import Foundation
+import RecorderCrypto
+import RecorderKit
+import RecorderProtocol
+import Testing
+
+/// Issue 16: end-to-end encrypted recordings (PROTOCOL.md §9): header, key unwrap, ChaCha20
+/// stream, typed errors.
+@Suite("E2EE files")
+struct E2EEFileTests {
+  static func temporary(_ name: String) -> String {
+    NSTemporaryDirectory() + "recorder-e2ee-\(UUID().uuidString)-\(name)"
+  }
+
+  static func write(_ bytes: [UInt8], to path: String) {
+    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+  }
+
+  static var fixtureBytes: [UInt8] { [UInt8](hex: E2EEFixture.fileHex) ?? [] }
+
+  @Test("the independent fixture (Python cryptography) decrypts to its plain audio")
+  func fixtureDecrypts() throws {
+    let input = Self.temporary("in")
+    let output = Self.temporary("out")
+    defer { unlink(input); unlink(output) }
+    Self.write(Self.fixtureBytes, to: input)
+    #expect(E2EEFile.isEncrypted(path: input))
+    let key = try RSAPrivateKey(pem: E2EEFixture.userKeyPEM)
+    let header = try E2EEFile.decrypt(input, to: output, userKey: key)
+    #expect(header.channels == 1)
+    #expect(header.headerSize == 512)
+    #expect(Array(header.userId.prefix(6)) == Array("user-1".utf8))
+    let plain = try #require(FileManager.default.contents(atPath: output))
+    #expect(Digest.sha256(Array(plain)).hexDigits() == E2EEFixture.plainSHA256)
+    #expect(plain.first == ProtocolDefaults.opusTOCByte)
+  }
+
+  @Test("a recording larger than one chunk round-trips through encrypt and decrypt, streaming")
+  func multiChunkRoundTrip() throws {
+    let plainPath = Self.temporary("plain")
+    let sealed = Self.temporary("sealed")
+    let opened = Self.temporary("opened")
+    defer { unlink(plainPath); unlink(sealed); unlink(opened) }
+    // 3.5 chunks, not a multiple of the ChaCha20 block: every boundary is crossed.
+    let plain = (0..<(E2EEFile.chunkBytes * 7 / 2 + 13)).map { UInt8(truncatingIfNeeded: $0 * 31) }
+    Self.write(plain, to: plainPath)
+    let key = try TestUserKey.key()
+    try E2EEFile.encrypt(plainPath, to: sealed, for: try key.publicKey(), channels: 2)
+    let sealedBytes = try #require(FileManager.default.contents(atPath: sealed))
+    #expect(sealedBytes.count == plain.count + 512)
+    #expect(Array(sealedBytes.dropFirst(512).prefix(64)) != Array(plain.prefix(64)))
+    #expect(try E2EEFile.decrypt(sealed, to: opened, userKey: key).channels == 2)
+    #expect(FileManager.default.contents(atPath: opened).map(Array.init) == plain)
+  }
+
+  @Test("another user's key is wrongKey; the output is not left behind")
+  func wrongKey() throws {
+    let input = Self.temporary("in")
+    let output = Self.temporary("out")
+    defer { unlink(input); unlink(output) }
+    Self.write(Self.fixtureBytes, to: input)
+    #expect(throws: E2EEError.wrongKey) {
+      try E2EEFile.decrypt(input, to: output, userKey: try TestUserKey.key())
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  @Test("a bad magic and a truncated header are typed errors")
+  func badHeaders() throws {
+    let input = Self.temporary("in")
+    let output = Self.temporary("out")
+    defer { unlink(input); unlink(output) }
+    let key = try RSAPrivateKey(pem: E2EEFixture.userKeyPEM)
+    var bytes = Self.fixtureBytes
+    bytes[0] = UInt8(ascii: "X")
+    Self.write(bytes, to: input)
+    #expect(!E2EEFile.isEncrypted(path: input))
+    #expect(throws: E2EEError.header(.badMagic)) {
+      try E2EEFile.decrypt(input, to: output, userKey: key)
+    }
+    Self.write(Array(Self.fixtureBytes.prefix(300)), to: input)
+    #expect(throws: E2EEError.header(.truncated(available: 300))) {
+      try E2EEFile.decrypt(input, to: output, userKey: key)
+    }
+    Self.write(Array(Self.fixtureBytes.prefix(5)), to: input)
+    #expect(throws: E2EEError.header(.truncated(available: 5))) {
+      try E2EEFile.decrypt(input, to: output, userKey: key)
+    }
+  }
+
+  @Test("the header round-trips field by field")
+  func headerRoundTrip() throws {
+    let header = E2EEFileHeader(
+      version: 2, crc: 0xDEAD_BEEF, userId: Array("someone".utf8), fileType: 3, channels: 2,
+      encryptType: 1, durationSeconds: 3600, counter: 7, nonce: Array(1...12), segment: 9,
+      algParams: [5], keyCipher: [UInt8](repeating: 0xAB, count: 256))
+    #expect(header.encoded.count == 512)
+    #expect(try E2EEFileHeader(decoding: header.encoded) == header)
+  }
+}

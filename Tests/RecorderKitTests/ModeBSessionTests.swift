@@ -1,0 +1,138 @@
+import Foundation
+import RecorderCrypto
+import RecorderEmulator
+import RecorderKit
+import RecorderProtocol
+import RecorderStore
+import Testing
+
+/// Issue 16: the Mode B handshake and encrypted channel (PROTOCOL.md §9) against an emulated
+/// portVersion-20 device, in virtual time.
+@Suite("Mode B: handshake and encrypted channel")
+struct ModeBSessionTests {
+  static let seed: UInt64 = 0x16_0B
+
+  static func template() async throws -> SyncFlashTemplate {
+    try await SyncFlashTemplate.make(seed: seed, durations: [12, 5, 8].map { .seconds($0) })
+  }
+
+  @Test("a fresh Mode B device asks for the user key (FE11); a full sync runs sealed")
+  func fullSync() async throws {
+    let template = try await Self.template()
+    defer { template.cleanUp() }
+    let bench = try SyncBench(seed: Self.seed, template: template, portVersion: 20)
+    defer { bench.cleanUp() }
+    #expect(await bench.device.modeBUserKey == nil)
+    let session = try await bench.connect()
+    #expect(await session.isEncrypted)
+    #expect(await session.info.portVersion == 20)
+    #expect(await bench.device.modeBUserKey == (try bench.userKey.publicKey()))
+    let report = try await bench.makeEngine().sync(using: BLETransport(session: session))
+    #expect(await session.replayedFrames == 0)
+    #expect(await session.unauthenticFrames == 0)
+    await session.close()
+    #expect(report.files.count == template.recordings.count)
+    let records = try bench.journalRecords()
+    for (id, digest) in template.digests {
+      #expect(records[id]?.verification == .verified, "\(id)")
+      #expect(sha256(ofFile: bench.rawPath(id)) == digest, "\(id)")
+    }
+    #expect(try await bench.device.recordings().isEmpty)
+    #expect(await bench.device.counters.refusedSealedWrites == 0)
+  }
+
+  @Test("a replayed notification is dropped and counted; the session carries on")
+  func replayedNotification() async throws {
+    let bench = try SyncBench(seed: Self.seed, portVersion: 20)
+    defer { bench.cleanUp() }
+    _ = try await bench.device.populate(count: 3, seed: 5)
+    // Sequence 2 is the reply to TIME_SYNC, sent twice byte for byte.
+    await bench.device.setFaults(FaultPlan(replaySealedSequence: 2))
+    let session = try await bench.connect()
+    #expect(try await session.listRecordings().count == 3)
+    #expect(await session.replayedFrames == 1)
+    #expect(await session.unauthenticFrames == 0)
+    await session.close()
+  }
+
+  @Test("a tampered data notification is dropped and counted; the sync re-reads and completes")
+  func tamperedNotification() async throws {
+    let template = try await Self.template()
+    defer { template.cleanUp() }
+    let bench = try SyncBench(seed: Self.seed, template: template, portVersion: 20)
+    defer { bench.cleanUp() }
+    // Set-up and LIST take fewer than 12 notifications: 40 is a data frame of the first file.
+    await bench.device.setFaults(FaultPlan(tamperSealedSequence: 40))
+    let session = try await bench.connect()
+    let report = try await bench.makeEngine().sync(using: BLETransport(session: session))
+    #expect(await session.unauthenticFrames == 1)
+    #expect(await session.replayedFrames == 0)
+    await session.close()
+    #expect(report.files.count == template.recordings.count)
+    #expect(report.reissues >= 1)
+    for (id, digest) in template.digests {
+      #expect(sha256(ofFile: bench.rawPath(id)) == digest, "\(id)")
+    }
+  }
+
+  @Test("a device holding another user's key: the session key does not unwrap, wrongUserKey")
+  func wrongUserKey() async throws {
+    let other = try RSAPrivateKey.generate(bits: 2048)
+    let bench = try SyncBench(
+      seed: Self.seed, portVersion: 20,
+      modeB: ModeBParameters(provisionedUserKey: try other.publicKey()))
+    defer { bench.cleanUp() }
+    await #expect(throws: DeviceError.modeB(.wrongUserKey)) { try await bench.connect() }
+    #expect(await bench.device.isAuthenticated == false)
+  }
+
+  @Test(
+    "every answer §9 leaves open: chunk index base 0 or 1, strict or increasing sequence check",
+    arguments: ChunkIndexBase.allCases, SequencePolicy.allCases)
+  func openChoices(indexBase: ChunkIndexBase, policy: SequencePolicy) async throws {
+    let bench = try SyncBench(
+      seed: Self.seed, portVersion: 20,
+      modeB: ModeBParameters(chunkIndexBase: indexBase, sequencePolicy: policy))
+    defer { bench.cleanUp() }
+    _ = try await bench.device.populate(count: 2, seed: 9)
+    let session = try await bench.connect()
+    #expect(try await session.listRecordings().count == 2)
+    await session.close()
+    #expect(await bench.device.counters.refusedSealedWrites == 0)
+    // A second session: the device holds the key now and skips FE11.
+    let again = try await bench.connect()
+    #expect(await again.isEncrypted)
+    await again.close()
+  }
+}
+
+@Suite("Mode B: recordings stored end-to-end encrypted")
+struct ModeBE2EESyncTests {
+  @Test("E2EE recordings sync as stored (raw copy encrypted) and export decrypted")
+  func e2eeRecordingsSync() async throws {
+    let key = try TestUserKey.key()
+    let bench = try SyncBench(
+      seed: 0xE2EE, portVersion: 20, modeB: ModeBParameters(e2eeUserKey: try key.publicKey()))
+    defer { bench.cleanUp() }
+    let made = [
+      try await bench.device.addRecording(duration: .seconds(6)),
+      try await bench.device.addRecording(duration: .seconds(3)),
+    ]
+    var options = SyncEngine.Options.fast
+    options.format = .wav
+    options.userKey = ModeBCredentials(userKey: key)
+    let report = try await bench.syncOnce(try bench.makeEngine(options: options))
+    #expect(report.files.count == 2)
+    for recording in made {
+      let raw = try #require(
+        FileManager.default.contents(atPath: bench.rawPath(recording.sessionId)))
+      #expect(raw.count == recording.size)
+      #expect(Array(raw.prefix(8)) == Array("PLAUD.AI".utf8))
+      let file = try #require(report.files.first { $0.sessionId == recording.sessionId })
+      let export = try #require(file.exportPath)
+      let frames = (recording.size - 512) / 80
+      #expect(fileSize(export) == Int64(44 + frames * 320 * 2), "\(recording.sessionId)")
+    }
+    #expect(!bench.exportNames().contains { $0.contains(".plain") || $0.hasPrefix(".partial") })
+  }
+}
