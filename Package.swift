@@ -54,6 +54,24 @@ let package = Package(
       dependencies: [
         "RecorderProtocol", "RecorderBluetooth", "RecorderSockets", "RecorderConcurrency",
       ]),
+    // BlueZ (issue 13): libdbus-1, the Linux `Central` over it, and its tests against a mock
+    // bluetoothd (python3-dbusmock on a private dbus-daemon). Linux only: the CLI depends on it
+    // with a platform condition and its sources compile to nothing elsewhere.
+    .systemLibrary(
+      name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    .target(
+      name: "RecorderBlueZ",
+      dependencies: [
+        .target(name: "CDBus", condition: .when(platforms: [.linux])), "RecorderBluetooth",
+        "RecorderConcurrency", "RecorderProtocol",
+      ]),
+    .testTarget(
+      name: "RecorderBlueZTests",
+      dependencies: [
+        "RecorderBlueZ", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
+        "RecorderRemoteLink", "RecorderEmulator", "TestSupport",
+      ],
+      resources: [.copy("Mock")]),
     // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
     .target(name: "COpusShim", dependencies: ["COpus"]),
     .target(name: "RecorderAudio", dependencies: ["COpus", "COpusShim", "CLame", "COgg"]),
@@ -85,6 +103,7 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
         "RecorderProtocol", "RecorderConcurrency", "HealthProfiles", "RecorderBluetooth",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
     .executableTarget(
       name: "RecorderBench",
