@@ -69,9 +69,8 @@ let package = Package(
       name: "RecorderBlueZTests",
       dependencies: [
         "RecorderBlueZ", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
-        "RecorderRemoteLink", "RecorderEmulator", "TestSupport",
-      ],
-      resources: [.copy("Mock")]),
+        "RecorderRemoteLink", "TestSupport",
+      ]),
     // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
     .target(name: "COpusShim", dependencies: ["COpus"]),
     .target(name: "RecorderAudio", dependencies: ["COpus", "COpusShim", "CLame", "COgg"]),
@@ -152,7 +151,7 @@ let package = Package(
         "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderTesting", "TestSupport",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
       ]),
-    .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
+    .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio", "TestSupport"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [

@@ -149,7 +149,9 @@
         chosen = path
       } else {
         guard
-          let path = adapters.first(where: { objects[$0, BlueZ.adapter]?["Powered"]?.boolValue == true })
+          let path = adapters.first(where: {
+            objects[$0, BlueZ.adapter]?["Powered"]?.boolValue == true
+          })
             ?? adapters.first
         else { throw .noAdapter }
         chosen = path
@@ -413,7 +415,8 @@
           }
           if changed["Powered"]?.boolValue == true { effects.append(.rediscover) }
         case BlueZ.device:
-          if changed["RSSI"] != nil || changed["ManufacturerData"] != nil || changed["Name"] != nil {
+          if changed["RSSI"] != nil || changed["ManufacturerData"] != nil || changed["Name"] != nil
+          {
             effects.append(.advertise(signal.path))
           }
           if let link = model.links[signal.path] {

@@ -55,7 +55,9 @@
       if objects[path]?.isEmpty == true { objects.removeValue(forKey: path) }
     }
 
-    mutating func change(_ path: String, _ interface: String, _ changed: Properties, _ gone: [String]) {
+    mutating func change(
+      _ path: String, _ interface: String, _ changed: Properties, _ gone: [String]
+    ) {
       guard objects[path]?[interface] != nil else { return }
       objects[path]?[interface]?.merge(changed) { $1 }
       for name in gone { objects[path]?[interface]?.removeValue(forKey: name) }

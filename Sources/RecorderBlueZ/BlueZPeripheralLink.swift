@@ -150,7 +150,9 @@
     {
       let path = try path(characteristic)
       let maximum = state.withLock { $0.mtu } - 3
-      guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
+      guard value.count <= maximum else {
+        throw .valueTooLong(length: value.count, maximum: maximum)
+      }
       if type == .withoutResponse, let fd = try await writeSocket() {
         try await send(value, on: fd)
         return
@@ -194,7 +196,9 @@
 
     private func send(_ value: [UInt8], on fd: Int32) async throws(LinkError) {
       while true {
-        let sent = value.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let sent = value.withUnsafeBytes {
+          Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        }
         if sent == value.count { return }
         let error = errno
         guard sent < 0, error == EAGAIN || error == EWOULDBLOCK || error == EINTR else {
@@ -218,7 +222,9 @@
       }
     }
 
-    func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID) async throws(LinkError) {
+    func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID)
+      async throws(LinkError)
+    {
       let path = try path(characteristic)
       if !enabled {
         let previous = state.withLock { $0.notify.removeValue(forKey: characteristic) }
@@ -271,7 +277,8 @@
     func disconnect() async {
       guard state.withLock({ $0.ended == nil }) else { return }
       central?.forget(self)
-      _ = await bus.call(BlueZ.service, devicePath, BlueZ.device, "Disconnect", timeout: callTimeout)
+      _ = await bus.call(
+        BlueZ.service, devicePath, BlueZ.device, "Disconnect", timeout: callTimeout)
       end(.localRequest, emit: true)
     }
   }

@@ -310,7 +310,9 @@
       // closed, their sends fail.
       dbus_connection_close(connection)
       for job in jobs { job(connection) }
-      for (_, waiting) in pending { waiting.continuation.resume(returning: .failure(.disconnected)) }
+      for (_, waiting) in pending {
+        waiting.continuation.resume(returning: .failure(.disconnected))
+      }
       pending.removeAll()
       dbus_connection_unref(connection)
       Glibc.close(wakeFD)

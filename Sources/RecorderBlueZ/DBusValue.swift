@@ -217,7 +217,9 @@
       if dbus_message_iter_get_element_type(&iter) == DBusType.byte {
         var pointer: UnsafeMutableRawPointer? = nil
         var count: Int32 = 0
-        withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
+        withUnsafeMutablePointer(to: &pointer) {
+          dbus_message_iter_get_fixed_array(&sub, $0, &count)
+        }
         guard let pointer, count > 0 else { return .bytes([]) }
         return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: Int(count))))
       }
@@ -257,7 +259,8 @@
       var sub = DBusMessageIter()
       let opened: Bool
       if let signature {
-        opened = signature.withCString { dbus_message_iter_open_container(&iter, type, $0, &sub) } != 0
+        opened =
+          signature.withCString { dbus_message_iter_open_container(&iter, type, $0, &sub) } != 0
       } else {
         opened = dbus_message_iter_open_container(&iter, type, nil, &sub) != 0
       }

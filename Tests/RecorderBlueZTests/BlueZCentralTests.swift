@@ -1,0 +1,143 @@
+#if os(Linux)
+  import Foundation
+  import RecorderBlueZ
+  import RecorderBluetooth
+  import RecorderConcurrency
+  import RecorderProtocol
+  import RecorderRemoteLink
+  import Testing
+  import TestSupport
+
+  /// `BlueZCentral` against a mock bluetoothd (python3-dbusmock on a private dbus-daemon)
+  /// relaying to a ``FloodCentral`` served over the TCP link. Serialized: each test runs a
+  /// bus daemon and a Python process, and the machine is small.
+  @Suite("BlueZCentral against a mock bluetoothd", .serialized)
+  struct BlueZCentralTests {
+    /// A served flood central, its mock bluetoothd and a central on that bus.
+    struct Rig {
+      let flood = FloodCentral()
+      let server: TCPCentralServer
+      let bluez: MockBlueZ
+      let central: BlueZCentral
+
+      init(
+        notify: MockBlueZ.NotificationPath = .descriptor,
+        path: BlueZCentral.NotificationPath = .automatic
+      ) async throws {
+        server = TCPCentralServer(central: flood)
+        let port = try await server.start()
+        bluez = try MockBlueZ(.bluez(emulator: "127.0.0.1:\(port)", notify: notify))
+        central = BlueZCentral(
+          options: .init(busAddress: bluez.busAddress, notificationPath: path))
+      }
+
+      func stop() {
+        central.close()
+        bluez.stop()
+        server.stop()
+      }
+
+      /// The recorder's first advertisement.
+      func discover() async throws -> Advertisement {
+        try await central.open()
+        let found = try await withTimeout(20) { [central] () async -> Advertisement? in
+          for await advertisement in central.scan(services: nil) { return advertisement }
+          return nil
+        }
+        return try #require(found, "no advertisement")
+      }
+
+      func connect() async throws -> any PeripheralLink {
+        let advertisement = try await discover()
+        return try await central.connect(advertisement.peripheral, timeout: .seconds(10))
+      }
+    }
+
+    @Test("scan: the advertisement carries ManufacturerData as on air, name and RSSI")
+    func scan() async throws {
+      let rig = try await Rig()
+      defer { rig.stop() }
+      #expect(await rig.central.state == .poweredOn)
+      let advertisement = try await rig.discover()
+      #expect(advertisement.manufacturerData == FloodCentral.manufacturerData)
+      #expect(advertisement.localName == "PLAUD_NOTE")
+      #expect(advertisement.rssi == -52)
+      let payload = try ManufacturerPayload(
+        manufacturerData: try #require(advertisement.manufacturerData))
+      #expect(payload.serial == "888317442836358884")
+      #expect(advertisement.peripheral.rawValue.hasPrefix("C0:"))
+    }
+
+    @Test(
+      "notifications arrive byte-exact and in order on each path",
+      arguments: [
+        (MockBlueZ.NotificationPath.descriptor, BlueZCentral.NotificationPath.automatic),
+        (.properties, .automatic),
+        (.descriptor, .propertiesChanged),
+      ])
+    func notifications(
+      mock: MockBlueZ.NotificationPath, path: BlueZCentral.NotificationPath
+    ) async throws {
+      let seed = TestSeed.current
+      let rig = try await Rig(notify: mock, path: path)
+      defer { rig.stop() }
+      let link = try await rig.connect()
+      #expect(try await link.requestMTU(RecorderGATT.requestedMTU) == 247)
+      try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
+      let count: UInt32 = 3000
+      let size = 240
+      try await link.write(
+        FloodCentral.flood(count: count, size: UInt16(size), seed: seed),
+        to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+      let received = try await withTimeout(60) { () async -> [[UInt8]] in
+        var values: [[UInt8]] = []
+        for await event in link.events {
+          if case .notification(_, let value) = event { values.append(value) }
+          if values.count == Int(count) { break }
+        }
+        return values
+      }
+      #expect(received.count == Int(count), "seed \(seed)")
+      for (index, value) in received.enumerated()
+      where value != FloodCentral.value(UInt32(index), size: size, seed: seed) {
+        Issue.record("notification \(index) differs (seed \(seed))")
+        break
+      }
+      await link.disconnect()
+    }
+
+    @Test("writes without response (AcquireWrite socket) and with response keep order and bytes")
+    func writes() async throws {
+      let seed = TestSeed.current
+      var random = SplitMix64(seed: seed)
+      let rig = try await Rig()
+      defer { rig.stop() }
+      let link = try await rig.connect()
+      #expect(await link.maximumWriteLength(for: .withoutResponse) == 244)
+      let values = (0..<2000).map { index in
+        [UInt8(0x10)]
+          + (0..<Int.random(in: 1...200, using: &random)).map { _ in
+            UInt8.random(in: 0...255, using: &random)
+          }
+      }
+      for value in values {
+        try await link.write(value, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+      }
+      // A write with response goes by D-Bus (WriteValue), not the socket: it may overtake
+      // commands still in the socket, so order is checked among the commands only.
+      let request: [UInt8] = [0x20, 0x01]
+      try await link.write(request, to: RecorderGATT.writeCharacteristic, type: .withResponse)
+      let flood = try #require(rig.flood.links.withLock { $0.first })
+      let deadline = ContinuousClock.now + .seconds(20)
+      while flood.writes.withLock({ $0.count }) < values.count + 1, ContinuousClock.now < deadline {
+        // The mock (another process) is still relaying: poll with a bound.
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      let written = flood.writes.withLock { $0 }
+      #expect(written.filter { $0 != request } == values, "seed \(seed)")
+      #expect(written.contains(request))
+      #expect(try await link.read(RecorderGATT.batteryLevel) == [87])
+      await link.disconnect()
+    }
+  }
+#endif
