@@ -54,10 +54,14 @@ struct CloudOptions {
 
 extension DeviceOptions {
   /// Device options with the token given (the handshake token of a user JWT).
-  init(url: String, token: DeviceToken, serial: String?, timeout: Duration) {
+  init(
+    url: String, token: DeviceToken, serial: String?, timeout: Duration, adapter: String? = nil
+  ) throws {
     self.url = url
+    address = try RadioAddress(url)
+    self.adapter = adapter
     self.token = token
-    self.serial = serial
+    if case .ble(let bleSerial?) = address { self.serial = bleSerial } else { self.serial = serial }
     self.timeout = timeout
   }
 
@@ -69,9 +73,10 @@ extension DeviceOptions {
       try probe.option("token") != nil || probe.option("token-file") != nil
       || ProcessInfo.processInfo.environment[DeviceOptions.tokenVariable] != nil
     guard let cloud, !tokenGiven else { return try DeviceOptions(arguments: &arguments) }
-    return DeviceOptions(
+    return try DeviceOptions(
       url: try arguments.required("device"), token: cloud.userToken.deviceToken,
       serial: try arguments.option("serial"),
-      timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10))
+      timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10),
+      adapter: try arguments.option("adapter"))
   }
 }
