@@ -18,7 +18,8 @@ pressure on the client); notifications go to AcquireNotify's socket (a blocking 
 client holds the emulated radio back) or out as Value PropertiesChanged.
 
 Fault controls, on org.bluez.Mock at /: SetPowered(b), DropLinks(), DropAfter(u) (drop every
-link after that many more notifications), ForgetDevices(), Stats() -> a{st}.
+link after that many more notifications), ForgetDevices(), Vanish() (Connect hangs, as for a
+device gone out of range), Stats() -> a{st}.
 '''
 
 import hashlib
@@ -26,6 +27,7 @@ import select
 import socket
 import struct
 import sys
+import time
 
 import dbus
 import dbus.lowlevel
@@ -214,6 +216,7 @@ class Relay:
         self.stats = {'notifications': 0, 'notification_bytes': 0, 'writes': 0,
                       'advertisements': 0, 'connects': 0}
         self.drop_after = None
+        self.vanished = False
         self.emulator = Emulator(parameters['emulator'], self)
         self.emulator.send(0x11, struct.pack('<IB', 1, 0))  # startScan 1, unfiltered
 
@@ -335,6 +338,11 @@ class Relay:
             raise failed('Already Connected', 'org.bluez.Error.AlreadyConnected')
         if not mockobject.objects[ADAPTER].props[ADAPTER_IFACE]['Powered']:
             raise failed('Resource Not Ready', 'org.bluez.Error.NotReady')
+        if self.vanished:
+            # bluetoothd pages a device that no longer advertises until its own timeout;
+            # the mock stands still as long (the test kills it afterwards).
+            time.sleep(40)
+            raise failed('le-connection-abort-by-local')
         body = struct.pack('<Q', 30_000_000_000) + string(state['peripheral']) + \
             bytes([2]) + VENDOR + BATTERY
         kind, reply = self.emulator.request(0x13, body)
@@ -626,6 +634,12 @@ def ForgetDevices(self):
         relay.disconnected(path)
         remove_object(relay.manager, path, DEVICE_IFACE)
         relay.devices.pop(path)
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='', out_signature='')
+def Vanish(self):
+    '''The recorders stop advertising: bluetoothd keeps their objects, Connect never ends.'''
+    RELAY[0].vanished = True
 
 
 @dbus.service.method(MOCK_IFACE, in_signature='', out_signature='a{st}')

@@ -1,0 +1,178 @@
+#if os(Linux)
+  import Foundation
+  import Testing
+  import TestSupport
+
+  /// `recorder … --device ble[:SERIAL]` through a mock bluetoothd (python3-dbusmock on a
+  /// private dbus-daemon, TestSupport's ``MockBlueZ``) whose recorder is relayed to
+  /// `recorder emulate` in another process: the real BlueZ adapter code end to end, with the
+  /// emulator behind D-Bus instead of a radio. Serialized: each test runs four processes.
+  @Suite("recorder through a mock BlueZ", .serialized)
+  struct BlueZProcessTests {
+    static let token = ProcessTests.token
+
+    /// An emulator and a mock bluetoothd in front of it.
+    struct Rig {
+      let directory: TemporaryDirectory
+      let emulator: EmulatorProcess
+      let bluez: MockBlueZ
+
+      init(
+        _ label: String, minutes: [Double] = [1, 0.5],
+        notify: MockBlueZ.NotificationPath = .descriptor,
+        powered: Bool = true, denied: Bool = false, timeScale: Double = 50
+      ) throws {
+        directory = try TemporaryDirectory(label)
+        emulator = try EmulatorProcess(
+          in: directory, token: BlueZProcessTests.token, minutes: minutes, timeScale: timeScale)
+        let address = String(emulator.url.dropFirst("tcp://".count))
+        bluez = try MockBlueZ(
+          denied
+            ? .denied(emulator: address)
+            : .bluez(emulator: address, notify: notify, powered: powered))
+      }
+
+      func stop() {
+        bluez.stop()
+        emulator.stop()
+      }
+
+      var serial: String { (try? emulator.manifest().serial) ?? "" }
+      var device: [String] { ["--device", "ble:\(serial)", "--token", BlueZProcessTests.token] }
+
+      func run(_ arguments: [String], label: String, timeout: Duration = .seconds(120)) throws
+        -> (status: Int32?, stdout: String, stderr: String)
+      {
+        try RecorderProcess.run(
+          arguments, in: directory, label: label, timeout: timeout, environment: bluez.environment)
+      }
+    }
+
+    @Test("scan, ls and info through BlueZ see the emulator's recorder")
+    func scanListInfo() throws {
+      let rig = try Rig("bluez-ls")
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+
+      let scan = try rig.run(["scan", "--timeout", "1", "--json"], label: "scan")
+      #expect(scan.status == 0, "\(scan.stderr)")
+      let heard = try jsonArray(scan.stdout)
+      #expect(heard.count == 1)
+      #expect(heard.first?["serial"] as? String == manifest.serial)
+      #expect(heard.first?["model"] as? String == "Plaud Note")
+      #expect((heard.first?["address"] as? String)?.hasPrefix("C0:") == true)
+      #expect(int64(heard.first?["rssi"]) ?? 0 < 0)
+
+      let list = try rig.run(["ls", "--json"] + rig.device, label: "ls")
+      #expect(list.status == 0, "\(list.stderr)")
+      #expect(
+        try jsonArray(list.stdout).map { int64($0["sessionId"]) }
+          == manifest.recordings.map(\.sessionId))
+
+      // `ble` alone: the first recorder heard.
+      let info = try rig.run(
+        ["info", "--json", "--device", "ble", "--token", Self.token], label: "info")
+      #expect(info.status == 0, "\(info.stderr)")
+      #expect(try jsonObject(info.stdout)["serial"] as? String == manifest.serial)
+      #expect(try jsonObject(info.stdout)["firmware"] as? String == "V0095")
+    }
+
+    @Test(
+      "sync through BlueZ moves a 10-minute recording byte-exact on each notification path",
+      arguments: [MockBlueZ.NotificationPath.descriptor, .properties])
+    func sync(path: MockBlueZ.NotificationPath) throws {
+      let rig = try Rig("bluez-sync-\(path.rawValue)", minutes: [10, 0.25], notify: path)
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+      let out = rig.directory.file("out")
+      let started = ContinuousClock.now
+      let result = try rig.run(
+        ["sync", "--out", out, "--format", "wav", "--json"] + rig.device, label: "sync")
+      let elapsed = ContinuousClock.now - started
+      #expect(result.status == 0, "\(result.stderr)\n\(rig.bluez.mockLog)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+      let deleted = try rig.emulator.manifest().deletes.map(\.sessionId)
+      #expect(deleted.sorted() == manifest.recordings.map(\.sessionId).sorted())
+      let stats = try rig.bluez.stats()
+      let bytes = manifest.recordings.map(\.size).reduce(0, +)
+      print(
+        "bluez sync (\(path.rawValue)): \(bytes) bytes in \(elapsed), "
+          + "\(stats["notifications"] ?? 0) notifications relayed")
+    }
+
+    @Test("a link lost mid-transfer resumes from the durable offset: exactly once, not restarted")
+    func linkDropResumes() throws {
+      let rig = try Rig("bluez-drop", minutes: [3])
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+      let size = try #require(manifest.recordings.first).size
+      // About 60 % of the way: the checkpoint (every 256 KiB) before it is durable.
+      let notifications = UInt32(Double(size) * 0.6 / 90)
+      try rig.bluez.control("DropAfter", ["uint32:\(notifications)"])
+      let out = rig.directory.file("out")
+      let result = try rig.run(
+        ["sync", "--out", out, "--format", "wav", "--json"] + rig.device, label: "sync")
+      #expect(result.status == 0, "\(result.stderr)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+      let stats = try rig.bluez.stats()
+      #expect((stats["connects"] ?? 0) >= 2, "the link was never dropped: \(stats)")
+      // Resumed, not restarted: well under twice the recording crossed the link.
+      #expect(
+        Int64(stats["notification_bytes"] ?? 0) < size * 3 / 2,
+        "\(stats["notification_bytes"] ?? 0) bytes notified for \(size)")
+      #expect(try rig.emulator.manifest().deletes.count == 1)
+    }
+
+    @Test("no bluetoothd on the bus: exit 69 and 'bluetoothd is not running'")
+    func bluetoothdAbsent() throws {
+      let directory = try TemporaryDirectory("bluez-absent")
+      let bus = try MockBlueZ(.absent)
+      defer { bus.stop() }
+      for arguments in [
+        ["ls", "--device", "ble", "--token", Self.token], ["scan", "--timeout", "1"],
+      ] {
+        let result = try RecorderProcess.run(
+          arguments, in: directory, label: arguments[0], timeout: .seconds(30),
+          environment: bus.environment)
+        #expect(result.status == 69, "\(arguments[0]): \(result.stderr)")
+        #expect(result.stderr.contains("bluetoothd is not running"), "\(result.stderr)")
+      }
+    }
+
+    @Test("the bus refuses org.bluez: exit 77 naming the bluetooth group and the D-Bus policy")
+    func permissionDenied() throws {
+      let rig = try Rig("bluez-denied", denied: true)
+      defer { rig.stop() }
+      let result = try rig.run(["ls"] + rig.device, label: "ls", timeout: .seconds(30))
+      #expect(result.status == 77, "\(result.stderr)")
+      #expect(result.stderr.contains("`bluetooth` group"), "\(result.stderr)")
+      #expect(result.stderr.contains("AccessDenied"), "\(result.stderr)")
+    }
+
+    @Test("the adapter is powered off: exit 69 saying so")
+    func adapterOff() throws {
+      let rig = try Rig("bluez-off", powered: false)
+      defer { rig.stop() }
+      let result = try rig.run(["info"] + rig.device, label: "info", timeout: .seconds(30))
+      #expect(result.status == 69, "\(result.stderr)")
+      #expect(result.stderr.contains("hci0 is powered off"), "\(result.stderr)")
+    }
+
+    @Test("a recorder that vanishes during connect ends in a timeout, not a hang")
+    func vanishesDuringConnect() throws {
+      let rig = try Rig("bluez-vanish")
+      defer { rig.stop() }
+      // Heard once (bluetoothd keeps the device), then gone: Connect never completes.
+      let scan = try rig.run(["scan", "--timeout", "1", "--json"], label: "scan")
+      #expect(try jsonArray(scan.stdout).count == 1, "\(scan.stderr)")
+      try rig.bluez.control("Vanish")
+      let started = ContinuousClock.now
+      let result = try rig.run(
+        ["info", "--timeout", "3"] + rig.device, label: "info", timeout: .seconds(60))
+      let elapsed = ContinuousClock.now - started
+      #expect(result.status == 69, "\(result.stderr)")
+      #expect(result.stderr.contains("timed out"), "\(result.stderr)")
+      #expect(elapsed < .seconds(45), "took \(elapsed)")
+    }
+  }
+#endif
