@@ -134,7 +134,13 @@
         try await Task.sleep(for: .milliseconds(10))
       }
       let written = flood.writes.withLock { $0 }
-      #expect(written.filter { $0 != request } == values, "seed \(seed)")
+      let commands = written.filter { $0 != request }
+      #expect(commands.count == values.count, "seed \(seed)")
+      if let index = commands.indices.first(where: {
+        $0 < values.count && commands[$0] != values[$0]
+      }) {
+        Issue.record("write \(index) differs (seed \(seed))")
+      }
       #expect(written.contains(request))
       #expect(try await link.read(RecorderGATT.batteryLevel) == [87])
       await link.disconnect()
