@@ -123,6 +123,44 @@
       #expect(try rig.emulator.manifest().deletes.count == 1)
     }
 
+    @Test(
+      "sync --watch: the adapter powered off mid-sync ends that run, nothing is lost, and the watch resumes when it is back"
+    )
+    func watchSurvivesAdapterOff() throws {
+      let rig = try Rig("bluez-watch", minutes: [10], timeScale: 10)
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+      let recording = try #require(manifest.recordings.first)
+      let out = rig.directory.file("out")
+      let part = out + "/\(manifest.serial)/\(recording.sessionId).part"
+      let child = try RecorderProcess(
+        [
+          "sync", "--out", out, "--format", "wav", "--json", "--watch", "--watch-pause", "0.2",
+          "--watch-runs", "1", "--attempts", "2",
+        ] + rig.device, in: rig.directory, label: "watch", environment: rig.bluez.environment)
+      defer { child.kill() }
+      // Mid-transfer: a part file of 300 kB (of 2.4 MB), then the adapter goes off.
+      let grown = waitUntil(timeout: .seconds(60)) {
+        let size =
+          (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? NSNumber)?.intValue
+          ?? 0
+        return size >= 300_000 || !child.process.isRunning
+      }
+      try #require(grown && child.process.isRunning, "no transfer under way: \(child.stderr)")
+      try rig.bluez.control("SetPowered", ["boolean:false"])
+      let waiting = waitUntil(timeout: .seconds(60)) {
+        child.stderr.contains("waiting for the Bluetooth adapter") || !child.process.isRunning
+      }
+      #expect(waiting && child.process.isRunning, "\(child.stderr)")
+      #expect(try rig.emulator.manifest().deletes.isEmpty)
+      try rig.bluez.control("SetPowered", ["boolean:true"])
+      let status = child.wait(timeout: .seconds(120))
+      #expect(status == 0, "\(child.stderr)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+      #expect(try rig.emulator.manifest().deletes.count == 1)
+      #expect(child.stderr.contains("powered off"), "\(child.stderr)")
+    }
+
     @Test("no bluetoothd on the bus: exit 69 and 'bluetoothd is not running'")
     func bluetoothdAbsent() throws {
       let directory = try TemporaryDirectory("bluez-absent")
