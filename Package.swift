@@ -110,11 +110,15 @@ let package = Package(
         "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator",
         "RecorderRemoteLink", "RecorderStore", "RecorderTesting", "RecorderWebSocket",
         "RecorderSockets", "RecorderConcurrency",
+        // The BlueZ section: the mock bluetoothd and flood peripheral of TestSupport.
+        "RecorderBluetooth", "TestSupport",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
 
     // Seeded generators shared by the test targets (not shipped in any product).
     .target(
-      name: "TestSupport", dependencies: ["RecorderConcurrency"], path: "Tests/TestSupport"),
+      name: "TestSupport", dependencies: ["RecorderConcurrency", "RecorderBluetooth"],
+      path: "Tests/TestSupport"),
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),

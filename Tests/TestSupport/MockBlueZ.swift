@@ -130,6 +130,28 @@ public final class MockBlueZ {
     }
   }
 
+  /// CPU seconds (user + system) the bus daemon and the mock have used so far, from
+  /// /proc/PID/stat: which side limits a throughput figure.
+  public func cpuSeconds() -> (daemon: Double, mock: Double) {
+    func seconds(_ process: Process?) -> Double {
+      guard let process, process.isRunning else { return 0 }
+      return Self.cpuSeconds(pid: process.processIdentifier)
+    }
+    return (seconds(daemon), seconds(mock))
+  }
+
+  /// CPU seconds (user + system) process `pid` has used, from /proc/PID/stat; 0 if unknown.
+  public static func cpuSeconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12])
+    else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+
   /// The mock's stderr so far (for failure messages).
   public var mockLog: String { Self.read(directory + "/mock.stderr") }
 

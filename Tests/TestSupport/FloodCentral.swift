@@ -1,28 +1,30 @@
 import RecorderBluetooth
 import RecorderConcurrency
-import TestSupport
 
 /// A peripheral for the link tests, served over the TCP link to the mock bluetoothd: it
 /// advertises the PROTOCOL.md §1 captured payload, records every write, and on the command
 /// `F1 <count u32> <size u16> <seed u64>` notifies `count` values of `size` bytes as fast
 /// as its consumer takes them (a sender that can outrun any radio). Each value is the
 /// index (u32 LE) followed by seeded bytes, so a receiver checks order and content.
-final class FloodCentral: Central {
-  static let peripheral = PeripheralID("flood-1")
+public final class FloodCentral: Central {
+  public static let peripheral = PeripheralID("flood-1")
   /// The §1 capture: company 0x0059, project 888, V0095, serial field 888317442836358884.
-  static let manufacturerData: [UInt8] = [
+  public static let manufacturerData: [UInt8] = [
     0x59, 0x00, 0x02, 0x78, 0x03, 0x04, 0x56, 0x5F, 0x00, 0x00, 0x09, 0x88, 0x83, 0x17, 0x44,
     0x28, 0x36, 0x35, 0x88, 0x84, 0x0A, 0x00, 0x04, 0xDA, 0x6D, 0xA7, 0xCE, 0x01, 0x01,
   ]
-  let links = Locked([FloodLink]())
+  /// Every link served, in order.
+  public let links = Locked([FloodLink]())
 
-  var state: CentralState { get async { .poweredOn } }
+  public init() {}
 
-  func stateUpdates() -> AsyncStream<CentralState> {
+  public var state: CentralState { get async { .poweredOn } }
+
+  public func stateUpdates() -> AsyncStream<CentralState> {
     AsyncStream { $0.yield(.poweredOn) }
   }
 
-  func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
+  public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
     AsyncStream { continuation in
       continuation.yield(
         Advertisement(
@@ -31,7 +33,7 @@ final class FloodCentral: Central {
     }
   }
 
-  func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration)
+  public func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration)
     async throws(LinkError) -> any PeripheralLink
   {
     guard peripheral == Self.peripheral else { throw .unknownPeripheral(peripheral) }
@@ -40,44 +42,46 @@ final class FloodCentral: Central {
     return link
   }
 
-  func restoredPeripherals() async -> [PeripheralID] { [] }
+  public func restoredPeripherals() async -> [PeripheralID] { [] }
 
   /// The flood command.
-  static func flood(count: UInt32, size: UInt16, seed: UInt64) -> [UInt8] {
+  public static func flood(count: UInt32, size: UInt16, seed: UInt64) -> [UInt8] {
     [0xF1] + withUnsafeBytes(of: count.littleEndian, Array.init)
       + withUnsafeBytes(of: size.littleEndian, Array.init)
       + withUnsafeBytes(of: seed.littleEndian, Array.init)
   }
 
   /// The `index`-th value of a flood.
-  static func value(_ index: UInt32, size: Int, seed: UInt64) -> [UInt8] {
+  public static func value(_ index: UInt32, size: Int, seed: UInt64) -> [UInt8] {
     var random = SplitMix64(seed: seed &+ UInt64(index))
     let head = withUnsafeBytes(of: index.littleEndian, Array.init)
     return head + (0..<max(0, size - 4)).map { _ in UInt8.random(in: 0...255, using: &random) }
   }
 }
 
-final class FloodLink: PeripheralLink {
-  let peripheral = FloodCentral.peripheral
-  let events: BackpressureStream<LinkEvent>
+/// One link of a ``FloodCentral``.
+public final class FloodLink: PeripheralLink {
+  public let peripheral = FloodCentral.peripheral
+  public let events: BackpressureStream<LinkEvent>
   private let continuation: BackpressureStream<LinkEvent>.Continuation
-  let writes = Locked([[UInt8]]())
+  /// Every value written, in order.
+  public let writes = Locked([[UInt8]]())
   private let notifying = Locked(false)
 
   init() { (events, continuation) = BackpressureStream<LinkEvent>.makeStream() }
 
-  func requestMTU(_ mtu: Int) async throws(LinkError) -> Int { min(mtu, 247) }
+  public func requestMTU(_ mtu: Int) async throws(LinkError) -> Int { min(mtu, 247) }
 
-  func maximumWriteLength(for type: WriteType) async -> Int { 244 }
+  public func maximumWriteLength(for type: WriteType) async -> Int { 244 }
 
-  func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] {
+  public func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] {
     guard characteristic == RecorderGATT.batteryLevel else {
       throw .characteristicNotFound(characteristic)
     }
     return [87]
   }
 
-  func write(_ value: [UInt8], to characteristic: BluetoothUUID, type: WriteType)
+  public func write(_ value: [UInt8], to characteristic: BluetoothUUID, type: WriteType)
     async throws(LinkError)
   {
     writes.withLock { $0.append(value) }
@@ -101,14 +105,15 @@ final class FloodLink: PeripheralLink {
     }
   }
 
-  func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID) async throws(LinkError)
+  public func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID)
+    async throws(LinkError)
   {
     notifying.withLock { $0 = enabled }
   }
 
-  var bondState: BondState { get async { .none } }
+  public var bondState: BondState { get async { .none } }
 
-  func disconnect() async {
+  public func disconnect() async {
     continuation.yield(.disconnected(.localRequest))
     continuation.finish()
   }
