@@ -70,6 +70,7 @@ let package = Package(
       dependencies: [
         "RecorderBlueZ", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
         "RecorderRemoteLink", "TestSupport",
+        .target(name: "CDBus", condition: .when(platforms: [.linux])),
       ]),
     // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
     .target(name: "COpusShim", dependencies: ["COpus"]),

@@ -82,7 +82,31 @@
     /// picks the adapter. Idempotent.
     /// - Throws: a ``BlueZError`` saying what to fix.
     public func open() async throws(BlueZError) {
-      if model.withLock({ $0.bus != nil && !($0.bus?.isClosed ?? true) }) { return }
+      // One opening at a time: callers that arrive meanwhile share its outcome (two buses
+      // would each deliver every signal).
+      let task = opening.withLock { opening -> Task<Result<Void, BlueZError>, Never>? in
+        if model.withLock({ $0.bus != nil && !($0.bus?.isClosed ?? true) }) { return nil }
+        if let opening { return opening }
+        let task = Task { () async -> Result<Void, BlueZError> in
+          do throws(BlueZError) {
+            try await self.connectBus()
+            return .success(())
+          } catch {
+            return .failure(error)
+          }
+        }
+        opening = task
+        return task
+      }
+      guard let task else { return }
+      let result = await task.value
+      opening.withLock { if $0 == task { $0 = nil } }
+      try result.get()
+    }
+
+    private let opening = Locked<Task<Result<Void, BlueZError>, Never>?>(nil)
+
+    private func connectBus() async throws(BlueZError) {
       let bus: BusConnection
       do {
         bus = try BusConnection(address: options.busAddress)
@@ -366,6 +390,9 @@
 
     private func handle(_ signal: BusSignal) {
       var effects: [Effect] = []
+      let stateMayChange =
+        signal.interface != BlueZ.properties
+        || signal.arguments.first?.stringValue == BlueZ.adapter
       let satisfied = model.withLock { model -> [Waiter] in
         apply(signal, to: &model, effects: &effects)
         var ready: [Waiter] = []
@@ -376,7 +403,7 @@
         return ready
       }
       for waiter in satisfied { waiter.continuation.resume(returning: true) }
-      refreshState()
+      if stateMayChange { refreshState() }
       perform(effects)
     }
 

@@ -161,6 +161,88 @@
       #expect(child.stderr.contains("powered off"), "\(child.stderr)")
     }
 
+    @Test("sync --watch survives a bluetoothd restart between two syncs")
+    func watchSurvivesBluetoothdRestart() throws {
+      let rig = try Rig("bluez-restart", minutes: [0.25])
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+      let out = rig.directory.file("out")
+      let child = try RecorderProcess(
+        [
+          "sync", "--out", out, "--format", "wav", "--json", "--watch", "--watch-pause", "0.2",
+          "--watch-runs", "2",
+        ] + rig.device, in: rig.directory, label: "watch", environment: rig.bluez.environment)
+      defer { child.kill() }
+      let first = waitUntil(timeout: .seconds(60)) {
+        child.stderr.contains("sync 1 complete") || !child.process.isRunning
+      }
+      try #require(first && child.process.isRunning, "\(child.stderr)")
+      rig.bluez.stopBluetoothd()
+      let noticed = waitUntil(timeout: .seconds(30)) {
+        child.stderr.contains("bluetoothd") || !child.process.isRunning
+      }
+      #expect(noticed && child.process.isRunning, "\(child.stderr)")
+      try rig.bluez.startMock([
+        "emulator": String(rig.emulator.url.dropFirst("tcp://".count)), "notify": "descriptor",
+      ])
+      let status = child.wait(timeout: .seconds(90))
+      #expect(status == 0, "\(child.stderr)")
+      #expect(child.stderr.contains("sync 2 complete"), "\(child.stderr)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+    }
+
+    @Test("6 seeded SIGKILLs of sync --device ble:SERIAL, then exactly once, never deleted early")
+    func killTest() throws {
+      let seed =
+        ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap { UInt64($0) }
+        ?? UInt64(Date().timeIntervalSince1970)
+      print("bluez kill test seed: \(seed) (rerun with KILL_TEST_SEED=\(seed))")
+      var random = SeededGenerator(seed: seed)
+      let rig = try Rig("bluez-kill", minutes: [1] + Array(repeating: 0.25, count: 5))
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+      let out = rig.directory.file("out")
+      let sync =
+        ["sync", "--out", out, "--format", "mp3", "--json", "--timeout", "30"] + rig.device
+      var kills = 0
+      var run = 0
+      while kills < 6 {
+        run += 1
+        // As ProcessTests.killTest: timed by the sync's own progress lines after LIST, so the
+        // kills spread over transfers, stores, exports and deletes on any machine.
+        let steps = Int.random(in: 0...6, using: &random)
+        let delay = Double.random(in: 0...0.1, using: &random)
+        let child = try RecorderProcess(
+          sync, in: rig.directory, label: "kill-\(run)", environment: rig.bluez.environment)
+        waitUntil(timeout: .seconds(60)) {
+          let text = child.stderr
+          guard let list = text.range(of: "device lists") else { return !child.process.isRunning }
+          return text[list.upperBound...].filter { $0 == "\n" }.count - 1 >= steps
+            || !child.process.isRunning
+        }
+        let exited = waitUntil(timeout: .milliseconds(Int64(delay * 1000))) {
+          !child.process.isRunning
+        }
+        if exited {
+          let status = child.wait(timeout: .seconds(10))
+          #expect(status == 0, "seed \(seed), run \(run): \(child.stderr)")
+          break
+        }
+        child.kill()
+        kills += 1
+        try ProcessTests().expectNothingDeletedEarly(
+          manifest: rig.emulator.manifest(), expected: manifest, out: out, seed: seed, run: run)
+      }
+      let final = try rig.run(sync, label: "final")
+      #expect(final.status == 0, "seed \(seed): \(final.stderr)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "mp3")
+      let deletes = try rig.emulator.manifest().deletes.map(\.sessionId)
+      #expect(
+        deletes.sorted() == manifest.recordings.map(\.sessionId).sorted(),
+        "seed \(seed): one DELETE per recording")
+      print("bluez kill test: \(kills) kills in \(run) runs, seed \(seed)")
+    }
+
     @Test("no bluetoothd on the bus: exit 69 and 'bluetoothd is not running'")
     func bluetoothdAbsent() throws {
       let directory = try TemporaryDirectory("bluez-absent")
