@@ -100,6 +100,50 @@
           + "\(stats["notifications"] ?? 0) notifications relayed")
     }
 
+    @Test("sync --wifi through BlueZ: the commands over D-Bus, the backlog over the hotspot")
+    func syncOverWiFi() throws {
+      let rig = try Rig("bluez-wifi", minutes: [3, 0.5])
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+      let out = rig.directory.file("out")
+      let result = try rig.run(
+        [
+          "sync", "--out", out, "--format", "opus", "--json", "--wifi", "--hotspot",
+          try rig.emulator.hotspot(), "--wifi-min-backlog", "0",
+        ] + rig.device, label: "sync-wifi")
+      #expect(result.status == 0, "\(result.stderr)")
+      let files = try jsonArray(result.stdout)
+      #expect(files.count == manifest.recordings.count, "\(result.stdout)")
+      #expect(files.allSatisfy { $0["transport"] as? String == "wifi" }, "\(result.stdout)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "opus")
+      #expect(try rig.emulator.manifest().deletes.count == manifest.recordings.count)
+    }
+
+    @Test("record start/stop and settings set/get through BlueZ")
+    func recordAndSettings() throws {
+      let rig = try Rig("bluez-control", minutes: [0.25])
+      defer { rig.stop() }
+      let before = try rig.emulator.manifest().recordings.map(\.sessionId)
+      let start = try rig.run(["record", "start"] + rig.device, label: "record-start")
+      #expect(start.status == 0, "\(start.stderr)")
+      let sessionId = try #require(
+        start.stdout.split(separator: " ").last.flatMap {
+          Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }, "\(start.stdout)")
+      #expect(!before.contains(sessionId))
+      let stop = try rig.run(["record", "stop"] + rig.device, label: "record-stop")
+      #expect(stop.status == 0, "\(stop.stderr)")
+      #expect(stop.stdout.hasPrefix("stopped \(sessionId) "), "\(stop.stdout)")
+
+      let set = try rig.run(
+        ["settings", "set", "auto-power-off", "3"] + rig.device, label: "settings-set")
+      #expect(set.status == 0, "\(set.stderr)")
+      let get = try rig.run(
+        ["settings", "get", "auto-power-off"] + rig.device, label: "settings-get")
+      #expect(get.status == 0, "\(get.stderr)")
+      #expect(get.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "auto-power-off 3")
+    }
+
     @Test("a link lost mid-transfer resumes from the durable offset: exactly once, not restarted")
     func linkDropResumes() throws {
       let rig = try Rig("bluez-drop", minutes: [3])
