@@ -106,6 +106,52 @@
       await link.disconnect()
     }
 
+    /// The link's last event, within a bound.
+    static func ending(_ link: any PeripheralLink) async throws -> DisconnectReason? {
+      try await withTimeout(20) { () async -> DisconnectReason? in
+        for await event in link.events {
+          if case .disconnected(let reason) = event { return reason }
+        }
+        return nil
+      }
+    }
+
+    @Test("links end with a reason: our request, a link loss, the adapter off, bluetoothd gone")
+    func disconnectReasons() async throws {
+      let rig = try await Rig()
+      defer { rig.stop() }
+      let states = rig.central.stateUpdates()
+      var link = try await rig.connect()
+      await link.disconnect()
+      #expect(try await Self.ending(link) == .localRequest)
+
+      link = try await rig.connect()
+      try rig.bluez.control("DropLinks")
+      #expect(try await Self.ending(link) == .linkLoss)
+
+      link = try await rig.connect()
+      try rig.bluez.control("SetPowered", ["boolean:false"])
+      #expect(try await Self.ending(link) != nil)
+      let off = try await withTimeout(20) { () async -> Bool in
+        for await state in states where state == .poweredOff { return true }
+        return false
+      }
+      #expect(off)
+      await #expect(throws: LinkError.notPoweredOn(.poweredOff)) {
+        try await rig.central.connect(FloodCentral.peripheral, timeout: .seconds(2))
+      }
+      try rig.bluez.control("SetPowered", ["boolean:true"])
+      #expect(await rig.central.state == .poweredOn)
+
+      link = try await rig.connect()
+      rig.bluez.stopBluetoothd()
+      #expect(try await Self.ending(link) == .other("bluetoothd stopped"))
+      #expect(await rig.central.state == .resetting)
+      await #expect(throws: LinkError.self) {
+        try await rig.central.connect(FloodCentral.peripheral, timeout: .seconds(2))
+      }
+    }
+
     @Test("writes without response (AcquireWrite socket) and with response keep order and bytes")
     func writes() async throws {
       let seed = TestSeed.current
