@@ -1,6 +1,6 @@
 #if os(Linux)
   import Foundation
-  import RecorderBlueZ
+  @testable import RecorderBlueZ
   import RecorderBluetooth
   import RecorderConcurrency
   import RecorderProtocol
@@ -49,7 +49,8 @@
 
       func connect() async throws -> any PeripheralLink {
         let advertisement = try await discover()
-        return try await central.connect(advertisement.peripheral, timeout: .seconds(10))
+        // Generous: the whole suite runs in parallel on a small, shared machine.
+        return try await central.connect(advertisement.peripheral, timeout: .seconds(30))
       }
     }
 
@@ -150,6 +151,46 @@
       await #expect(throws: LinkError.self) {
         try await rig.central.connect(FloodCentral.peripheral, timeout: .seconds(2))
       }
+    }
+
+    @Test("a radio that takes nothing fills AcquireWrite's socket: writes wait, then all arrive")
+    func writeBackPressure() async throws {
+      let rig = try await Rig()
+      defer { rig.stop() }
+      let link = try await rig.connect()
+      let bluezLink = try #require(link as? BlueZPeripheralLink)
+      let flood = try #require(rig.flood.links.withLock { $0.first })
+      flood.pause()
+      let count = 4000
+      let values = (0..<count).map { index in
+        withUnsafeBytes(of: UInt32(index).littleEndian, Array.init)
+          + Array(repeating: 0xA5, count: 196)
+      }
+      let returned = Locked(0)
+      let writer = Task {
+        for value in values {
+          try await link.write(value, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+          returned.withLock { $0 += 1 }
+        }
+      }
+      // The mock (another process) stops reading once 64 writes are outstanding; the socket
+      // then fills. Poll with a bound for our writer to meet the full socket.
+      let deadline = ContinuousClock.now + .seconds(20)
+      while bluezLink.backPressureWaits.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      let held = returned.withLock { $0 }
+      #expect(bluezLink.backPressureWaits.withLock { $0 } > 0, "the socket never filled")
+      #expect(held < count, "every write returned while the radio took nothing")
+      flood.resume()
+      try await writer.value
+      let end = ContinuousClock.now + .seconds(20)
+      while flood.writes.withLock({ $0.count }) < count, ContinuousClock.now < end {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(flood.writes.withLock { $0 } == values)
+      print("back pressure: \(held) writes returned before the socket filled")
+      await link.disconnect()
     }
 
     @Test("writes without response (AcquireWrite socket) and with response keep order and bytes")

@@ -81,9 +81,30 @@ public final class FloodLink: PeripheralLink {
     return [87]
   }
 
+  /// While paused, writes wait (a radio that takes nothing): back pressure builds up behind.
+  public func pause() { gate.withLock { $0.paused = true } }
+
+  public func resume() {
+    let waiting = gate.withLock { gate in
+      gate.paused = false
+      defer { gate.waiting.removeAll() }
+      return gate.waiting
+    }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  private let gate = Locked((paused: false, waiting: [CheckedContinuation<Void, Never>]()))
+
   public func write(_ value: [UInt8], to characteristic: BluetoothUUID, type: WriteType)
     async throws(LinkError)
   {
+    await withCheckedContinuation { continuation in
+      let wait = gate.withLock { gate -> Bool in
+        if gate.paused { gate.waiting.append(continuation) }
+        return gate.paused
+      }
+      if !wait { continuation.resume() }
+    }
     writes.withLock { $0.append(value) }
     guard value.first == 0xF1, value.count == 15 else { return }
     let count = value[1..<5].enumerated().reduce(UInt32(0)) {

@@ -119,7 +119,7 @@ public final class MockBlueZ {
       [
         "-m", "dbusmock", "--system", "--template", Self.mockScript, "-p",
         String(decoding: json, as: UTF8.self),
-      ], output: directory + "/mock", environment: environment)
+      ], output: directory + "/mock", environment: environment, keepStdout: false)
     mock = process
     let owned = Self.poll(timeout: .seconds(30)) {
       !process.isRunning || ((try? self.nameHasOwner()) ?? false)
@@ -214,8 +214,12 @@ public final class MockBlueZ {
     return String(decoding: stdout, as: UTF8.self)
   }
 
+  /// Runs `path` with stdout and stderr in `output`.stdout / .stderr. `keepStdout: false`
+  /// discards stdout: dbusmock logs every method call there with its arguments, and a
+  /// WriteValue's arguments may carry the device token.
   private static func spawn(
-    _ path: String, _ arguments: [String], output: String, environment: [String: String]
+    _ path: String, _ arguments: [String], output: String, environment: [String: String],
+    keepStdout: Bool = true
   ) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
@@ -223,7 +227,10 @@ public final class MockBlueZ {
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     _ = FileManager.default.createFile(atPath: output + ".stdout", contents: nil)
     _ = FileManager.default.createFile(atPath: output + ".stderr", contents: nil)
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output + ".stdout"))
+    process.standardOutput =
+      keepStdout
+      ? try FileHandle(forWritingTo: URL(fileURLWithPath: output + ".stdout"))
+      : FileHandle.nullDevice
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output + ".stderr"))
     process.standardInput = FileHandle.nullDevice
     try process.run()
