@@ -39,6 +39,9 @@
     private let notificationPath: BlueZCentral.NotificationPath
     private let callTimeout: Duration
     private let state = Locked(State())
+    /// How many times a write without response found the socket full and waited (tests and
+    /// diagnostics: back pressure from the radio reached us).
+    let backPressureWaits = Locked(0)
     /// Notifications buffered before a reader thread waits for the consumer.
     static let eventBufferLimit = 8192
 
@@ -206,6 +209,7 @@
           throw .disconnected(.linkLoss)
         }
         // Back pressure: the radio's queue is full. Wait (bounded slices) for room.
+        backPressureWaits.withLock { $0 += 1 }
         await Self.waitWritable(fd)
         try live()
         if Task.isCancelled { throw .cancelled }
