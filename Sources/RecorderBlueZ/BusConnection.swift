@@ -6,8 +6,11 @@
 
   /// A D-Bus error: its name (`org.bluez.Error.Failed`) and the service's words.
   public struct DBusFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The error's D-Bus name, `org.bluez.Error.*` or `org.freedesktop.DBus.Error.*`.
     public var name: String
+    /// The service's explanation (may be empty).
     public var message: String
+    /// A failure with this name and message.
     public init(name: String, message: String) {
       self.name = name
       self.message = message
@@ -24,12 +27,12 @@
   }
 
   /// A signal as it arrived: who sent it, from which object, and its arguments.
-  public struct BusSignal: Sendable {
-    public var sender: String
-    public var path: String
-    public var interface: String
-    public var member: String
-    public var arguments: [DBusValue]
+  struct BusSignal: Sendable {
+    var sender: String
+    var path: String
+    var interface: String
+    var member: String
+    var arguments: [DBusValue]
   }
 
   /// One private connection to a message bus, over libdbus-1.
@@ -52,7 +55,7 @@
   /// thread (`run()` and the jobs and filter callbacks it runs); everything other threads
   /// touch lives in `shared`, a ``Locked``; `wakeFD` is an immutable descriptor and eventfd
   /// writes are atomic.
-  public final class BusConnection: @unchecked Sendable {
+  final class BusConnection: @unchecked Sendable {
     private struct Pending {
       var method: String
       var deadline: ContinuousClock.Instant
@@ -74,13 +77,13 @@
     /// Bus thread only.
     private var pending: [UInt32: Pending] = [:]
     /// Our unique name on the bus (`:1.42`).
-    public let uniqueName: String
+    let uniqueName: String
 
     /// Connects to `address` (a D-Bus address such as `unix:path=/run/dbus/system_bus_socket`)
     /// or, when nil, to the system bus (libdbus reads `DBUS_SYSTEM_BUS_ADDRESS` itself, so
     /// tests point it at their private bus), registers, and starts the bus thread.
     /// Blocks the calling thread for the connect and the registration round trip.
-    public init(address: String?) throws(DBusFailure) {
+    init(address: String?) throws(DBusFailure) {
       dbus_threads_init_default()
       var error = CDBus.DBusError()
       dbus_error_init(&error)
@@ -123,14 +126,14 @@
     }
 
     /// Closes the connection: pending calls fail with ``DBusFailure/disconnected``.
-    public func close() {
+    func close() {
       shared.withLock { $0.closing = true }
       wake()
     }
 
     /// Calls `method`; the reply's arguments or the error. Never hangs: a call without a
     /// reply within `timeout` fails with `org.freedesktop.DBus.Error.NoReply`.
-    public func call(
+    func call(
       _ destination: String, _ path: String, _ interface: String, _ method: String,
       _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
     ) async -> Result<[DBusValue], DBusFailure> {
@@ -167,7 +170,7 @@
     /// Calls `handler` on the bus thread for every signal (match rules decide which arrive);
     /// keep it short and non-blocking. Returns a token for ``unsubscribe(_:)``.
     @discardableResult
-    public func subscribe(_ handler: @escaping @Sendable (BusSignal) -> Void) -> Int {
+    func subscribe(_ handler: @escaping @Sendable (BusSignal) -> Void) -> Int {
       shared.withLock { shared in
         let id = shared.nextHandler
         shared.nextHandler += 1
@@ -176,12 +179,12 @@
       }
     }
 
-    public func unsubscribe(_ id: Int) {
+    func unsubscribe(_ id: Int) {
       shared.withLock { _ = $0.handlers.removeValue(forKey: id) }
     }
 
     /// Calls `handler` once when the connection ends (the bus went away or ``close()``).
-    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+    func onClose(_ handler: @escaping @Sendable () -> Void) {
       let closed = shared.withLock { shared -> Bool in
         if !shared.closed { shared.closeHandlers.append(handler) }
         return shared.closed
@@ -189,10 +192,10 @@
       if closed { handler() }
     }
 
-    public var isClosed: Bool { shared.withLock { $0.closed } }
+    var isClosed: Bool { shared.withLock { $0.closed } }
 
     /// Adds a match rule (which signals the bus sends us).
-    public func addMatch(_ rule: String) async -> Result<Void, DBusFailure> {
+    func addMatch(_ rule: String) async -> Result<Void, DBusFailure> {
       await call(
         "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch",
         [.string(rule)]

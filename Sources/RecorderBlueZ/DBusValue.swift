@@ -8,7 +8,7 @@
   ///
   /// A Unix file descriptor (`h`) read from a message is a fresh descriptor the reader owns
   /// (libdbus dup()s it); whoever takes the value out closes it.
-  public indirect enum DBusValue: Sendable, Equatable {
+  indirect enum DBusValue: Sendable, Equatable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -31,7 +31,7 @@
     case variant(DBusValue)
 
     /// The value's D-Bus type signature.
-    public var signature: String {
+    var signature: String {
       switch self {
       case .byte: "y"
       case .bool: "b"
@@ -54,7 +54,7 @@
     }
 
     /// `a{sv}` from a Swift dictionary: BlueZ's option dictionaries.
-    public static func options(_ entries: [String: DBusValue]) -> DBusValue {
+    static func options(_ entries: [String: DBusValue]) -> DBusValue {
       .array(
         elementSignature: "{sv}",
         entries.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value)) })
@@ -63,22 +63,22 @@
     // MARK: Reading
 
     /// The content of a variant, or the value itself.
-    public var unwrapped: DBusValue {
+    var unwrapped: DBusValue {
       if case .variant(let inner) = self { return inner.unwrapped }
       return self
     }
-    public var stringValue: String? {
+    var stringValue: String? {
       switch unwrapped {
       case .string(let text), .objectPath(let text): text
       default: nil
       }
     }
-    public var boolValue: Bool? {
+    var boolValue: Bool? {
       if case .bool(let value) = unwrapped { return value }
       return nil
     }
     /// Any integer type, widened.
-    public var intValue: Int? {
+    var intValue: Int? {
       switch unwrapped {
       case .byte(let v): Int(v)
       case .int16(let v): Int(v)
@@ -91,7 +91,7 @@
       }
     }
     /// `ay` (or an array of bytes built another way).
-    public var bytesValue: [UInt8]? {
+    var bytesValue: [UInt8]? {
       switch unwrapped {
       case .bytes(let bytes): return bytes
       case .array(_, let elements):
@@ -104,7 +104,7 @@
       default: return nil
       }
     }
-    public var arrayValue: [DBusValue]? {
+    var arrayValue: [DBusValue]? {
       switch unwrapped {
       case .array(_, let elements): elements
       case .bytes(let bytes): bytes.map { .byte($0) }
@@ -112,7 +112,7 @@
       }
     }
     /// `a{sv}` (or any dictionary with string keys) as a Swift dictionary.
-    public var stringDictionary: [String: DBusValue]? {
+    var stringDictionary: [String: DBusValue]? {
       guard let elements = arrayValue else { return nil }
       var result: [String: DBusValue] = [:]
       for element in elements {
