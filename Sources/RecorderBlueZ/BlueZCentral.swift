@@ -15,9 +15,16 @@
   ///   an advertisement per Device1 InterfacesAdded and per PropertiesChanged of its RSSI,
   ///   ManufacturerData or Name. Discovery is restarted when the adapter powers on again or
   ///   bluetoothd restarts while a scan is being iterated.
+  ///   A scan starts with the devices bluetoothd already holds with an RSSI (heard in the
+  ///   current discovery), as CoreBluetooth reports a peripheral heard before the scan.
   /// - Peripheral ids are device addresses (`AA:BB:CC:DD:EE:FF`).
+  /// - Connect: Device1.Connect bounded by the timeout, then ServicesResolved. Cancellation
+  ///   is seen while waiting for ServicesResolved; a Connect call in flight runs to its reply
+  ///   or the deadline (libdbus cannot withdraw a call), then throws ``LinkError/cancelled``.
   ///
   /// Commands while the adapter is not powered on fail with ``LinkError/notPoweredOn(_:)``.
+  /// Nothing here asks for privileges: no MTU, PHY or interval requests (a D-Bus client
+  /// cannot make them; docs/linux-gateway.md says how an administrator sets them once).
   public final class BlueZCentral: Central {
     /// How notifications reach us.
     public enum NotificationPath: Sendable, Equatable {
