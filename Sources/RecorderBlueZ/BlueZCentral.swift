@@ -318,6 +318,7 @@
         throw Task.isCancelled ? .cancelled : .connectTimeout
       case .failure(let failure): throw .bluez(failure, during: "Connect")
       }
+      if Task.isCancelled { throw .cancelled }
       let resolved = await wait(until: deadline) { objects in
         objects[path, BlueZ.device]?["ServicesResolved"]?.boolValue == true
       }
