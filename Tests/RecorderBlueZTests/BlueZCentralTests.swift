@@ -193,6 +193,24 @@
       await link.disconnect()
     }
 
+    @Test("a device that vanished: connect times out, or is cancelled, within its bound")
+    func connectTimeoutAndCancel() async throws {
+      let rig = try await Rig()
+      defer { rig.stop() }
+      let advertisement = try await rig.discover()
+      try rig.bluez.control("Vanish")
+      let started = ContinuousClock.now
+      await #expect(throws: LinkError.connectTimeout) {
+        try await rig.central.connect(advertisement.peripheral, timeout: .seconds(2))
+      }
+      #expect(ContinuousClock.now - started < .seconds(10))
+      let central = rig.central
+      let peripheral = advertisement.peripheral
+      let attempt = Task { try await central.connect(peripheral, timeout: .seconds(2)) }
+      attempt.cancel()
+      await #expect(throws: LinkError.cancelled) { try await attempt.value }
+    }
+
     @Test("writes without response (AcquireWrite socket) and with response keep order and bytes")
     func writes() async throws {
       let seed = TestSeed.current
