@@ -287,6 +287,24 @@
       print("bluez kill test: \(kills) kills in \(run) runs, seed \(seed)")
     }
 
+    @Test("--adapter picks the adapter; an unknown one is exit 69 naming those there are")
+    func adapterChoice() throws {
+      let rig = try Rig("bluez-adapter", minutes: [0.25])
+      defer { rig.stop() }
+      let chosen = try rig.run(
+        ["scan", "--timeout", "1", "--json", "--adapter", "hci0"], label: "hci0")
+      #expect(chosen.status == 0, "\(chosen.stderr)")
+      #expect(try jsonArray(chosen.stdout).count == 1)
+      let unknown = try rig.run(["info", "--adapter", "hci7"] + rig.device, label: "hci7")
+      #expect(unknown.status == 69, "\(unknown.stderr)")
+      #expect(
+        unknown.stderr.contains("no Bluetooth adapter hci7 (BlueZ has: hci0)"), "\(unknown.stderr)")
+      let usage = try rig.run(
+        ["ls", "--device", "tcp://127.0.0.1:1", "--adapter", "hci0", "--token", Self.token],
+        label: "usage")
+      #expect(usage.status == 64, "\(usage.stderr)")
+    }
+
     @Test("no bluetoothd on the bus: exit 69 and 'bluetoothd is not running'")
     func bluetoothdAbsent() throws {
       let directory = try TemporaryDirectory("bluez-absent")
