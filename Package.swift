@@ -54,6 +54,24 @@ let package = Package(
       dependencies: [
         "RecorderProtocol", "RecorderBluetooth", "RecorderSockets", "RecorderConcurrency",
       ]),
+    // BlueZ (issue 13): libdbus-1, the Linux `Central` over it, and its tests against a mock
+    // bluetoothd (python3-dbusmock on a private dbus-daemon). Linux only: the CLI depends on it
+    // with a platform condition and its sources compile to nothing elsewhere.
+    .systemLibrary(
+      name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    .target(
+      name: "RecorderBlueZ",
+      dependencies: [
+        .target(name: "CDBus", condition: .when(platforms: [.linux])), "RecorderBluetooth",
+        "RecorderConcurrency", "RecorderProtocol",
+      ]),
+    .testTarget(
+      name: "RecorderBlueZTests",
+      dependencies: [
+        "RecorderBlueZ", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
+        "RecorderRemoteLink", "TestSupport",
+        .target(name: "CDBus", condition: .when(platforms: [.linux])),
+      ]),
     // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
     .target(name: "COpusShim", dependencies: ["COpus"]),
     .target(name: "RecorderAudio", dependencies: ["COpus", "COpusShim", "CLame", "COgg"]),
@@ -96,6 +114,7 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
         "RecorderProtocol", "RecorderConcurrency", "HealthProfiles", "RecorderBluetooth",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
     .executableTarget(
       name: "RecorderBench",
@@ -103,11 +122,15 @@ let package = Package(
         "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderEmulator",
         "RecorderRemoteLink", "RecorderStore", "RecorderTesting", "RecorderWebSocket",
         "RecorderSockets", "RecorderConcurrency",
+        // The BlueZ section: the mock bluetoothd and flood peripheral of TestSupport.
+        "RecorderBluetooth", "TestSupport",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
 
     // Seeded generators shared by the test targets (not shipped in any product).
     .target(
-      name: "TestSupport", dependencies: ["RecorderConcurrency"], path: "Tests/TestSupport"),
+      name: "TestSupport", dependencies: ["RecorderConcurrency", "RecorderBluetooth"],
+      path: "Tests/TestSupport"),
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
@@ -146,7 +169,7 @@ let package = Package(
         "RecorderCrypto",
       ]),
     .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto"]),
-    .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio"]),
+    .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio", "TestSupport"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [

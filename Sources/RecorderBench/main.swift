@@ -1,12 +1,13 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|ota|scale|journal|battery|first-byte|all] [more sections]
+// USAGE: recorder-bench [audio|sync|wifi|ota|scale|journal|battery|first-byte|bluez|all] [more sections]
 //        (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
 //   recorder-bench audio-export-child INPUT OUTPUT FORMAT CHANNELS
 //   recorder-bench audio-generate PATH SECONDS CHANNELS [SEED]
 //   recorder-bench wifi-sender tcp|ws PORT BYTES   (the sending side of the Wi-Fi figures)
+//   recorder-bench bluez-flood-server              (the sender of the BlueZ figures, Linux)
 
 #if canImport(Glibc)
   import Glibc
@@ -14,22 +15,35 @@
   import Darwin
 #endif
 
+/// The BlueZ section needs BlueZ (Linux).
+#if os(Linux)
+  let bluezSections: [(name: String, run: () throws -> Void)] = [("bluez", BlueZBenchmarks.run)]
+  let bluezHelper = BlueZBenchmarks.handleHelper
+#else
+  let bluezSections: [(name: String, run: () throws -> Void)] = []
+  let bluezHelper: ([String]) -> Bool = { _ in false }
+#endif
+
 /// The benchmark sections, in the order `all` runs them.
-let sections: [(name: String, run: () throws -> Void)] = [
-  ("audio", AudioBenchmarks.run),
-  ("sync", SyncBenchmarks.run),
-  ("wifi", WiFiBenchmarks.run),
-  ("scale", ScaleBenchmarks.run),
-  ("journal", JournalBenchmarks.run),
-  ("battery", BatteryBenchmarks.run),
-  ("first-byte", FirstByteBenchmarks.run),
-  ("ota", OTABenchmarks.run),
-]
+let sections: [(name: String, run: () throws -> Void)] =
+  [
+    ("audio", AudioBenchmarks.run),
+    ("sync", SyncBenchmarks.run),
+    ("wifi", WiFiBenchmarks.run),
+    ("scale", ScaleBenchmarks.run),
+    ("journal", JournalBenchmarks.run),
+    ("battery", BatteryBenchmarks.run),
+    ("first-byte", FirstByteBenchmarks.run),
+    ("ota", OTABenchmarks.run),
+  ]
+  + bluezSections
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let word = arguments.first ?? "all"
 do {
-  if AudioBenchmarks.handleHelper(arguments) || WiFiBenchmarks.handleHelper(arguments) {
+  if AudioBenchmarks.handleHelper(arguments) || WiFiBenchmarks.handleHelper(arguments)
+    || bluezHelper(arguments)
+  {
     exit(0)
   } else if word == "all" {
     for section in sections { try section.run() }

@@ -55,11 +55,14 @@ struct CloudOptions {
 extension DeviceOptions {
   /// Device options with the token given (the handshake token of a user JWT).
   init(
-    url: String, token: DeviceToken, serial: String?, timeout: Duration, modeB: ModeBCredentials
-  ) {
+    url: String, token: DeviceToken, serial: String?, timeout: Duration, modeB: ModeBCredentials,
+    adapter: String? = nil
+  ) throws {
     self.url = url
+    address = try RadioAddress(url)
+    self.adapter = adapter
     self.token = token
-    self.serial = serial
+    if case .ble(let bleSerial?) = address { self.serial = bleSerial } else { self.serial = serial }
     self.timeout = timeout
     self.modeB = modeB
   }
@@ -73,10 +76,11 @@ extension DeviceOptions {
       || ProcessInfo.processInfo.environment[DeviceOptions.tokenVariable] != nil
     guard let cloud, !tokenGiven else { return try DeviceOptions(arguments: &arguments) }
     let token = cloud.userToken.deviceToken
-    return DeviceOptions(
+    return try DeviceOptions(
       url: try arguments.required("device"), token: token,
       serial: try arguments.option("serial"),
       timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10),
-      modeB: try DeviceOptions.modeB(&arguments, token: token))
+      modeB: try DeviceOptions.modeB(&arguments, token: token),
+      adapter: try arguments.option("adapter"))
   }
 }

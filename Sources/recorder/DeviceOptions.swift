@@ -4,10 +4,14 @@ import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
 
-/// `--device tcp://HOST:PORT [--token-file PATH | --token T] [--serial S] [--timeout SECONDS]`:
-/// how the commands that talk to a device find and authenticate it.
+/// `--device ble[:SERIAL]|tcp://HOST:PORT [--adapter hciN] [--token-file PATH | --token T]
+/// [--serial S] [--timeout SECONDS]`: how the commands that talk to a device find and
+/// authenticate it.
 struct DeviceOptions {
   var url: String
+  var address: RadioAddress
+  /// The BlueZ adapter for `ble` (nil: the first powered one).
+  var adapter: String?
   var token: DeviceToken
   var serial: String?
   var timeout: Duration
@@ -18,8 +22,11 @@ struct DeviceOptions {
   static let tokenVariable = "RECORDER_TOKEN"
 
   static let help = """
-      --device URL          The device: tcp://HOST:PORT of `recorder emulate` (or anything
-                            speaking docs/tcp-link.md).
+      --device URL          The device: ble (the first recorder the local Bluetooth
+                            adapter hears, through BlueZ; Linux), ble:SERIAL (that
+                            recorder), or tcp://HOST:PORT of `recorder emulate` (or
+                            anything speaking docs/tcp-link.md).
+      --adapter hciN        With ble: the Bluetooth adapter (default: the first powered).
       --token-file PATH     Read the device token from PATH (its first line). Keep it 0600:
                             a file others can read is used, with a warning on stderr.
       RECORDER_TOKEN        Or the token in this environment variable.
@@ -36,10 +43,19 @@ struct DeviceOptions {
 
   init(arguments: inout Arguments) throws {
     url = try arguments.required("device")
+    address = try RadioAddress(url)
+    adapter = try arguments.option("adapter")
+    if adapter != nil, case .tcp = address { throw UsageError("--adapter goes with --device ble") }
     token = try Self.token(
       option: arguments.option("token"), file: arguments.option("token-file"),
       environment: ProcessInfo.processInfo.environment[Self.tokenVariable])
     serial = try arguments.option("serial")
+    if case .ble(let bleSerial?) = address {
+      if let serial, serial != bleSerial {
+        throw UsageError("--serial \(serial) contradicts --device ble:\(bleSerial)")
+      }
+      serial = bleSerial
+    }
     timeout = .seconds(try arguments.option("timeout", as: Double.self) ?? 10)
     modeB = try Self.modeB(&arguments, token: token)
   }
@@ -124,14 +140,8 @@ struct DeviceOptions {
   }
 
   /// Opens the link, finds the device, authenticates. The caller closes the session.
-  func connect() async throws -> (DeviceSession, TCPCentral) {
-    let central: TCPCentral
-    do {
-      central = try TCPCentral(url: url)
-      try await central.open()
-    } catch {
-      throw CommandFailure(.unavailable, "cannot reach \(url): \(error)")
-    }
+  func connect() async throws -> (DeviceSession, any ClosableCentral) {
+    let central = try await address.open(adapter: adapter)
     let scanner = DeviceScanner(central: central)
     let configuration = sessionConfiguration
     do {

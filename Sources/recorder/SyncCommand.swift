@@ -47,6 +47,7 @@ struct SyncCommand: RecorderCommand {
       --wifi-join-timeout S Keep retrying to join the hotspot for S seconds, starting ~3 s
                             after WIFI_OPEN, before falling back to BLE (default 60).
       --json                The summary as JSON.
+    \(SyncWatch.help)
       -h, --help            Show this help.
     """
 
@@ -61,6 +62,8 @@ struct SyncCommand: RecorderCommand {
   var json: Bool
   var waitForLock: Bool
   var wifi: WiFiSyncPlan?
+  /// `--watch`: stay running as a gateway.
+  var watch: SyncWatch?
 
   init(arguments: inout Arguments) throws {
     device = try DeviceOptions(arguments: &arguments)
@@ -76,6 +79,7 @@ struct SyncCommand: RecorderCommand {
     guard attempts >= 1 else { throw UsageError("--attempts must be at least 1") }
     json = arguments.flag("json")
     waitForLock = arguments.flag("wait")
+    watch = try SyncWatch(arguments: &arguments)
     let useWiFi = arguments.flag("wifi")
     let hotspot = try arguments.option("hotspot")
     let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
@@ -149,6 +153,11 @@ struct SyncCommand: RecorderCommand {
           await session.close(); central.close()
         }
       )
+    }
+    if let watch {
+      defer { rendering.cancel() }
+      try await watch.run(runner, device: device, serial: serial, json: json)
+      return
     }
     let report = try await runner.run()
     rendering.cancel()

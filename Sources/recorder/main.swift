@@ -13,6 +13,7 @@ let commands: [any RecorderCommand.Type] = [
   ListCommand.self,
   PassiveCommand.self,
   InfoCommand.self,
+  ScanCommand.self,
   SyncCommand.self,
   RecordCommand.self, SettingsCommand.self,
   OTACommand.self, BindCommand.self, UnbindCommand.self,
