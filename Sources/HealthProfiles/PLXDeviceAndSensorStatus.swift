@@ -1,6 +1,6 @@
 /// The Device and Sensor Status field of a PLX Spot-Check Measurement (GATT Specification
 /// Supplement, PLX Spot-Check Measurement, Device and Sensor Status; 24 bits). Bits 0–15 are
-/// single flags, named in ``names``; bits 16–23 are reserved for future use.
+/// single flags, named in `names`; bits 16–23 are reserved for future use.
 public struct PLXDeviceAndSensorStatus: Sendable, Hashable, CustomStringConvertible {
   static let names = StatusBitNames(
     namedBits: [

@@ -1,6 +1,6 @@
 /// The Measurement Status field of a PLX Spot-Check Measurement (GATT Specification
 /// Supplement, PLX Spot-Check Measurement, Measurement Status; 16 bits). Bits 0–4 are
-/// reserved for future use; bits 5–15 are single flags, named in ``names``.
+/// reserved for future use; bits 5–15 are single flags, named in `names`.
 public struct PLXMeasurementStatus: Sendable, Hashable, CustomStringConvertible {
   static let names = StatusBitNames(
     namedBits: [

@@ -64,7 +64,7 @@ extension AgentCore {
   /// Whether the hotspot is up (``PlaudDeviceAgent/isWiFiTransferActive``).
   nonisolated var isHotspotOpen: Bool { hotspotOpen.current }
 
-  /// ``DeviceSession/openWiFi(password:)`` with a fresh ``DeviceHotspot/makePassword()``:
+  /// `DeviceSession/openWiFi(password:)` with a fresh `DeviceHotspot/makePassword()`:
   /// `bleWiFiOpen(0, ssid, ssid, password)`, or `bleWiFiOpen(-1, "", "", "")` (not
   /// connected, no Wi-Fi, refused; `lastError` says which). The password goes to the
   /// delegate only, never to a log or an error.
@@ -86,7 +86,7 @@ extension AgentCore {
     }
   }
 
-  /// ``DeviceSession/closeWiFi()`` when the hotspot is up and BLE is connected (best
+  /// `DeviceSession/closeWiFi()` when the hotspot is up and BLE is connected (best
   /// effort: a failure is recorded in `lastError`; the device's own ~2 min idle timeout is
   /// the fallback).
   func closeHotspot() async {

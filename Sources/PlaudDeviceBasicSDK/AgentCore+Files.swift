@@ -30,13 +30,13 @@ extension AgentCore {
     }
   }
 
-  /// Bytes held locally per recording of `serial` (``SyncWorkspace/heldBytes(serial:)``),
+  /// Bytes held locally per recording of `serial` (`SyncWorkspace/heldBytes(serial:)`),
   /// for `BleFile.offset`.
   func heldBytes(serial: String) -> [UInt32: Int64] {
     (try? openWorkspace().heldBytes(serial: serial)) ?? [:]
   }
 
-  /// ``DeviceSession/listRecordings()``: `bleFileList` with the recordings after `start`.
+  /// `DeviceSession/listRecordings()`: `bleFileList` with the recordings after `start`.
   func fileList(after start: Int) async {
     guard let current = session else {
       fail(.notConnected)
@@ -76,7 +76,7 @@ extension AgentCore {
       reportsData: true)
   }
 
-  /// ``SyncWorkspace/export(_:over:clock:)`` over BLE: `onProgress(0)` → `bleData`… →
+  /// `SyncWorkspace/export(_:over:clock:)` over BLE: `onProgress(0)` → `bleData`… →
   /// `bleDataComplete` with `onProgress(1…99)` → `onProgress(100)` → `onComplete`, or
   /// `onError`.
   func export(
@@ -137,7 +137,7 @@ extension AgentCore {
     return nil
   }
 
-  /// ``SyncWorkspace/deleteRecording(_:over:)`` over BLE: `bleDeleteFile(id, 0)`, else the
+  /// `SyncWorkspace/deleteRecording(_:over:)` over BLE: `bleDeleteFile(id, 0)`, else the
   /// device's status or -1.
   func delete(sessionId: Int) async {
     guard let current = session, let id = UInt32(exactly: sessionId) else {

@@ -4,7 +4,7 @@ import RecorderKit
 /// A callback to deliver: the facade calls it with the delegate on its callback queue.
 typealias DelegateEvent = @Sendable (any PlaudDeviceAgentProtocol) -> Void
 
-/// The facade's state: one connected ``DeviceSession``, the scanner, the sync workspace.
+/// The facade's state: one connected `DeviceSession`, the scanner, the sync workspace.
 /// Commands reach it one at a time, in call order, from ``PlaudDeviceAgent``; each is a
 /// translation onto one RecorderKit call, and callbacks leave through `emit`, which queues
 /// them on the callback queue in the order they are emitted. Files and export are in
@@ -59,7 +59,7 @@ actor AgentCore {
 
   // MARK: - Scanning
 
-  /// ``RecorderScanner/scan(timeout:)``: `bleScanResult` with every change of the list,
+  /// `RecorderScanner/scan(timeout:)`: `bleScanResult` with every change of the list,
   /// `bleScanOverTime` when it ends with nothing heard (not when stopped).
   func startScan() {
     scanTask?.cancel()
@@ -89,7 +89,7 @@ actor AgentCore {
 
   // MARK: - Connecting
 
-  /// ``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``, then the
+  /// `RecorderScanner/connect(serial:heard:findTimeout:configuration:)`, then the
   /// documented order: `bleConnectState(1)` → `bleBind` → `blePenState` →
   /// `bleChargingState` → `bleStorage`; or `bleBind(status)` → `bleConnectState(-2)`,
   /// `bleConnectState(-1)` (no central, token, Bluetooth off), `bleConnectState(2)`.
@@ -207,7 +207,7 @@ actor AgentCore {
     await eventTask?.value
   }
 
-  /// ``DeviceSession/depair()`` (DEPAIR, never erasing: `clear` true or false, the
+  /// `DeviceSession/depair()` (DEPAIR, never erasing: `clear` true or false, the
   /// recordings stay), then disconnect: `bleDepair(0)` → `bleConnectState(0)`.
   func depair(clear: Bool) async {
     guard let current = session else {

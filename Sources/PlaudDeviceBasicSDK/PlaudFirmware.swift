@@ -60,7 +60,7 @@ public struct PlaudFirmwareUpdateResult: Sendable, Equatable {
 // policy (retries, resumable download, checksums, reconnects); these only change shapes.
 
 extension PlaudFirmwareCheckResult {
-  /// The vendor's check result for RecorderKit's ``FirmwareRelease``.
+  /// The vendor's check result for RecorderKit's `FirmwareRelease`.
   init(_ release: FirmwareRelease) {
     self.init(
       hasUpdate: release.hasUpdate, currentVersion: release.currentVersion,

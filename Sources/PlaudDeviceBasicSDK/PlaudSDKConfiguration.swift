@@ -41,7 +41,7 @@ public struct PlaudSDKConfiguration: Sendable {
   /// Where the phone's WebSocket server listens once the hotspot is joined (the device
   /// connects to it as a client): port 8081 on a phone [sdk], on the hotspot interface's
   /// address (the vendor listens on `0.0.0.0`; we refuse every-interface listening, see
-  /// ``WiFiLink/Configuration/host``), accepting only the hotspot's gateway; loopback and
+  /// `WiFiLink/Configuration/host`), accepting only the hotspot's gateway; loopback and
   /// port 0 (the system chooses) in tests. `connectTimeout` bounds each join attempt's wait
   /// for the device to connect (``PlaudWiFiAgent/connectWifi(_:_:_:)`` retries within its
   /// own timeout).

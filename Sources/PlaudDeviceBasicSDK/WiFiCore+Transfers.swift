@@ -2,10 +2,10 @@ import Foundation
 import RecorderKit
 
 /// Transfers over the Wi-Fi session: a raw read, an export, the batch. Each a translation
-/// onto one ``WiFiSession`` call; the delegate hears the bytes through a
+/// onto one `WiFiSession` call; the delegate hears the bytes through a
 /// ``WiFiTransferReporter``.
 extension WiFiCore {
-  /// ``WiFiSession/read(sessionId:from:to:)`` of `[start, end)` (`end` 0: to the end):
+  /// `WiFiSession/read(sessionId:from:to:)` of `[start, end)` (`end` 0: to the end):
   /// `wifiSyncFile(id, 0)` → `wifiSyncFileData`… → `wifiDataComplete()`; stopped: the data
   /// so far (the stop answers `wifiSyncFileStop` itself); refused: `wifiSyncFile(id,
   /// status)` → `wifiCommonErr(12, status)`.
@@ -35,7 +35,7 @@ extension WiFiCore {
     }
   }
 
-  /// ``WiFiSession/export(_:into:)``: the callback hears `onProgress(0)` …
+  /// `WiFiSession/export(_:into:)`: the callback hears `onProgress(0)` …
   /// `onProgress(100)` → `onComplete`, or `onError`; the delegate hears the transfer as for
   /// `syncFile`.
   func export(
@@ -80,7 +80,7 @@ extension WiFiCore {
     }
   }
 
-  /// ``WiFiSession/downloadAll(_:into:)``: `wifiDownloadAllProgress(total, index from 1,
+  /// `WiFiSession/downloadAll(_:into:)`: `wifiDownloadAllProgress(total, index from 1,
   /// file, 0…1)` at each file's start and per percent → `wifiDownloadAllProgress(total,
   /// total, nil, 1)` when every file was exported → `wifiDownloadAllCompleted(completed,
   /// notExported)`.

@@ -9,11 +9,11 @@ struct WiFiAgentState: Sendable {
   var currentSessionId = 0
 }
 
-/// The Wi-Fi half of the facade: one ``WiFiSession`` and the callbacks its calls become.
+/// The Wi-Fi half of the facade: one `WiFiSession` and the callbacks its calls become.
 /// Commands reach it one at a time, in call order, from ``PlaudWiFiAgent``'s command stream;
 /// each is a translation onto one `WiFiSession` call, and callbacks leave through `emit`,
 /// which queues them on the facade's callback queue in the order they are emitted. Stopping
-/// does not wait its turn: ``requestStop()`` calls ``WiFiSession/stopTransfer()`` from the
+/// does not wait its turn: ``requestStop()`` calls `WiFiSession/stopTransfer()` from the
 /// caller's thread.
 actor WiFiCore {
   private let configuration: PlaudSDKConfiguration
@@ -33,14 +33,14 @@ actor WiFiCore {
     self.emit = emit
   }
 
-  /// ``WiFiSession/stopTransfer()`` on the session up, if any.
+  /// `WiFiSession/stopTransfer()` on the session up, if any.
   nonisolated func requestStop() { current.current?.stopTransfer() }
 
   var session: WiFiSession? { current.current }
 
   // MARK: - Connecting
 
-  /// ``WiFiSession/connect(to:joiner:session:timeout:configuration:)`` (retrying within
+  /// `WiFiSession/connect(to:joiner:session:timeout:configuration:)` (retrying within
   /// `timeout` seconds): `wifiConnectionStatus(ssid, true)` → `wifiHandshake(0)`, or
   /// `wifiHandshake(status)` → `wifiCommonErr(1, status)` (the device's refusal, else -1).
   func connect(ssid: String, password: String, timeout: Int, serial: String?) async {
@@ -79,7 +79,7 @@ actor WiFiCore {
 
   // MARK: - Files
 
-  /// ``WiFiSession/listRecordings()``: `wifiFileList(files)` (all when `sessionId` is 0;
+  /// `WiFiSession/listRecordings()`: `wifiFileList(files)` (all when `sessionId` is 0;
   /// with `single` just that one; else those after it), or `wifiFileListFail(status)` →
   /// `wifiCommonErr(11, status)`.
   func list(sessionId: Int, single: Bool) async {
@@ -99,7 +99,7 @@ actor WiFiCore {
     }
   }
 
-  /// ``WiFiSession/delete(sessionId:journal:)``: `wifiFileDelete(id, 0)`, or
+  /// `WiFiSession/delete(sessionId:journal:)`: `wifiFileDelete(id, 0)`, or
   /// `wifiFileDelete(id, status)` → `wifiCommonErr(14, status)`. Commands run in call
   /// order, so a delete called while a batch runs waits for the batch.
   func delete(sessionId: Int) async {
@@ -124,7 +124,7 @@ actor WiFiCore {
 
   // MARK: - Closing
 
-  /// ``WiFiSession/close()``: `wifiConnectionStatus(ssid, false)` → `wifiClose(0)`. With no
+  /// `WiFiSession/close()`: `wifiConnectionStatus(ssid, false)` → `wifiClose(0)`. With no
   /// session, `wifiClose(-1)` when `reportIdle`. Then, with `closeHotspot`, WIFI_CLOSE over
   /// BLE.
   func close(reportIdle: Bool, closeHotspot: Bool) async {

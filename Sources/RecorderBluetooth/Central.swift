@@ -2,9 +2,9 @@ import RecorderConcurrency
 
 /// The central role of Bluetooth LE, shaped like CoreBluetooth's `CBCentralManager` so that
 /// the CoreBluetooth adapter is a thin translation and everything above it is tested here
-/// against the emulator (in process on a ``ManualClock``, or over TCP).
+/// against the emulator (in process on a `ManualClock`, or over TCP).
 ///
-/// Implementations: the TCP link to `recorder emulate` (``TCPCentral``), the emulator's
+/// Implementations: the TCP link to `recorder emulate` (`TCPCentral`), the emulator's
 /// in-process central (RecorderEmulator), and a CoreBluetooth adapter on Apple platforms.
 public protocol Central: Sendable {
   /// The radio's state now. A fresh CoreBluetooth manager is ``CentralState/unknown`` until

@@ -3,7 +3,7 @@ import RecorderConcurrency
 /// The state of a radio and everyone listening to it: what a ``Central`` implementation keeps
 /// to serve ``Central/state`` and ``Central/stateUpdates()``.
 ///
-/// Thread-safe: the state and the listeners live in one ``Locked`` value, so the platform's
+/// Thread-safe: the state and the listeners live in one `Locked` value, so the platform's
 /// callback thread may ``update(_:)`` while any task subscribes.
 public final class CentralStateBroadcast: Sendable {
   private struct Listeners {

@@ -4,8 +4,8 @@
 /// Time moves in two ways:
 /// - explicitly, with ``advance(by:)`` / ``advance(to:)``, which resume every sleeper whose
 ///   deadline has been reached, earliest first;
-/// - automatically, when ``startAutoAdvance()`` is on: whenever the system has gone quiet
-///   (nobody holds a ``beginWork()`` token, no busy probe says otherwise, and no sleeper or
+/// - automatically, when ``startAutoAdvance(pollInterval:quietChecks:)`` is on: whenever the system has gone quiet
+///   (nobody holds a ``beginWork(_:)`` token, no busy probe says otherwise, and no sleeper or
 ///   explicit ``noteActivity()`` arrived for a moment of real time), the clock jumps to the earliest sleeper's deadline. This is a
 ///   discrete-event simulation: nothing happens between events, so nothing is lost by
 ///   skipping the gap.
@@ -179,7 +179,7 @@ public final class ManualClock: Clock, Sendable {
   /// The driver sleeps in real time between polls (it never spins), so it costs no CPU
   /// while the simulation works; each automatic jump costs about `quietChecks ×
   /// pollInterval` of real time. Work that takes real time but no simulated time (hashing,
-  /// fsync, exporting) should hold a ``beginWork()`` token so no jump happens under it.
+  /// fsync, exporting) should hold a ``beginWork(_:)`` token so no jump happens under it.
   public func startAutoAdvance(pollInterval: Duration = .microseconds(500), quietChecks: Int = 4) {
     let task = Task.detached { [weak self] in
       var lastSeen: UInt64 = .max

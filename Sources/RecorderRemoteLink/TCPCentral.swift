@@ -1,7 +1,7 @@
 import RecorderBluetooth
 import RecorderConcurrency
 
-/// A ``Central`` in another process, reached over TCP: the SDK's side of `recorder emulate`
+/// A `Central` in another process, reached over TCP: the SDK's side of `recorder emulate`
 /// (or of any ``TCPCentralServer``). docs/tcp-link.md describes the messages.
 ///
 /// The TCP connection is opened on first use (or by ``open()``) and shared by every scan and
@@ -15,14 +15,14 @@ import RecorderConcurrency
 /// may be outstanding, each acknowledged once the served link accepted it, so throughput is
 /// not one round trip per write and the served link's back pressure reaches the caller.
 ///
-/// Thread-safe: all mutable state is in ``Locked`` values; any task may call any method.
+/// Thread-safe: all mutable state is in `Locked` values; any task may call any method.
 public final class TCPCentral: Central {
   /// Tuning and guards. The defaults suit loopback to `recorder emulate`.
   public struct Options: Sendable {
     /// How long opening the TCP connection and the hello exchange may take.
     public var openTimeout: Duration = .seconds(5)
     /// How long a request may wait for its reply before it fails with
-    /// ``LinkError/transport(_:)`` (a guard against a stuck server; the served central applies
+    /// `LinkError/transport(_:)` (a guard against a stuck server; the served central applies
     /// its own ATT timeouts). `connect` waits its own timeout plus this.
     public var requestTimeout: Duration = .seconds(30)
     /// Writes without response in flight per link before `write` waits for acknowledgements.
@@ -52,7 +52,7 @@ public final class TCPCentral: Central {
   }
 
   /// A central for `url`, written `tcp://HOST:PORT` (what `recorder emulate` prints).
-  /// - Throws: ``LinkError/transport(_:)`` for another scheme, a missing host or a bad port.
+  /// - Throws: `LinkError/transport(_:)` for another scheme, a missing host or a bad port.
   public convenience init(url: String, options: Options = Options()) throws(LinkError) {
     let prefix = "tcp://"
     guard url.hasPrefix(prefix) else { throw .transport("not a tcp:// address: \(url)") }
@@ -66,7 +66,7 @@ public final class TCPCentral: Central {
 
   /// Opens the TCP connection now (it is otherwise opened on first use), to report an
   /// unreachable server early.
-  /// - Throws: ``LinkError/transport(_:)`` when the server cannot be reached or does not
+  /// - Throws: `LinkError/transport(_:)` when the server cannot be reached or does not
   ///   speak this protocol.
   public func open() async throws(LinkError) {
     _ = try await session()
@@ -124,10 +124,10 @@ public final class TCPCentral: Central {
     return stream
   }
 
-  /// Asks the served central to connect; its link is relayed as a ``PeripheralLink``.
-  /// - Throws: what the served central threw (``LinkError/connectTimeout``,
-  ///   ``LinkError/unknownPeripheral(_:)``, …), ``LinkError/connectTimeout`` when no reply came
-  ///   within `timeout` plus ``Options/requestTimeout``, ``LinkError/transport(_:)`` when the
+  /// Asks the served central to connect; its link is relayed as a `PeripheralLink`.
+  /// - Throws: what the served central threw (`LinkError/connectTimeout`,
+  ///   `LinkError/unknownPeripheral(_:)`, …), `LinkError/connectTimeout` when no reply came
+  ///   within `timeout` plus ``Options/requestTimeout``, `LinkError/transport(_:)` when the
   ///   server cannot be reached or went away.
   public func connect(
     _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration

@@ -2,7 +2,7 @@ import RecorderBluetooth
 import RecorderConcurrency
 import RecorderSockets
 
-/// Serves any ``Central`` on a TCP port, for ``TCPCentral`` clients in other processes: the
+/// Serves any `Central` on a TCP port, for ``TCPCentral`` clients in other processes: the
 /// emulator's side of `recorder emulate` (the iOS Simulator, CI).
 ///
 /// A thin, exact relay: every request is answered by calling the served central or link, and
@@ -19,7 +19,7 @@ import RecorderSockets
 /// When a client's connection ends (or ``stop()`` is called), the server disconnects every
 /// link that client held, so the served central sees the phone go away.
 ///
-/// Thread-safe: mutable state is in ``state`` (a ``Locked``); any task may call any method.
+/// Thread-safe: mutable state is in `state` (a `Locked`); any task may call any method.
 public final class TCPCentralServer: Sendable {
   public let central: any Central
   public let host: String
@@ -45,7 +45,7 @@ public final class TCPCentralServer: Sendable {
 
   /// Binds and listens, then accepts clients in the background until ``stop()``.
   /// - Returns: the bound port (the chosen one when the port asked for was 0).
-  /// - Throws: ``LinkError/transport(_:)`` when the address cannot be bound, or when the
+  /// - Throws: `LinkError/transport(_:)` when the address cannot be bound, or when the
   ///   server was already started or stopped.
   @discardableResult
   public func start() async throws(LinkError) -> UInt16 {

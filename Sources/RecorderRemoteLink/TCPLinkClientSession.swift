@@ -6,7 +6,7 @@ import RecorderSockets
 /// bookkeeping, the reader that dispatches replies and events, and the links and scans that
 /// live on this connection.
 ///
-/// Thread-safe: all mutable state is in ``state`` (a ``Locked``); continuations are resumed
+/// Thread-safe: all mutable state is in `state` (a `Locked`); continuations are resumed
 /// outside the lock. Only the reader task consumes the socket; only the outbox writes it.
 final class TCPLinkClientSession: Sendable {
   private enum Pending {

@@ -32,7 +32,7 @@ public enum TCPLinkMessage: Sendable, Equatable {
   /// `Central.connect(_:services:timeout:)`; the timeout in nanoseconds is applied by the
   /// served central. Reply: ``connected(request:link:)`` or ``errorReply(request:error:)``.
   /// On the wire `services` follows the peripheral; a message that ends before it (an older
-  /// client) asks for ``RecorderGATT/services``.
+  /// client) asks for `RecorderGATT/services`.
   case connect(
     request: UInt32, peripheral: PeripheralID, timeoutNanoseconds: UInt64,
     services: [BluetoothUUID])
@@ -323,7 +323,7 @@ extension TCPLinkMessage {
   }
 }
 
-/// Appends the link's fields to a message being encoded, through the codec's ``ByteWriter``
+/// Appends the link's fields to a message being encoded, through the codec's `ByteWriter`
 /// (little-endian, like every device frame).
 private struct MessageWriter {
   private var writer = ByteWriter()
@@ -519,7 +519,7 @@ extension TCPLinkMessage {
 }
 
 /// Reads the link's fields from one message body from outside, through the codec's
-/// bounds-checked ``ByteReader``: a short body is ``TCPLinkMessageError/truncated(field:needed:available:)``,
+/// bounds-checked `ByteReader`: a short body is ``TCPLinkMessageError/truncated(field:needed:available:)``,
 /// never a trap, and nothing is allocated for a length not yet checked against the bytes present.
 private struct MessageReader {
   private var reader: ByteReader

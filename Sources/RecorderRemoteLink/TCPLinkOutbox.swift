@@ -6,7 +6,7 @@ import RecorderSockets
 /// takes everything queued while its previous write was in flight as one batch, so a burst of
 /// small messages costs one system call, not one each.
 ///
-/// All state is in one ``Locked``; continuations are resumed outside the lock.
+/// All state is in one `Locked`; continuations are resumed outside the lock.
 final class TCPLinkOutbox: Sendable {
   private struct State {
     var pending: [UInt8] = []

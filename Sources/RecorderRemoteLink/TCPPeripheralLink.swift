@@ -10,7 +10,7 @@ import RecorderConcurrency
 /// returned, after its back pressure) when it is full. A write without response that the
 /// served link rejects is reported by the next write on this link.
 ///
-/// Thread-safe: mutable state is in ``state`` (a ``Locked``); waiters are resumed outside it.
+/// Thread-safe: mutable state is in `state` (a `Locked`); waiters are resumed outside it.
 final class TCPPeripheralLink: PeripheralLink {
   let peripheral: PeripheralID
   let events: BackpressureStream<LinkEvent>

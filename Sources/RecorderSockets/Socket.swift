@@ -42,7 +42,7 @@ public enum SocketError: Error, Sendable, Equatable, CustomStringConvertible {
 /// byte into the pipe, which wakes every waiter at once; the descriptors are closed only when
 /// no operation is in flight any more, so a descriptor number is never reused under a waiter.
 ///
-/// `@unchecked`-free: all mutable state is in ``state`` (a ``Locked``); `fd` and the pipe ends
+/// `@unchecked`-free: all mutable state is in `state` (a `Locked`); `fd` and the pipe ends
 /// are immutable after `init`.
 final class SocketHandle: Sendable {
   let fd: Int32

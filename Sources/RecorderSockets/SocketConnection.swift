@@ -8,7 +8,7 @@ import RecorderConcurrency
 #endif
 
 /// One TCP connection (IPv4), accepted by a ``SocketListener`` or opened with
-/// ``connect(host:port:timeout:)``.
+/// ``connect(host:port:timeout:localHost:)``.
 ///
 /// Reads and writes suspend the calling task; the blocking waits happen on this connection's
 /// own dispatch queues (a `poll` with no timeout, woken by data or by ``close()``), never on

@@ -1,16 +1,16 @@
 import RecorderConcurrency
 import RecorderKit
 
-/// A ``DurableFileSystem`` over a real directory that can simulate a power loss: after a
-/// chosen number of operations every call fails with ``StorageError/powerLost``, and
+/// A `DurableFileSystem` over a real directory that can simulate a power loss: after a
+/// chosen number of operations every call fails with `StorageError/powerLost`, and
 /// ``recoverFromPowerLoss()`` then undoes everything no fsync covered — file bytes written
 /// after a file's last sync, and creations, renames and removals after their directory's
 /// last sync — as a journaling file system would after a real power cut. SIGKILL cannot test
 /// this: the page cache survives it.
 ///
-/// Also injects a full disk (``failWritesWithNoSpace``) for the disk-full tests.
+/// Also injects a full disk (`failWritesWithNoSpace`) for the disk-full tests.
 ///
-/// Thread-safe: all bookkeeping sits in one ``Locked``.
+/// Thread-safe: all bookkeeping sits in one `Locked`.
 public final class PowerLossFileSystem: DurableFileSystem {
   private let base = PosixFileSystem()
   private let state: Locked<State>

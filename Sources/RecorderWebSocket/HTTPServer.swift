@@ -2,7 +2,7 @@ import RecorderConcurrency
 import RecorderSockets
 
 /// A small HTTP/1.1 server for plain requests (the cloud emulator's), one request per
-/// connection: it reads a request within ``requestTimeout``, asks `handler` for the response,
+/// connection: it reads a request within `requestTimeout`, asks `handler` for the response,
 /// sends it as the response's ``HTTPResponse/Delivery`` says, and closes.
 ///
 /// A client that breaks the request rules gets the matching 4xx/5xx (``HTTPMessageError``)
@@ -33,7 +33,7 @@ public final class HTTPServer: Sendable {
 
   /// Binds `host:port` and starts serving with `handler`. Every server must be ``stop()``ped.
   /// - Parameter clock: the clock of the request timeout and of trickled deliveries.
-  /// - Throws: ``SocketError`` when the address cannot be bound.
+  /// - Throws: `SocketError` when the address cannot be bound.
   public init(
     host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPRequest.Limits = .init(),
     requestTimeout: Duration = .seconds(10), clock: AnyClock = .continuous,

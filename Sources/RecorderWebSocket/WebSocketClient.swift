@@ -3,7 +3,7 @@ import RecorderSockets
 
 extension WebSocketConnection {
   /// Opens a client connection to `ws://host:port/target` (from `localHost` when given; see
-  /// ``SocketConnection/connect(host:port:timeout:localHost:)``): TCP connect, the Upgrade request
+  /// `SocketConnection/connect(host:port:timeout:localHost:)`): TCP connect, the Upgrade request
   /// with a fresh key, and the server's 101 checked (status, headers, Sec-WebSocket-Accept),
   /// all within ``WebSocketConfiguration/handshakeTimeout``. The emulator's Wi-Fi side uses
   /// this to play the device.

@@ -46,7 +46,7 @@ public struct DeviceConfiguration: Sendable {
   /// the one capture suggests [device] (PROTOCOL.md §3.3).
   public var deleteReply: DeleteReplyStyle
   /// How TIME_SYNC's `tzHours` / `tzMinutes` are read into ``EmulatedDevice/utcOffsetSeconds``
-  /// (docs/time-sync.md; RecorderKit writes ``TimeZoneEncoding/projectDefault``).
+  /// (docs/time-sync.md; RecorderKit writes `TimeZoneEncoding/projectDefault`).
   public var timeZoneEncoding: TimeZoneEncoding
   /// Signal strength reported with each advertisement, dBm.
   public var rssi: Int
@@ -62,7 +62,7 @@ public struct DeviceConfiguration: Sendable {
   /// The firmware-update receiver: range size, verify / install / restart times.
   public var ota = OTAParameters()
   /// Which bytes the sync tail's CRC covers (PROTOCOL.md §10: unknown on real firmware):
-  /// ``TailCRCCoverage/requestBytes`` by default, our guess; the others let tests check the
+  /// `TailCRCCoverage/requestBytes` by default, our guess; the others let tests check the
   /// SDK copes with every plausible answer.
   public var tailCRCCoverage: TailCRCCoverage = .requestBytes
   /// Mode B's open choices, for a portVersion ≥ 20 device (PROTOCOL.md §9).

@@ -3,8 +3,8 @@ import RecorderConcurrency
 /// The clock an emulated device and its radio run on.
 ///
 /// - ``manual(_:)``: virtual time (tests, benchmarks). While the link has traffic queued, the
-///   link model itself moves the ``ManualClock`` forward connection event by connection
-///   event (holding a work token so ``ManualClock/startAutoAdvance(pollInterval:quietChecks:)`` does not
+///   link model itself moves the `ManualClock` forward connection event by connection
+///   event (holding a work token so `ManualClock/startAutoAdvance(pollInterval:quietChecks:)` does not
 ///   jump past it), waiting for the central's consumer before each event, so a one-hour
 ///   transfer costs seconds of real time and exactly the radio's time in virtual time. When
 ///   the link is idle, the test or the clock's auto-advance driver moves time.

@@ -4,7 +4,7 @@
 /// fault fires once. Actions that happen at a moment rather than on a count (reboot, going
 /// out of range) are methods on ``EmulatedDevice``.
 public struct FaultPlan: Sendable, Equatable {
-  /// Drop the link (``RecorderLink/DisconnectReason/linkLoss``) instead of sending the
+  /// Drop the link (`RecorderLink/DisconnectReason/linkLoss`) instead of sending the
   /// notification that would take the bytes notified past this count: that many bytes
   /// arrive, not one more.
   public var dropLinkAfterNotifiedBytes: Int?

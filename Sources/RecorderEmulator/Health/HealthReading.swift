@@ -32,7 +32,7 @@ public enum HealthReading {
   public static let defaultTime = MeasurementDateTime(
     year: 2024, month: 3, day: 5, hours: 14, minutes: 7, seconds: 9)
 
-  /// The value of the pairing characteristic (``HealthPeripheralKind/pairingCharacteristicUUID``):
+  /// The value of the pairing characteristic (`HealthPeripheralKind/pairingCharacteristicUUID`):
   /// Temperature Type "body" (2) for a thermometer, an all-zero feature field otherwise
   /// (no optional features).
   static func pairingValue(_ kind: HealthPeripheralKind) -> [UInt8] {

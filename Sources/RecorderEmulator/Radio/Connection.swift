@@ -87,7 +87,7 @@ struct SyncStream {
   let readyAt: Duration
   /// CRC-16/CCITT-FALSE of the file bytes of this request, in offset order [project].
   var crc = CRC16()
-  /// CRC of this request's frames as sent, headers included (``TailCRCCoverage/requestFrames``).
+  /// CRC of this request's frames as sent, headers included (`TailCRCCoverage/requestFrames`).
   var framesCRC = CRC16()
   var buffer: [UInt8] = []
   var bufferOffset = 0

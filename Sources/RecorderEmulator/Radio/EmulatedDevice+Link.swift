@@ -58,7 +58,7 @@ extension EmulatedDevice {
   // MARK: Connecting
 
   /// Accepts a central's connection to `peripheral` (the address it heard).
-  /// - Throws: ``RecorderLink/LinkError/connectTimeout`` when the device is not advertising
+  /// - Throws: `RecorderLink/LinkError/connectTimeout` when the device is not advertising
   ///   at that address (connected elsewhere, out of range, address rotated).
   func acceptConnection(to peripheral: PeripheralID) async throws(LinkError) -> EmulatorLink {
     guard isAdvertising, address == peripheral else { throw .connectTimeout }

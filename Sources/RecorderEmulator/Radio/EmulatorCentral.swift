@@ -12,8 +12,8 @@ public final class EmulatorCentral: Central {
   public let devices: [EmulatedDevice]
 
   /// The emulated radio's power: powered on from the start. A test moves it with
-  /// ``CentralStateBroadcast/update(_:)`` to play an adapter switched off; connects then fail
-  /// with ``LinkError/notPoweredOn(_:)``.
+  /// `CentralStateBroadcast/update(_:)` to play an adapter switched off; connects then fail
+  /// with `LinkError/notPoweredOn(_:)`.
   public let radio = CentralStateBroadcast(.poweredOn)
 
   public init(devices: [EmulatedDevice]) { self.devices = devices }

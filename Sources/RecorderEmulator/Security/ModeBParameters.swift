@@ -33,13 +33,13 @@ public struct ModeBParameters: Sendable, Equatable {
   }
 
   /// Sets ``e2eeUserKey`` from PEM text (`PUBLIC KEY`).
-  /// - Throws: ``CryptoError/invalidKey`` and the like.
+  /// - Throws: `CryptoError/invalidKey` and the like.
   public mutating func encryptRecordings(forPEM pem: String) throws(CryptoError) {
     e2eeUserKey = try RSAPublicKey(pem: pem)
   }
 
   /// Sets ``provisionedUserKey`` from PEM text (`PUBLIC KEY`).
-  /// - Throws: ``CryptoError/invalidKey`` and the like.
+  /// - Throws: `CryptoError/invalidKey` and the like.
   public mutating func provisionUserKey(pem: String) throws(CryptoError) {
     provisionedUserKey = try RSAPublicKey(pem: pem)
   }

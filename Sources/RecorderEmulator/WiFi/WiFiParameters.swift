@@ -7,7 +7,7 @@ import RecorderWebSocket
 /// The Wi-Fi data path is real TCP, so it cannot run on the device's virtual time: a manual
 /// clock with auto-advance would jump past the 2-minute idle timer whenever TCP is busy. The
 /// Wi-Fi side therefore has a clock of its own, ``clock`` (continuous by default); a test
-/// makes it a ``ManualClock`` and advances it explicitly.
+/// makes it a `ManualClock` and advances it explicitly.
 public struct WiFiParameters: Sendable {
   /// Runs the idle timeout and the close after a final STOP. The WebSocket's own timeouts
   /// (handshake, close handshake) stay on the continuous clock: they are TCP mechanics.

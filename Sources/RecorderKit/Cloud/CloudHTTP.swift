@@ -28,7 +28,7 @@ enum HTTPTransportFailure: Error, Sendable, Equatable {
 /// one download appended to a file as its bytes arrive (so a cut download keeps what came).
 ///
 /// Thread-safe: the session is immutable; each download has its own delegate, whose state
-/// sits in a ``Locked``.
+/// sits in a `Locked`.
 final class CloudHTTP: Sendable {
   private let session: URLSession
   private let configuration: URLSessionConfiguration
@@ -152,7 +152,7 @@ private final class TaskHolder: Sendable {
 /// Writes one download's body to disk as it arrives.
 ///
 /// Thread-safety: URLSession calls it on its delegate queue (serially); `state` sits in a
-/// ``Locked`` anyway, and the file handle is only touched from those calls.
+/// `Locked` anyway, and the file handle is only touched from those calls.
 private final class DownloadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   private struct State {
     var status = 0

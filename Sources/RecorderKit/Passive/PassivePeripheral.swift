@@ -20,7 +20,7 @@ public struct PassivePeripheral: Sendable, Hashable {
       }
     }
 
-    /// Parses ``description`` (and the aliases of ``HealthPeripheralKind/init(name:)``).
+    /// Parses ``description`` (and the aliases of `HealthPeripheralKind/init(name:)`).
     public init?(name: String) {
       if name.lowercased() == "recorder" {
         self = .recorder

@@ -24,7 +24,7 @@ public enum PassiveEvent: Sendable, Equatable {
 ///
 /// - **Registered set**: kept in the journal (``PassiveRegistry``); a new reader on the same
 ///   journal restores it, as an OS relaunch after state restoration would.
-/// - **Scanning**: ``run()`` owns the one scan of its ``Central`` and fans advertisements out
+/// - **Scanning**: ``run()`` owns the one scan of its `Central` and fans advertisements out
 ///   to the registered peripherals.
 /// - **One operation at a time**: reads, pairings and recorder syncs go through
 ///   ``controller``; the app may use the same controller (and gets

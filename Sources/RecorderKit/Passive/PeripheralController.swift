@@ -33,7 +33,7 @@ public enum PeripheralStage: Sendable, Equatable {
 /// arrives; once ``pair(_:onStage:)`` returns, ``read(_:onStage:)`` works. Reading an
 /// unpaired one fails with ``PassiveError/notPaired(identifier:)``.
 ///
-/// Thread-safe: the running operation and its canceller live in one ``Locked``.
+/// Thread-safe: the running operation and its canceller live in one `Locked`.
 public final class PeripheralController: Sendable {
   /// Time limits, in the injected clock's time.
   public struct Options: Sendable {
@@ -62,7 +62,7 @@ public final class PeripheralController: Sendable {
   private let running = Locked<(current: Running?, nextTicket: Int)>((nil, 0))
 
   /// - Parameters:
-  ///   - clock: every timeout runs on it (a ``ManualClock`` in tests).
+  ///   - clock: every timeout runs on it (a `ManualClock` in tests).
   ///   - now: the wall clock that stamps records.
   ///   - registry: when given, a successful pairing is recorded there.
   public init(

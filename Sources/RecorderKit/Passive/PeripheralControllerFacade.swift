@@ -30,7 +30,7 @@ public protocol PeripheralControllerDelegate: AnyObject, Sendable {
 /// already running) and report each stage to the ``delegate``. Translation only: every rule
 /// (one operation at a time, pair then read, timeouts) is the core controller's.
 ///
-/// Thread-safe: the delegate is held weakly in a ``Locked``; callbacks are delivered on one
+/// Thread-safe: the delegate is held weakly in a `Locked`; callbacks are delivered on one
 /// private serial `DispatchQueue`.
 public final class PeripheralControllerFacade: Sendable {
   public let core: PeripheralController

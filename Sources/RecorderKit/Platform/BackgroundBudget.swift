@@ -10,7 +10,7 @@ import RecorderConcurrency
 /// journals the bytes it has (its checkpoint) on the way out, so the next grant resumes
 /// where this one stopped. No keep-alive tricks: resumability is the answer.
 ///
-/// Thread-safe: the running work's task handle sits in one ``Locked``.
+/// Thread-safe: the running work's task handle sits in one `Locked`.
 public final class BackgroundBudget: Sendable {
   /// How one run ended.
   public struct Run<Value: Sendable>: Sendable {

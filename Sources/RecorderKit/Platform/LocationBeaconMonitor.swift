@@ -67,7 +67,7 @@ public enum LocationManagerEvent: Sendable, Equatable {
 ///   shows its prompt at most once and may never answer, so the wait is bounded by
 ///   ``Configuration/authorizationTimeout`` and the answer is whatever the status is then.
 ///
-/// Thread-safe: its state is in one ``Locked``; the system's callbacks may come on any thread.
+/// Thread-safe: its state is in one `Locked`; the system's callbacks may come on any thread.
 public final class LocationBeaconMonitor: BeaconMonitor {
   /// The region identity and bounds.
   public struct Configuration: Sendable {

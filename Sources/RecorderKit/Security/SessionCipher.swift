@@ -5,10 +5,10 @@ import RecorderProtocol
 /// Mode B's channel once the pre-handshake is done (PROTOCOL.md §9 step 4): every write is
 /// `seal(seq u32 ‖ frame)` with a send sequence from 1, every notification opens to
 /// `seq u32 ‖ frame` and is accepted only if its sequence follows the last one by
-/// ``ModeB/sequencePolicy``. One key, nonce and associated data for the whole session, as
+/// `ModeB/sequencePolicy`. One key, nonce and associated data for the whole session, as
 /// the vendor does (a nonce reused across frames: the device's design, not ours).
 ///
-/// Thread-safe: the sequence counters sit in one ``Locked``; sealing happens inside the
+/// Thread-safe: the sequence counters sit in one `Locked`; sealing happens inside the
 /// lock so sequence numbers are handed out in the order frames are sealed.
 final class SessionCipher: Sendable {
   private struct Counters {

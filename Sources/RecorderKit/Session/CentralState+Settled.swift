@@ -3,7 +3,7 @@ import RecorderConcurrency
 
 extension Central {
   /// The radio's state once it has reported one: a fresh CoreBluetooth manager is
-  /// ``CentralState/unknown`` (and a resetting one ``CentralState/resetting``) for a moment
+  /// `CentralState/unknown` (and a resetting one `CentralState/resetting`) for a moment
   /// before the system says powered on, so callers wait for that, at most `bound` of
   /// `clock`, before they judge the radio unavailable.
   func settledState(within bound: Duration = .seconds(10), on clock: AnyClock) async

@@ -4,7 +4,7 @@ import RecorderConcurrency
 /// The one place that scans: one radio scan shared by every listener, de-duplicated scans
 /// with a timeout, and finding a recorder by serial.
 ///
-/// A ``Central`` runs one scan at a time, so a scanner starts the radio's scan for its first
+/// A `Central` runs one scan at a time, so a scanner starts the radio's scan for its first
 /// listener, fans each recognised advertisement out to every listener, and stops the radio
 /// when the last one leaves (the next scan starts only after that one has ended). Make one
 /// scanner per central and use it for every scan and every search by serial.

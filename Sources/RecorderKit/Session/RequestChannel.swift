@@ -101,13 +101,13 @@ actor RequestChannel {
   /// Requests waiting at the gate (for tests of the queue).
   var queuedRequests: Int { gateWaiters.count }
 
-  /// Clock hold ``ClockHold/sessionSetUp``: a simulated clock stays still from the link coming up until
+  /// Clock hold `ClockHold/sessionSetUp`: a simulated clock stays still from the link coming up until
   /// the first command is with the link. The device drops a central that has not
   /// authenticated within ~1 s [device]; a simulation must not skip that second just because
   /// this task was slow to be scheduled. A no-op on real clocks.
   func holdUntilFirstWrite() { setUpHold = clock.holdTime(.sessionSetUp) }
 
-  /// Clock hold ``ClockHold/modeBUnwrap``: a simulated clock stays still from the device's
+  /// Clock hold `ClockHold/modeBUnwrap`: a simulated clock stays still from the device's
   /// key material arriving until the next write is out, so the RSA work between them (real
   /// time) never lets the device's authentication timer fire in simulated time.
   func holdUntilNextWrite() {
@@ -549,7 +549,7 @@ actor RequestChannel {
 /// link; a cancellation that comes earlier is acted on by the request's task, right after
 /// its SYNC_START write returns.
 ///
-/// Thread-safe: `state` sits in one ``Locked``; the write happens outside the lock.
+/// Thread-safe: `state` sits in one `Locked`; the write happens outside the lock.
 private final class PendingStreamStop: Sendable {
   private struct State {
     var requestWritten = false

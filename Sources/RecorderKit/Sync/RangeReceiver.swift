@@ -15,7 +15,7 @@ final class RangeReceiver: @unchecked Sendable {
     var offset: Int64
     var durableOffset: Int64
     var requestCRC = CRC16()
-    /// CRC of this request's frames as sent, headers included (``TailCRCCoverage/requestFrames``);
+    /// CRC of this request's frames as sent, headers included (`TailCRCCoverage/requestFrames`);
     /// nil once a frame was taken only in part.
     var framesCRC: CRC16? = CRC16()
     /// Bytes the device delivered for this request, duplicates included, and the most it may.

@@ -16,7 +16,7 @@ import RecorderStore
 ///   ``Policy/noProgressTimeout`` or over ``Policy/maximumIdleReissues`` re-issues in a row
 ///   ends with ``DeviceError/timeout(operation:)``.
 /// - **CRC coverage** (§10, unknown): a tail that disagrees is first compared under every
-///   plausible coverage (``TailCRCCoverage``); one that matches is remembered for the
+///   plausible coverage (`TailCRCCoverage`); one that matches is remembered for the
 ///   device's firmware. If none does, the range is read again: identical bytes are
 ///   "verified by agreement", different bytes are read until two agree.
 struct RecordingTransfer {

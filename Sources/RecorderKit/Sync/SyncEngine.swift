@@ -12,7 +12,7 @@ import RecorderStore
 /// `<root>/<serial>/<id>.part`, fsync and journal at checkpoints) → verify (tail CRC, Opus
 /// framing) → fsync, hash, atomic rename to `<id>.opus-raw`, fsync the directory, journal
 /// `stored` → export to `<root>/exports/` (temporary name, fsync, rename, fsync) → DELETE on
-/// the device → journal. The journal (``Journal``) is the only judge of "safe": a device copy
+/// the device → journal. The journal (`Journal`) is the only judge of "safe": a device copy
 /// is deleted only after a committed transaction says the local copy is stored, verified and
 /// (when an export was asked for) exported. Re-running after any interruption resumes from
 /// the journal: a partial file continues from its durable offset, finished files are skipped.

@@ -7,7 +7,7 @@ import RecorderStore
 /// Names from the lower layers that the vendor facade (which imports RecorderKit only,
 /// shared/DESIGN.md) needs to spell in its configuration.
 public typealias RecorderCentral = Central
-/// The clock every wait goes through (see ``AnyClock``).
+/// The clock every wait goes through (see `AnyClock`).
 public typealias RecorderClock = AnyClock
 /// A device token (PROTOCOL.md §8).
 public typealias RecorderDeviceToken = DeviceToken

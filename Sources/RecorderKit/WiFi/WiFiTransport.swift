@@ -5,7 +5,7 @@ import RecorderProtocol
 import RecorderWebSocket
 
 /// The Wi-Fi Fast Transfer transport (PROTOCOL.md §6): the phone side of one device session
-/// over a ``WebSocketConnection`` that the device opened to our ``WebSocketServer``.
+/// over a `WebSocketConnection` that the device opened to our `WebSocketServer`.
 ///
 /// Contract:
 /// - ``open(connection:configuration:clock:)`` waits for the device's HELLO, checks its token
@@ -22,7 +22,7 @@ import RecorderWebSocket
 ///   a scene mismatch say) leaves the session usable.
 /// - Deleting between downloads stalls the device [sdk]: callers delete only after the batch.
 ///
-/// Wi-Fi content carries no CRC: the ``SyncTail`` that ``stream(sessionId:start:end:receive:)``
+/// Wi-Fi content carries no CRC: the `SyncTail` that ``stream(sessionId:start:end:receive:)``
 /// returns has `crc` 0 and ``tailCarriesDeviceCRC`` is false, so integrity rests on TCP and on
 /// the sync engine's own checks (whole range, in order, the device's Opus framing).
 public actor WiFiTransport: RecordingTransport {
