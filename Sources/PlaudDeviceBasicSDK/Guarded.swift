@@ -36,7 +36,7 @@ final class WeakReference<Object: AnyObject>: @unchecked Sendable {
 /// A closure from the app (a firmware completion, a permission answer), carried to the
 /// callback queue.
 ///
-/// `@unchecked Sendable` for the reason given on ``WeakReference``: the app's closures
+/// `@unchecked Sendable` for the reason given on `WeakReference`: the app's closures
 /// capture its own non-Sendable state, and the facade calls them only on its serial
 /// callback queue, once.
 final class AppClosure<Argument>: @unchecked Sendable {

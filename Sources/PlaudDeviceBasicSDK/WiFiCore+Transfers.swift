@@ -3,7 +3,7 @@ import RecorderKit
 
 /// Transfers over the Wi-Fi session: a raw read, an export, the batch. Each a translation
 /// onto one `WiFiSession` call; the delegate hears the bytes through a
-/// ``WiFiTransferReporter``.
+/// `WiFiTransferReporter`.
 extension WiFiCore {
   /// `WiFiSession/read(sessionId:from:to:)` of `[start, end)` (`end` 0: to the end):
   /// `wifiSyncFile(id, 0)` → `wifiSyncFileData`… → `wifiDataComplete()`; stopped: the data

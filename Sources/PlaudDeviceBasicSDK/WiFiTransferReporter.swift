@@ -5,7 +5,7 @@ import RecorderKit
 typealias WiFiDelegateEvent = @Sendable (any PlaudWiFiAgentProtocol) -> Void
 
 /// The delegate's view of a Wi-Fi transfer: `wifiSyncFile(id, 0)` before a recording's first
-/// data, `wifiSyncFileData` in contiguous chunks of up to ``DataChunks/limit`` bytes,
+/// data, `wifiSyncFileData` in contiguous chunks of up to `DataChunks/limit` bytes,
 /// `wifiDataComplete()` at the device's tail. Used by one transfer at a time, from the
 /// Wi-Fi core's actor.
 final class WiFiTransferReporter: Sendable {

@@ -75,8 +75,12 @@ public enum AudioExporter {
 
   /// Exports the recording at `inputPath` to `outputPath`.
   /// - Parameters:
+  ///   - inputPath: a raw device recording, or an Ogg Opus file.
   ///   - recordedChannels: the device's `audioChannels` for a raw file; for Ogg input the
   ///     OpusHead must agree.
+  ///   - outputPath: the file to write (complete when this returns, absent when it throws).
+  ///   - options: the format and channels of the output.
+  ///   - progress: called about every 1 % and once at the end, on this thread.
   public static func export(
     from inputPath: String, recordedChannels: Int, to outputPath: String,
     options: ExportOptions, progress: ((ExportProgress) -> Void)? = nil

@@ -11,6 +11,10 @@ public enum DeviceRecordingWriter {
   /// Writes `frameCount` frames to `path`, streaming: memory is one chunk of frames (or the
   /// cycle) regardless of `frameCount`.
   /// - Parameters:
+  ///   - path: the file to write.
+  ///   - format: the recording's shape (channels).
+  ///   - frameCount: 20 ms frames to write.
+  ///   - seed: seeds the speech-like signal, so the same seed writes the same bytes.
   ///   - cycleFrames: encode this many frames once and repeat them; `nil` encodes every
   ///     frame (unique audio, slow for hours).
   ///   - progress: called after each chunk with the frames written so far.

@@ -3,13 +3,13 @@
   import RecorderBluetooth
   import RecorderConcurrency
 
-  /// A ``Central`` over BlueZ, the Linux Bluetooth stack, through its D-Bus API on the system
+  /// A `Central` over BlueZ, the Linux Bluetooth stack, through its D-Bus API on the system
   /// bus (`org.bluez`: Adapter1, Device1, GattService1, GattCharacteristic1), using libdbus-1
-  /// (see ``BusConnection`` for why that library).
+  /// (see `BusConnection` for why that library).
   ///
-  /// - State: the chosen adapter's `Powered` (``CentralState/poweredOn`` / `poweredOff`);
-  ///   ``CentralState/unsupported`` while bluetoothd has no such adapter,
-  ///   ``CentralState/resetting`` while bluetoothd is gone from the bus (it is re-read when it
+  /// - State: the chosen adapter's `Powered` (`CentralState/poweredOn` / `poweredOff`);
+  ///   `CentralState/unsupported` while bluetoothd has no such adapter,
+  ///   `CentralState/resetting` while bluetoothd is gone from the bus (it is re-read when it
   ///   comes back).
   /// - Scanning: SetDiscoveryFilter (LE, duplicates on so RSSI keeps coming), StartDiscovery;
   ///   an advertisement per Device1 InterfacesAdded and per PropertiesChanged of its RSSI,
@@ -20,9 +20,9 @@
   /// - Peripheral ids are device addresses (`AA:BB:CC:DD:EE:FF`).
   /// - Connect: Device1.Connect bounded by the timeout, then ServicesResolved. Cancellation
   ///   is seen while waiting for ServicesResolved; a Connect call in flight runs to its reply
-  ///   or the deadline (libdbus cannot withdraw a call), then throws ``LinkError/cancelled``.
+  ///   or the deadline (libdbus cannot withdraw a call), then throws `LinkError/cancelled`.
   ///
-  /// Commands while the adapter is not powered on fail with ``LinkError/notPoweredOn(_:)``.
+  /// Commands while the adapter is not powered on fail with `LinkError/notPoweredOn(_:)`.
   /// Nothing here asks for privileges: no MTU, PHY or interval requests (a D-Bus client
   /// cannot make them; docs/linux-gateway.md says how an administrator sets them once).
   public final class BlueZCentral: Central {

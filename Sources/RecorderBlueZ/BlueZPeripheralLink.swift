@@ -5,7 +5,7 @@
   import RecorderBluetooth
   import RecorderConcurrency
 
-  /// One BlueZ connection (a Device1 object) as a ``PeripheralLink``.
+  /// One BlueZ connection (a Device1 object) as a `PeripheralLink`.
   ///
   /// - Writes without response go through AcquireWrite's socket: one datagram per ATT Write
   ///   Command, sent non-blocking; a full socket is the radio's back pressure, waited out with

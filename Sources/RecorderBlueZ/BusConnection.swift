@@ -53,7 +53,7 @@
   ///
   /// `@unchecked Sendable` is sound: `connection` and `pending` are touched only on the bus
   /// thread (`run()` and the jobs and filter callbacks it runs); everything other threads
-  /// touch lives in `shared`, a ``Locked``; `wakeFD` is an immutable descriptor and eventfd
+  /// touch lives in `shared`, a `Locked`; `wakeFD` is an immutable descriptor and eventfd
   /// writes are atomic.
   final class BusConnection: @unchecked Sendable {
     private struct Pending {

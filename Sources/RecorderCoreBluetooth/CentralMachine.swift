@@ -5,7 +5,7 @@ import RecorderConcurrency
 /// callbacks come in through ``handle(_:)``, callers wait for the one they need with
 /// ``wait(for:timeout:check:then:)``.
 ///
-/// Thread-safe: all state sits in one ``Locked``; the system's queue calls ``handle(_:)``
+/// Thread-safe: all state sits in one `Locked`; the system's queue calls ``handle(_:)``
 /// while any task waits. Continuations are resumed and streams fed under the lock (neither
 /// runs code of ours); `AsyncStream` finishes, which run termination handlers, and mirror
 /// calls happen outside it.

@@ -5,7 +5,7 @@ import RecorderBluetooth
 /// the real manager to it line for line, tests conform a scripted one, and
 /// ``CoreBluetoothCentral`` holds every decision above it.
 ///
-/// Peripherals are named by ``PeripheralID`` (the `CBPeripheral.identifier` UUID string);
+/// Peripherals are named by `PeripheralID` (the `CBPeripheral.identifier` UUID string);
 /// the binding keeps the `CBPeripheral` objects. Characteristics are named by their service
 /// and characteristic UUIDs (``CharacteristicPath``).
 ///

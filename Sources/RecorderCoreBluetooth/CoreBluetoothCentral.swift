@@ -1,13 +1,13 @@
 import RecorderBluetooth
 import RecorderConcurrency
 
-/// A ``Central`` over CoreBluetooth, through the mirrored shape of ``CentralManagerMirror``:
+/// A `Central` over CoreBluetooth, through the mirrored shape of ``CentralManagerMirror``:
 /// every decision is here and tested on Linux against a scripted mirror; the Apple-only
 /// binding only translates calls and callbacks.
 ///
 /// What it decides:
-/// - a fresh manager is ``CentralState/unknown``; commands wait for
-///   ``CentralState/poweredOn`` up to ``Configuration/powerOnTimeout`` (unsupported and
+/// - a fresh manager is `CentralState/unknown`; commands wait for
+///   `CentralState/poweredOn` up to ``Configuration/powerOnTimeout`` (unsupported and
 ///   unauthorized fail at once, they do not change by waiting);
 /// - one scan at a time: a new ``scan(services:)`` ends the previous stream;
 /// - a connect is a pending CoreBluetooth connect; with a timeout (the foreground) it is
@@ -20,7 +20,7 @@ import RecorderConcurrency
 ///   place, so the system can still relaunch the app when the device comes into range;
 /// - disconnect reasons from the `CBError` codes (see `CoreBluetoothFailure`).
 ///
-/// Thread-safe: all state is in a lock-protected ``CentralMachine``; mirror calls are made
+/// Thread-safe: all state is in a lock-protected `CentralMachine`; mirror calls are made
 /// outside that lock.
 public final class CoreBluetoothCentral: Central {
   /// The bounds and identity of a central.
@@ -35,7 +35,7 @@ public final class CoreBluetoothCentral: Central {
     public var discoveryTimeout: Duration
     /// How long a connect waits on a pending connect restored from a previous launch.
     public var restoredConnectTimeout: Duration
-    /// How long ``PeripheralLink/disconnect()`` waits for the system to confirm.
+    /// How long `PeripheralLink/disconnect()` waits for the system to confirm.
     public var disconnectTimeout: Duration
     /// The clock the bounds run on (a manual clock in tests).
     public var clock: AnyClock
@@ -144,14 +144,17 @@ public final class CoreBluetoothCentral: Central {
 
   /// Connects to `peripheral` and discovers `services` and their characteristics.
   ///
-  /// - Parameter timeout: the foreground bound; nil keeps the pending connect until the
-  ///   device is in range (the background wake-up case: the system connects when it hears
-  ///   it and relaunches the app if needed). Discovery after it is bounded by
-  ///   ``Configuration/discoveryTimeout``.
-  /// - Throws: ``LinkError/notPoweredOn(_:)``, ``LinkError/unknownPeripheral(_:)`` for a
-  ///   peripheral the system has no object for, ``LinkError/connectTimeout``,
-  ///   ``LinkError/disconnected(_:)`` with the `CBError`'s reason,
-  ///   ``LinkError/serviceNotFound(_:)``, ``LinkError/cancelled``.
+  /// - Parameters:
+  ///   - peripheral: the peripheral, as a scan or the restored state named it.
+  ///   - services: the services to discover, with their characteristics.
+  ///   - timeout: the foreground bound; nil keeps the pending connect until the device is
+  ///     in range (the background wake-up case: the system connects when it hears it and
+  ///     relaunches the app if needed). Discovery after it is bounded by
+  ///     ``Configuration/discoveryTimeout``.
+  /// - Throws: `LinkError/notPoweredOn(_:)`, `LinkError/unknownPeripheral(_:)` for a
+  ///   peripheral the system has no object for, `LinkError/connectTimeout`,
+  ///   `LinkError/disconnected(_:)` with the `CBError`'s reason,
+  ///   `LinkError/serviceNotFound(_:)`, `LinkError/cancelled`.
   public func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration?)
     async throws(LinkError) -> CoreBluetoothLink
   {

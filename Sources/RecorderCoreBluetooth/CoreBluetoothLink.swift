@@ -1,7 +1,7 @@
 import RecorderBluetooth
 import RecorderConcurrency
 
-/// One CoreBluetooth connection as a ``PeripheralLink``.
+/// One CoreBluetooth connection as a `PeripheralLink`.
 ///
 /// - The ATT MTU cannot be asked for on CoreBluetooth (the system negotiates it):
 ///   ``requestMTU(_:)`` reports `maximumWriteValueLength(for: .withoutResponse) + 3`.

@@ -1,5 +1,5 @@
 /// The primitives RecorderKit needs beyond digests, as one small protocol a platform
-/// implements: libcrypto's EVP interface on Linux (``LibCryptoEngine``), CryptoKit and
+/// implements: libcrypto's EVP interface on Linux (`LibCryptoEngine`), CryptoKit and
 /// Security on Apple platforms. Keys cross it as DER bytes (RSA private keys PKCS#1,
 /// public keys SubjectPublicKeyInfo) so it holds no state and is trivially `Sendable`.
 ///

@@ -10,8 +10,10 @@ public enum Frame: Sendable, Equatable {
 
   /// Decodes one frame, demultiplexing on byte 0 [sdk].
   ///
-  /// - Parameter portVersion: the device's portVersion; bulk frames carry a session id only
-  ///   from 7 on [sdk].
+  /// - Parameters:
+  ///   - bytes: one whole notification or write.
+  ///   - portVersion: the device's portVersion; bulk frames carry a session id only from 7
+  ///     on [sdk].
   /// - Throws: ``FrameError`` for empty input, an unknown byte 0, a frame shorter than its
   ///   layout, or a length byte past the end. Never traps.
   public init<C: Collection>(decoding bytes: C, portVersion: UInt16 = ProtocolDefaults.portVersion)

@@ -118,7 +118,10 @@ public final class HotspotJoinServer: Sendable {
   private let loop: Locked<Task<Void, Never>?> = Locked(nil)
 
   /// Binds `host:port` and starts serving. Call ``stop()`` when done.
-  /// - Parameter handler: the device's verdict: nil accepts, a string is the refusal reason.
+  /// - Parameters:
+  ///   - host: the address to listen on.
+  ///   - port: the port (0: any free one).
+  ///   - handler: the device's verdict: nil accepts, a string is the refusal reason.
   public init(
     host: String = "127.0.0.1", port: UInt16 = 0,
     handler: @escaping @Sendable (HotspotJoinRequest) async -> String?

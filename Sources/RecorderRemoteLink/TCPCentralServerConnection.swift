@@ -3,7 +3,7 @@ import RecorderConcurrency
 import RecorderSockets
 
 /// One client of a ``TCPCentralServer``: reads its requests, calls the served central and
-/// links, and sends replies and events back through one ``TCPLinkOutbox``.
+/// links, and sends replies and events back through one `TCPLinkOutbox`.
 ///
 /// Thread-safe: mutable state is in `state` (a `Locked`). Per link, requests run one at a
 /// time on that link's operation task, in arrival order; its events are pumped by another task.

@@ -32,7 +32,13 @@ public final class HTTPServer: Sendable {
   private let state = Locked(State())
 
   /// Binds `host:port` and starts serving with `handler`. Every server must be ``stop()``ped.
-  /// - Parameter clock: the clock of the request timeout and of trickled deliveries.
+  /// - Parameters:
+  ///   - host: the address to listen on.
+  ///   - port: the port (0: any free one).
+  ///   - limits: the largest request head and body taken.
+  ///   - requestTimeout: how long a client may take to send its whole request.
+  ///   - clock: the clock of the request timeout and of trickled deliveries.
+  ///   - handler: answers each request.
   /// - Throws: `SocketError` when the address cannot be bound.
   public init(
     host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPRequest.Limits = .init(),

@@ -62,7 +62,10 @@ public final class CloudEmulator: Sendable {
   private let server: HTTPServer
 
   /// Starts serving on `host` (loopback by default), port `port` (0: any free one).
-  /// - Parameter clock: the clock of trickled bodies and request timeouts.
+  /// - Parameters:
+  ///   - host: the address to listen on.
+  ///   - port: the port (0: any free one).
+  ///   - clock: the clock of trickled bodies and request timeouts.
   /// - Throws: `SocketError` when the address cannot be bound.
   public init(host: String = "127.0.0.1", port: UInt16 = 0, clock: AnyClock = .continuous)
     throws(SocketError)

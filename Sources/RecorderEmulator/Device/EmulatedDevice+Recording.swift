@@ -258,8 +258,11 @@ extension EmulatedDevice {
 
   /// Writes a finished recording of `duration` (rounded down to 20 ms frames) of real
   /// speech-like Opus audio to the flash, streaming (memory does not depend on length).
-  /// - Parameter sessionId: its start time; default: ending a minute before the device's
-  ///   clock now, moved earlier if taken.
+  /// - Parameters:
+  ///   - duration: its length.
+  ///   - scene: its scene (1 normal, 7 call).
+  ///   - sessionId: its start time; default: ending a minute before the device's clock
+  ///     now, moved earlier if taken.
   /// - Throws: ``EmulatorError/duplicateSession(_:)``, ``EmulatorError/flashFull(neededBytes:freeBytes:)``,
   ///   flash I/O or encoder errors.
   @discardableResult

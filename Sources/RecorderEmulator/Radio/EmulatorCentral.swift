@@ -52,7 +52,7 @@ public final class EmulatorCentral: Central {
 
   /// Connects to the device advertising as `peripheral`. A device that used that address
   /// before (it rebooted, or is out of range or busy) is waited for until `timeout`.
-  /// Emulated recorders offer the vendor and battery services (``RecorderGATT/services``).
+  /// Emulated recorders offer the vendor and battery services (`RecorderGATT/services`).
   /// - Throws: `LinkError.unknownPeripheral` for an address no device ever had,
   ///   `LinkError.connectTimeout` when it is not heard within `timeout`,
   ///   `LinkError.serviceNotFound` for a service a recorder lacks, `LinkError.notPoweredOn`

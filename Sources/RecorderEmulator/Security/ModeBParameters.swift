@@ -2,7 +2,7 @@ import RecorderCrypto
 import RecorderProtocol
 
 /// How an emulated portVersion ≥ 20 device plays Mode B (PROTOCOL.md §9). The defaults are
-/// the project's choices (``ModeB``); each alternative §9 leaves open is an option, so tests
+/// the project's choices (`ModeB`); each alternative §9 leaves open is an option, so tests
 /// show the SDK copes with the other answer too.
 public struct ModeBParameters: Sendable, Equatable {
   /// Where the device numbers its `FE11`/`FE12` chunks from.

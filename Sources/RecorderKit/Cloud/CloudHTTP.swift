@@ -80,8 +80,8 @@ final class CloudHTTP: Sendable {
   /// Sends `request` and appends a 2xx body to the file at `path` as it arrives: a 206 is
   /// appended to what the file holds, a 200 replaces it. Other statuses leave the file alone
   /// (their body, up to 4 KiB, comes back in the exchange). `received` is told the bytes the
-  /// file holds after each write. A response cut short returns ``HTTPTransportFailure/connectionLost``
-  /// or ``HTTPTransportFailure/timedOut`` with the bytes that came kept on disk.
+  /// file holds after each write. A response cut short returns `HTTPTransportFailure/connectionLost`
+  /// or `HTTPTransportFailure/timedOut` with the bytes that came kept on disk.
   func download(
     _ request: URLRequest, appendingTo path: String, received: @escaping @Sendable (Int64) -> Void
   ) async -> Result<HTTPExchange, HTTPTransportFailure> {

@@ -7,7 +7,7 @@ import RecorderProtocol
 /// ``RecordingExport`` and ``WiFiSession`` drive the sync engine through it: the engine
 /// resumes, verifies, stores and exports as usual, while the observer hears each listing,
 /// each frame the engine accepted and each stream that reached the device's tail. While
-/// ``Observer/shouldStop`` answers true the next frame is refused (the base transport
+/// `Observer/shouldStop` answers true the next frame is refused (the base transport
 /// sends its STOP and the link stays usable) and the stream throws
 /// ``DeviceError/cancelled``, which the engine reports as a failed run with its checkpoint
 /// kept. (Cancelling the task instead would close a Wi-Fi session as a whole.)

@@ -134,7 +134,10 @@ extension SyncWorkspace {
   /// Exports one recording (see ``RecordingExport``) over `transport`. Cancelling the
   /// consuming task cancels the export (over Wi-Fi that ends the session; use
   /// ``WiFiSession/export(_:into:)`` and ``WiFiSession/stopTransfer()`` to keep it).
-  /// - Parameter clock: the sync engine's clock (speed, checkpoints).
+  /// - Parameters:
+  ///   - request: the recording, format and folder.
+  ///   - transport: BLE or Wi-Fi, to the device that holds it.
+  ///   - clock: the sync engine's clock (speed, checkpoints).
   public func export(
     _ request: RecordingExport.Request, over transport: any RecordingTransport,
     clock: AnyClock = .continuous

@@ -4,7 +4,7 @@ import RecorderProtocol
 extension DeviceSession {
   /// The data bytes each `03` frame carries on this link: 160, or 80 (slow mode) when the
   /// MTU is too small for 160 (PROTOCOL.md §7); nil when it is too small even for 80. Under
-  /// Mode B each frame also carries its sequence number and tag (``SessionCipher/overhead``).
+  /// Mode B each frame also carries its sequence number and tag (`SessionCipher/overhead`).
   func firmwareFrameData() async -> Int? {
     let maximum = await maximumWriteLength()
     if maximum >= OTADataFrame.headerLength + OTADataFrame.standardDataLength {
@@ -22,7 +22,7 @@ extension DeviceSession {
     return await channel.link.maximumWriteLength(for: .withoutResponse) - sealing
   }
 
-  /// One push attempt (see ``RequestChannel/pushFirmware(_:image:frameData:silence:sent:)``).
+  /// One push attempt (see `RequestChannel/pushFirmware(_:image:frameData:silence:sent:)`).
   func pushFirmware(
     _ push: FirmwarePush, image: [UInt8], frameData: Int, silence: Duration,
     sent: @escaping @Sendable (Int) -> Void

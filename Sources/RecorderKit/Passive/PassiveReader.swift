@@ -63,6 +63,11 @@ public actor PassiveReader {
 
   /// Restores the registered set from `journal` and reports it as the first event.
   /// - Parameters:
+  ///   - central: the radio to listen on.
+  ///   - journal: where registrations and records are kept.
+  ///   - clock: every timeout runs on it.
+  ///   - now: the wall clock that stamps records.
+  ///   - options: scan and read limits.
   ///   - recorderSync: how a registered recorder is synced when it appears (nil: recorders
   ///     are not synced).
   ///   - onRecord: called after each record is committed to the outbox.

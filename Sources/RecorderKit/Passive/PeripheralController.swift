@@ -62,8 +62,10 @@ public final class PeripheralController: Sendable {
   private let running = Locked<(current: Running?, nextTicket: Int)>((nil, 0))
 
   /// - Parameters:
+  ///   - central: the radio to connect with.
   ///   - clock: every timeout runs on it (a `ManualClock` in tests).
   ///   - now: the wall clock that stamps records.
+  ///   - options: connect and read limits.
   ///   - registry: when given, a successful pairing is recorded there.
   public init(
     central: any Central, clock: AnyClock = .continuous, options: Options = Options(),

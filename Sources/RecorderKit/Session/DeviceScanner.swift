@@ -39,7 +39,10 @@ public struct DeviceScanner: Sendable {
   /// only by its `PLAUD*` name is connected to and confirmed by the serial it reports
   /// (GET_SERIAL); if that is another serial, it is disconnected and the search goes on.
   ///
-  /// - Parameter timeout: how long to look, on `configuration.clock`.
+  /// - Parameters:
+  ///   - serial: the recorder's serial.
+  ///   - configuration: the session's token, clock and limits.
+  ///   - timeout: how long to look, on `configuration.clock`.
   /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no recorder proved to have that
   ///   serial in time; what ``DeviceSession/connect(to:using:configuration:)`` throws for an
   ///   advertised match; ``DeviceError/cancelled``.

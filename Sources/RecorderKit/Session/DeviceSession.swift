@@ -328,7 +328,12 @@ public actor DeviceSession {
   /// last good byte (§3.3). Nothing else is written until the stream has ended. Frames of an
   /// earlier request that arrive before this request's head are ignored.
   ///
-  /// - Parameter silenceTimeout: longest wait between two frames (5 s [sdk]).
+  /// - Parameters:
+  ///   - sessionId: the recording.
+  ///   - start: its first byte to send.
+  ///   - end: the byte after the last (0: to the end).
+  ///   - silenceTimeout: longest wait between two frames (5 s [sdk]).
+  ///   - onData: each data frame, in arrival order.
   public func streamRange(
     sessionId: UInt32, start: UInt32, end: UInt32 = 0, silenceTimeout: Duration = .seconds(5),
     onData: @Sendable (BulkFrame) async -> StreamDecision
@@ -362,7 +367,7 @@ public actor DeviceSession {
   func abandon() async { await channel.close() }
 
   /// Sends `message` and returns the first reply `extract` accepts (one request at a time,
-  /// through the ``RequestChannel``).
+  /// through the `RequestChannel`).
   func request<Reply: Sendable>(
     _ message: PhoneMessage, operation: String, timeout: Duration? = nil,
     extract: @escaping @Sendable (DeviceMessage) -> Reply?

@@ -37,7 +37,9 @@ public final class RecorderScanner: Sendable {
   }
   private let state = Locked(State())
 
-  /// - Parameter clock: the clock of every timeout.
+  /// - Parameters:
+  ///   - central: the radio to scan with.
+  ///   - clock: the clock of every timeout.
   public init(central: any Central, clock: AnyClock = .continuous) {
     self.central = central
     self.clock = clock

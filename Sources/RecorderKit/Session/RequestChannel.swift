@@ -15,7 +15,7 @@ import RecorderProtocol
 ///   (the tail, or SYNC_STOP's reply) nothing is written but SYNC_STOP: the stream holds the
 ///   gate through its stop ([device]: a DELETE slipped in before SYNC_STOP was lost).
 /// - **Silence is not a failure of the link.** A stream that goes quiet for its silence
-///   timeout is stopped with SYNC_STOP on the same link and reported as ``StreamEnd/silent``
+///   timeout is stopped with SYNC_STOP on the same link and reported as `StreamEnd/silent`
 ///   so the caller re-issues from its last good byte (§3.3); only a SYNC_STOP that gets no
 ///   answer ends in ``DeviceError/timeout(operation:)``.
 /// - **Back pressure reaches the radio.** The receive loop parks while the request in flight
@@ -70,7 +70,7 @@ actor RequestChannel {
   private(set) var endReason: DeviceError?
   private(set) var malformedFrames = 0
   /// Mode B's channel once the pre-handshake is done: writes are sealed, notifications
-  /// opened (``SessionCipher``); nil for a plain device.
+  /// opened (`SessionCipher`); nil for a plain device.
   var cipher: SessionCipher?
   /// Sealed notifications dropped because their sequence did not move forward.
   private(set) var replayedFrames = 0

@@ -12,8 +12,8 @@ import RecorderStore
 ///   checks only) and asks for the rest. A request whose tail CRC matches records its range
 ///   as checked by the device's CRC.
 /// - **Bounded** (invariant 9): a request may not deliver more than its length plus
-///   ``RangeReceiver/repeatSlack``; a transfer that makes no new byte durable for
-///   ``Policy/noProgressTimeout`` or over ``Policy/maximumIdleReissues`` re-issues in a row
+///   `RangeReceiver/repeatSlack`; a transfer that makes no new byte durable for
+///   `Policy/noProgressTimeout` or over `Policy/maximumIdleReissues` re-issues in a row
 ///   ends with ``DeviceError/timeout(operation:)``.
 /// - **CRC coverage** (§10, unknown): a tail that disagrees is first compared under every
 ///   plausible coverage (`TailCRCCoverage`); one that matches is remembered for the

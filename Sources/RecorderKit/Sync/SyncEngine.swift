@@ -250,7 +250,7 @@ public actor SyncEngine {
 
   // MARK: - Transfer
 
-  /// Transfers the rest of `recording` (``RecordingTransfer``) and stores it; returns the
+  /// Transfers the rest of `recording` (`RecordingTransfer`) and stores it; returns the
   /// journal record, `stored`.
   private func transfer(
     _ recording: Recording, record initial: RecordingRecord, via transport: any RecordingTransport,

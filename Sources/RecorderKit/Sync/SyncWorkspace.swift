@@ -95,6 +95,7 @@ public final class SyncWorkspace: Sendable {
   ///   - channels: output channels (nil: as recorded).
   ///   - exportDirectory: where exports go (nil: `<root>/exports`).
   ///   - deleteFromDevice: delete device copies once safe.
+  ///   - clock: the engine's clock (timeouts, checkpoints, speed).
   public func makeEngine(
     format: AudioFileFormat?, channels: Int? = nil, exportDirectory: String? = nil,
     deleteFromDevice: Bool, clock: AnyClock
