@@ -414,9 +414,11 @@ actor RequestChannel {
     let unhandled = self.unhandled
     // Clock hold ``ClockHold/receiveBacklog``: a simulation stays still while frames wait on either
     // side of this loop.
-    removeBusyProbe = clock.holdTime(.receiveBacklog, while: {
-      linkEvents.buffered > 0 || unhandled.withLock { $0 > 0 }
-    })
+    removeBusyProbe = clock.holdTime(
+      .receiveBacklog,
+      while: {
+        linkEvents.buffered > 0 || unhandled.withLock { $0 > 0 }
+      })
     receiver = Task { [weak self] in
       for await event in linkEvents {
         guard let self else { return }
