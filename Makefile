@@ -25,7 +25,9 @@ build: deps
 ## test: build and run every test (under 15 minutes on 2 cores)
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@# At most 6 tests at once: with every test started together on 2 cores, tests that wait
+	@# on real sockets and real time (TCP, WebSocket, D-Bus, URLSession) missed their bounds.
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 $(SWIFT) test --skip-build
 	@# The fuzz smoke: every libFuzzer entry still type-checks (make fuzz runs them).
 	FUZZ_TYPECHECK=1 ./scripts/fuzz.sh
 
@@ -47,7 +49,8 @@ bench: deps
 
 ## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps
-	RECORDER_TEST_SCALE=small $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	RECORDER_TEST_SCALE=small SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## docs: a DocC archive per public module into .build/docs; fails on any DocC warning
 docs: deps

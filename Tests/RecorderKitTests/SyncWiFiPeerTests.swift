@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+  import Glibc
+#endif
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
@@ -249,13 +252,19 @@ final class RogueClient: Sendable {
   func start(port: UInt16, retrying: Bool = false) async {
     let (ready, signal) = AsyncStream.makeStream(of: Void.self)
     let task = Task { [serial, state] in
-      // Retrying: until the server listens (refused) and then until it admits us (it never
-      // does: each attempt is closed before the opening handshake completes).
+      // Retrying: while nothing listens yet (connection refused); the first attempt that
+      // reaches a server is the one that counts.
       var connection: WebSocketConnection?
-      for _ in 0..<(retrying ? 400 : 1) where connection == nil {
-        connection = try? await WebSocketConnection.connect(
-          host: "127.0.0.1", port: port, localHost: "127.0.0.2")
-        if connection == nil { await Task.yield() }
+      for _ in 0..<(retrying ? 2_000 : 1) {
+        do throws(WebSocketError) {
+          connection = try await WebSocketConnection.connect(
+            host: "127.0.0.1", port: port, localHost: "127.0.0.2")
+          break
+        } catch .socket(.system(_, let code, _)) where code == ECONNREFUSED {
+          await Task.yield()
+        } catch {
+          break
+        }
       }
       guard let connection else { return signal.finish() }
       state.withLock { $0.upgraded = true }
