@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-  import Glibc
-#endif
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
@@ -11,6 +8,10 @@ import RecorderWebSocket
 import Testing
 
 @testable import RecorderKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Issue 12, finding 1: a rogue client on the phone's network. Our WebSocket server listens
 /// on one address (never every interface), admits only the device's address, and the BLE
