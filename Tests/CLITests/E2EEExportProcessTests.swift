@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `recorder export FILE --private-key PEM` on an end-to-end encrypted recording (PROTOCOL.md

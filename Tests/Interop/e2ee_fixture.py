@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes E2EEFixture.swift into the given test folders: an end-to-end encrypted recording
+"""Writes E2EEFixture.swift into the given folder (Tests/TestSupport, shared by the tests): an end-to-end encrypted recording
 (PROTOCOL.md section 9) made by an implementation independent of RecorderKit (Python
 `cryptography`): a fresh RSA-2048 user key, a random file key and nonce, the key wrapped
 PKCS#1 v1.5, the audio ChaCha20 (RFC 7539, block counter 0). Usage:
-  e2ee_fixture.py RAW_OPUS_FILE FRAMES DIR [DIR ...]
+  e2ee_fixture.py RAW_OPUS_FILE FRAMES DIR
 """
 import hashlib, os, struct, sys
 from cryptography.hazmat.primitives import serialization
@@ -26,14 +26,14 @@ data = (header + body).hex()
 lines = [data[i:i + 88] for i in range(0, len(data), 88)]
 swift = ("/// An E2EE recording made by Tests/Interop/e2ee_fixture.py (Python `cryptography`, not\n"
          "/// RecorderKit): the format's known-answer vector. Test data, not a secret.\n"
-         "enum E2EEFixture {\n"
+         "public enum E2EEFixture {\n"
          f"  /// SHA-256 of the plain audio ({frames} device Opus frames).\n"
-         f"  static let plainSHA256 = \"{hashlib.sha256(audio).hexdigest()}\"\n"
+         f"  public static let plainSHA256 = \"{hashlib.sha256(audio).hexdigest()}\"\n"
          "  /// The user's private key (PKCS#8 PEM).\n"
-         "  static let userKeyPEM = \"\"\"\n"
+         "  public static let userKeyPEM = \"\"\"\n"
          + "".join("    " + l + "\n" for l in pem.strip().split("\n")) + "    \"\"\"\n"
          "  /// The file as a device stores it (header + encrypted audio), hex.\n"
-         "  static let fileHex = [\n"
+         "  public static let fileHex = [\n"
          + "".join(f"    \"{l}\",\n" for l in lines) + "  ].joined()\n}\n")
 for d in dirs:
     open(os.path.join(d, "E2EEFixture.swift"), "w").write(swift)

@@ -2,6 +2,7 @@ import Foundation
 import RecorderCrypto
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Issue 16: end-to-end encrypted recordings (PROTOCOL.md §9): header, key unwrap, ChaCha20

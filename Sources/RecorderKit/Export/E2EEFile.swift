@@ -64,6 +64,19 @@ public enum E2EEFile {
     } catch {
       throw .wrongKey
     }
+    try pipe(
+      input, from: UInt64(E2EEFileHeader.length), through: stream, to: output, after: [],
+      failure: (input, "decrypting failed"))
+    return header
+  }
+
+  /// Writes `prefix` then `input`'s bytes from offset `start`, each chunk through `stream`,
+  /// into `output` (created 0600, replaced if present), streaming. On failure `output` is
+  /// removed and `failure` (a path and a reason) is thrown.
+  private static func pipe(
+    _ input: String, from start: UInt64, through stream: ChaCha20Stream, to output: String,
+    after prefix: [UInt8], failure: (path: String, reason: String)
+  ) throws(E2EEError) {
     guard let reader = FileHandle(forReadingAtPath: input) else {
       throw .io(path: input, reason: "cannot open")
     }
@@ -74,7 +87,8 @@ public enum E2EEFile {
     }
     let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     do {
-      try reader.seek(toOffset: UInt64(E2EEFileHeader.length))
+      try writer.write(contentsOf: prefix)
+      try reader.seek(toOffset: start)
       while let data = try reader.read(upToCount: chunkBytes), !data.isEmpty {
         var bytes = Array(data)
         try stream.apply(&bytes)
@@ -84,9 +98,8 @@ public enum E2EEFile {
     } catch {
       try? writer.close()
       unlink(output)
-      throw .io(path: input, reason: "decrypting failed")
+      throw .io(path: failure.path, reason: failure.reason)
     }
-    return header
   }
 }
 
@@ -109,28 +122,9 @@ extension E2EEFile {
     } catch {
       throw .io(path: output, reason: "key set-up failed")
     }
-    guard let reader = FileHandle(forReadingAtPath: input) else {
-      throw .io(path: input, reason: "cannot open")
-    }
-    defer { try? reader.close() }
-    let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw .io(path: output, reason: String(cString: strerror(errno)))
-    }
-    let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    do {
-      try writer.write(contentsOf: header.encoded)
-      while let data = try reader.read(upToCount: chunkBytes), !data.isEmpty {
-        var bytes = Array(data)
-        try stream.apply(&bytes)
-        try writer.write(contentsOf: bytes)
-      }
-      try writer.close()
-    } catch {
-      try? writer.close()
-      unlink(output)
-      throw .io(path: output, reason: "encrypting failed")
-    }
+    try pipe(
+      input, from: 0, through: stream, to: output, after: header.encoded,
+      failure: (output, "encrypting failed"))
   }
 }
 

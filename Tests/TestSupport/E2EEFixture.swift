@@ -1,10 +1,10 @@
 /// An E2EE recording made by Tests/Interop/e2ee_fixture.py (Python `cryptography`, not
 /// RecorderKit): the format's known-answer vector. Test data, not a secret.
-enum E2EEFixture {
+public enum E2EEFixture {
   /// SHA-256 of the plain audio (25 device Opus frames).
-  static let plainSHA256 = "8d6f27e3d4bdcfdec5978da6a4e9fc9e4a5d62f59ffcce39a936886cb31269a1"
+  public static let plainSHA256 = "8d6f27e3d4bdcfdec5978da6a4e9fc9e4a5d62f59ffcce39a936886cb31269a1"
   /// The user's private key (PKCS#8 PEM).
-  static let userKeyPEM = """
+  public static let userKeyPEM = """
     -----BEGIN PRIVATE KEY-----
     MIIEuwIBADANBgkqhkiG9w0BAQEFAASCBKUwggShAgEAAoIBAQDGDLPUgHpCm2hw
     KoTHg1qKDepU9SoOWDEyDwoQaPyzQGJxJTKh3gWcR1mFwaHEvB3N82yyjoKxin9p
@@ -35,7 +35,7 @@ enum E2EEFixture {
     -----END PRIVATE KEY-----
     """
   /// The file as a device stores it (header + encrypted audio), hex.
-  static let fileHex = [
+  public static let fileHex = [
     "504c4155442e41490100000200000000757365722d3100000000000000000000000000000000000000000000",
     "0000000000000100010000000000000000000000000000000000000000000000000000000000000000000000",
     "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
