@@ -142,6 +142,13 @@
         try await rig.central.connect(FloodCentral.peripheral, timeout: .seconds(2))
       }
       try rig.bluez.control("SetPowered", ["boolean:true"])
+      // The adapter's Powered change reaches the central as a signal, after the control call
+      // returned: wait for it (reading the state at once raced with it).
+      let on = try await withTimeout(20) { () async -> Bool in
+        for await state in states where state == .poweredOn { return true }
+        return false
+      }
+      #expect(on)
       #expect(await rig.central.state == .poweredOn)
 
       link = try await rig.connect()
