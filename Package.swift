@@ -114,7 +114,7 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
         "RecorderProtocol", "RecorderConcurrency", "HealthProfiles", "RecorderBluetooth",
-        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
+        "RecorderCrypto", .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
     .executableTarget(
       name: "RecorderBench",

@@ -1,35 +1,55 @@
 #if canImport(CryptoKit)
   import CryptoKit
 
-  /// The Apple side of ``CryptoEngine``, kept thin: ChaCha20-Poly1305 through CryptoKit.
+  /// The Apple side of ``CryptoEngine``, kept thin: ChaCha20-Poly1305 and AES-256-GCM through
+  /// CryptoKit.
   /// Raw ChaCha20 (no CryptoKit API) and RSA (Security's `SecKeyCreateEncryptedData` with
   /// `.rsaEncryptionPKCS1` / `.rsaEncryptionOAEPSHA1`, `SecKeyCreateRandomKey`) are not
   /// written yet: this package is only built on Linux here, and an untested Apple binding
   /// would be worse than an honest ``CryptoError/unsupported(_:)``.
   struct AppleCryptoEngine: CryptoEngine {
-    func chaChaPolySeal(
-      _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8]
+    func aeadSeal(
+      _ plaintext: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
+      authenticating: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
+      let symmetric = SymmetricKey(data: key)
       do {
-        let box = try ChaChaPoly.seal(
-          plaintext, using: SymmetricKey(data: key), nonce: ChaChaPoly.Nonce(data: nonce),
-          authenticating: authenticating)
-        return Array(box.ciphertext) + Array(box.tag)
+        switch algorithm {
+        case .chaCha20Poly1305:
+          let box = try CryptoKit.ChaChaPoly.seal(
+            plaintext, using: symmetric, nonce: CryptoKit.ChaChaPoly.Nonce(data: nonce),
+            authenticating: authenticating)
+          return Array(box.ciphertext) + Array(box.tag)
+        case .aes256GCM:
+          let box = try AES.GCM.seal(
+            plaintext, using: symmetric, nonce: AES.GCM.Nonce(data: nonce),
+            authenticating: authenticating)
+          return Array(box.ciphertext) + Array(box.tag)
+        }
       } catch {
-        throw .library("ChaChaPoly.seal")
+        throw .library("\(algorithm) seal")
       }
     }
 
-    func chaChaPolyOpen(
-      _ box: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8]
+    func aeadOpen(
+      _ box: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
+      authenticating: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
-      guard box.count >= 16 else { throw .authenticationFailed }
+      let symmetric = SymmetricKey(data: key)
+      let ciphertext = box.dropLast(AEADAlgorithm.tagLength)
+      let tag = box.suffix(AEADAlgorithm.tagLength)
       do {
-        let sealed = try ChaChaPoly.SealedBox(
-          nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: box.dropLast(16), tag: box.suffix(16))
-        return Array(
-          try ChaChaPoly.open(
-            sealed, using: SymmetricKey(data: key), authenticating: authenticating))
+        switch algorithm {
+        case .chaCha20Poly1305:
+          let sealed = try CryptoKit.ChaChaPoly.SealedBox(
+            nonce: CryptoKit.ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+          return Array(
+            try CryptoKit.ChaChaPoly.open(sealed, using: symmetric, authenticating: authenticating))
+        case .aes256GCM:
+          let sealed = try AES.GCM.SealedBox(
+            nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
+          return Array(try AES.GCM.open(sealed, using: symmetric, authenticating: authenticating))
+        }
       } catch {
         throw .authenticationFailed
       }

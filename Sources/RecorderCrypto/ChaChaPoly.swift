@@ -1,29 +1,41 @@
-/// ChaCha20-Poly1305 (RFC 8439 §2.8): the AEAD of Mode B's channel (PROTOCOL.md §9).
-public enum ChaChaPoly {
+/// The AEADs of the device's channels (PROTOCOL.md §9): ChaCha20-Poly1305 for BLE, and for
+/// Wi-Fi PDUs ChaCha20-Poly1305 or AES-256-GCM "chosen by a flag" [sdk]. Both take a 32-byte
+/// key and a 12-byte nonce and append a 16-byte tag.
+public enum AEADAlgorithm: String, Sendable, CaseIterable, CustomStringConvertible {
+  /// ChaCha20-Poly1305 (RFC 8439 §2.8).
+  case chaCha20Poly1305 = "chacha20-poly1305"
+  /// AES-256 in Galois/Counter Mode (NIST SP 800-38D), 96-bit nonce, 128-bit tag.
+  case aes256GCM = "aes-256-gcm"
+
   /// Key bytes.
   public static let keyLength = 32
-  /// Nonce bytes (the IETF variant).
+  /// Nonce bytes.
   public static let nonceLength = 12
   /// Tag bytes, appended to the ciphertext.
   public static let tagLength = 16
 
+  public var description: String { rawValue }
+
   /// Seals `plaintext`: the ciphertext with the 16-byte tag appended.
   /// - Throws: ``CryptoError/invalidLength(what:expected:actual:)`` for a bad key or nonce.
-  public static func seal(
+  public func seal(
     _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8] = []
   ) throws(CryptoError) -> [UInt8] {
-    try CryptoEngines.current.chaChaPolySeal(
-      plaintext, key: key, nonce: nonce, authenticating: authenticating)
+    try Self.check(key: key, nonce: nonce)
+    return try CryptoEngines.current.aeadSeal(
+      plaintext, algorithm: self, key: key, nonce: nonce, authenticating: authenticating)
   }
 
   /// Opens `box` (ciphertext ‖ tag).
   /// - Throws: ``CryptoError/authenticationFailed`` when it does not authenticate under
   ///   this key, nonce and associated data (tampered, or sealed with something else).
-  public static func open(
+  public func open(
     _ box: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8] = []
   ) throws(CryptoError) -> [UInt8] {
-    try CryptoEngines.current.chaChaPolyOpen(
-      box, key: key, nonce: nonce, authenticating: authenticating)
+    try Self.check(key: key, nonce: nonce)
+    guard box.count >= Self.tagLength else { throw .authenticationFailed }
+    return try CryptoEngines.current.aeadOpen(
+      box, algorithm: self, key: key, nonce: nonce, authenticating: authenticating)
   }
 
   static func check(key: [UInt8], nonce: [UInt8]) throws(CryptoError) {
@@ -33,6 +45,35 @@ public enum ChaChaPoly {
     guard nonce.count == nonceLength else {
       throw .invalidLength(what: "nonce", expected: nonceLength, actual: nonce.count)
     }
+  }
+}
+
+/// ChaCha20-Poly1305 (RFC 8439 §2.8): the AEAD of Mode B's channel (PROTOCOL.md §9).
+public enum ChaChaPoly {
+  /// Key bytes.
+  public static let keyLength = AEADAlgorithm.keyLength
+  /// Nonce bytes (the IETF variant).
+  public static let nonceLength = AEADAlgorithm.nonceLength
+  /// Tag bytes, appended to the ciphertext.
+  public static let tagLength = AEADAlgorithm.tagLength
+
+  /// Seals `plaintext`: the ciphertext with the 16-byte tag appended.
+  /// - Throws: ``CryptoError/invalidLength(what:expected:actual:)`` for a bad key or nonce.
+  public static func seal(
+    _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8] = []
+  ) throws(CryptoError) -> [UInt8] {
+    try AEADAlgorithm.chaCha20Poly1305.seal(
+      plaintext, key: key, nonce: nonce, authenticating: authenticating)
+  }
+
+  /// Opens `box` (ciphertext ‖ tag).
+  /// - Throws: ``CryptoError/authenticationFailed`` when it does not authenticate under
+  ///   this key, nonce and associated data (tampered, or sealed with something else).
+  public static func open(
+    _ box: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8] = []
+  ) throws(CryptoError) -> [UInt8] {
+    try AEADAlgorithm.chaCha20Poly1305.open(
+      box, key: key, nonce: nonce, authenticating: authenticating)
   }
 }
 

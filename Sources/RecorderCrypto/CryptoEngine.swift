@@ -7,15 +7,17 @@
 /// ``RSAPublicKey``), which go through ``CryptoEngines/current``; nothing here is a
 /// hand-written cipher.
 public protocol CryptoEngine: Sendable {
-  /// ChaCha20-Poly1305 (RFC 8439): ciphertext with the 16-byte tag appended.
-  func chaChaPolySeal(
-    _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8]
+  /// Seals `plaintext` with `algorithm`: the ciphertext with the 16-byte tag appended.
+  func aeadSeal(
+    _ plaintext: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
+    authenticating: [UInt8]
   ) throws(CryptoError) -> [UInt8]
 
-  /// Opens a ChaCha20-Poly1305 box (ciphertext ‖ tag); ``CryptoError/authenticationFailed``
-  /// when it does not authenticate.
-  func chaChaPolyOpen(
-    _ box: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8]
+  /// Opens a `box` (ciphertext ‖ tag) sealed with `algorithm`;
+  /// ``CryptoError/authenticationFailed`` when it does not authenticate.
+  func aeadOpen(
+    _ box: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
+    authenticating: [UInt8]
   ) throws(CryptoError) -> [UInt8]
 
   /// A raw ChaCha20 keystream (RFC 7539 §2.4) starting at block `counter`.
@@ -95,7 +97,7 @@ public enum RSAPrivateKeyFormat: Sendable, Equatable {
 /// The engine this platform uses.
 public enum CryptoEngines {
   /// libcrypto on Linux; on Apple platforms the CryptoKit engine, which implements
-  /// ChaCha20-Poly1305 and answers ``CryptoError/unsupported(_:)`` for the rest (see
+  /// the AEADs and answers ``CryptoError/unsupported(_:)`` for the rest (see
   /// AppleCryptoEngine.swift).
   public static var current: any CryptoEngine {
     #if canImport(CryptoKit)

@@ -5,22 +5,22 @@
   /// and freed inside one call, except a ``ChaCha20Keystream``'s, which lives as long as its
   /// owner; so the engine itself holds nothing and is `Sendable`.
   struct LibCryptoEngine: CryptoEngine {
-    // MARK: ChaCha20-Poly1305
+    // MARK: AEADs
 
-    func chaChaPolySeal(
-      _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8]
+    func aeadSeal(
+      _ plaintext: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
+      authenticating: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
-      try ChaChaPoly.check(key: key, nonce: nonce)
       let context = try CipherContext()
       var length: Int32 = 0
-      var output = [UInt8](repeating: 0, count: plaintext.count + ChaChaPoly.tagLength)
-      guard EVP_EncryptInit_ex(context.pointer, EVP_chacha20_poly1305(), nil, nil, nil) == 1,
+      var output = [UInt8](repeating: 0, count: plaintext.count + AEADAlgorithm.tagLength)
+      guard EVP_EncryptInit_ex(context.pointer, Self.cipher(algorithm), nil, nil, nil) == 1,
         EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_AEAD_SET_IVLEN, Int32(nonce.count), nil)
           == 1,
         EVP_EncryptInit_ex(context.pointer, nil, nil, key, nonce) == 1,
         EVP_EncryptUpdate(
           context.pointer, nil, &length, authenticating, Int32(authenticating.count)) == 1
-      else { throw Self.failure("ChaCha20-Poly1305 init") }
+      else { throw Self.failure("\(algorithm) init") }
       var written = 0
       let ok = output.withUnsafeMutableBufferPointer { out -> Bool in
         guard let base = out.baseAddress else { return false }
@@ -34,29 +34,29 @@
         }
         written += Int(length)
         return EVP_CIPHER_CTX_ctrl(
-          context.pointer, EVP_CTRL_AEAD_GET_TAG, Int32(ChaChaPoly.tagLength), base + written)
+          context.pointer, EVP_CTRL_AEAD_GET_TAG, Int32(AEADAlgorithm.tagLength), base + written)
           == 1
       }
-      guard ok, written == plaintext.count else { throw Self.failure("ChaCha20-Poly1305 seal") }
+      guard ok, written == plaintext.count else { throw Self.failure("\(algorithm) seal") }
       return output
     }
 
-    func chaChaPolyOpen(
-      _ box: [UInt8], key: [UInt8], nonce: [UInt8], authenticating: [UInt8]
+    func aeadOpen(
+      _ box: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
+      authenticating: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
-      try ChaChaPoly.check(key: key, nonce: nonce)
-      guard box.count >= ChaChaPoly.tagLength else { throw .authenticationFailed }
-      let ciphertext = Array(box.dropLast(ChaChaPoly.tagLength))
-      var tag = Array(box.suffix(ChaChaPoly.tagLength))
+      guard box.count >= AEADAlgorithm.tagLength else { throw .authenticationFailed }
+      let ciphertext = Array(box.dropLast(AEADAlgorithm.tagLength))
+      var tag = Array(box.suffix(AEADAlgorithm.tagLength))
       let context = try CipherContext()
       var length: Int32 = 0
-      guard EVP_DecryptInit_ex(context.pointer, EVP_chacha20_poly1305(), nil, nil, nil) == 1,
+      guard EVP_DecryptInit_ex(context.pointer, Self.cipher(algorithm), nil, nil, nil) == 1,
         EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_AEAD_SET_IVLEN, Int32(nonce.count), nil)
           == 1,
         EVP_DecryptInit_ex(context.pointer, nil, nil, key, nonce) == 1,
         EVP_DecryptUpdate(
           context.pointer, nil, &length, authenticating, Int32(authenticating.count)) == 1
-      else { throw Self.failure("ChaCha20-Poly1305 init") }
+      else { throw Self.failure("\(algorithm) init") }
       var output = [UInt8](repeating: 0, count: ciphertext.count + 1)
       var written = 0
       let ok = output.withUnsafeMutableBufferPointer { out -> Bool in
@@ -68,7 +68,7 @@
         written = Int(length)
         guard
           EVP_CIPHER_CTX_ctrl(
-            context.pointer, EVP_CTRL_AEAD_SET_TAG, Int32(ChaChaPoly.tagLength), &tag) == 1
+            context.pointer, EVP_CTRL_AEAD_SET_TAG, Int32(AEADAlgorithm.tagLength), &tag) == 1
         else { return false }
         guard EVP_DecryptFinal_ex(context.pointer, base + written, &length) == 1 else {
           return false
@@ -81,10 +81,18 @@
       return Array(output.prefix(written))
     }
 
+    /// libcrypto's cipher for `algorithm` (both take the generic AEAD controls).
+    private static func cipher(_ algorithm: AEADAlgorithm) -> OpaquePointer? {
+      switch algorithm {
+      case .chaCha20Poly1305: EVP_chacha20_poly1305()
+      case .aes256GCM: EVP_aes_256_gcm()
+      }
+    }
+
     func makeChaCha20(key: [UInt8], nonce: [UInt8], counter: UInt32) throws(CryptoError)
       -> any ChaCha20Keystream
     {
-      try ChaChaPoly.check(key: key, nonce: nonce)
+      try AEADAlgorithm.check(key: key, nonce: nonce)
       return try LibCryptoChaCha20(key: key, nonce: nonce, counter: counter)
     }
 

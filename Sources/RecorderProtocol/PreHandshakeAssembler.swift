@@ -82,8 +82,11 @@ public enum PreHandshakeError: Error, Equatable, Sendable, CustomStringConvertib
 
 /// The plaintext of the device's wrapped session key (§9 step 3) [sdk]: key `[0:32]`,
 /// nonce `[32:44]`, associated data `[44:56]`, ChaCha20-Poly1305 box `[56:]` (tag
-/// appended) that opens to `PLAUD.AI`.
-public struct SessionKeyMaterial: Sendable, Equatable {
+/// appended) that opens to `PLAUD.AI`. A session key: it describes itself redacted and
+/// reflects no children, so no log or error shows it.
+public struct SessionKeyMaterial: Sendable, Equatable, CustomStringConvertible,
+  CustomReflectable
+{
   public var key: [UInt8]
   public var nonce: [UInt8]
   public var associatedData: [UInt8]
@@ -110,4 +113,7 @@ public struct SessionKeyMaterial: Sendable, Equatable {
 
   /// The bytes to RSA-wrap.
   public var encoded: [UInt8] { key + nonce + associatedData + box }
+
+  public var description: String { "Mode B session key material <redacted>" }
+  public var customMirror: Mirror { Mirror(self, children: []) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HealthProfiles
 import RecorderBluetooth
+import RecorderCrypto
 import RecorderEmulator
 import RecorderProtocol
 import RecorderRemoteLink
@@ -40,6 +41,9 @@ struct EmulateCommand: RecorderCommand {
       --mode-b-seq strict|increasing
                               How the device checks the phone's sealed sequence numbers
                               (default increasing).
+      --mode-b-wifi-cipher chacha20-poly1305|aes-256-gcm
+                              The AEAD the device seals Wi-Fi PDUs with (default
+                              chacha20-poly1305); the phone takes either.
       --user-public-key PEM   Mode B: the user public key the device already holds (a file).
       --e2ee-public-key PEM   Store the generated recordings end-to-end encrypted to this
                               user public key (a file): a 512-byte header, then ChaCha20.
@@ -139,6 +143,11 @@ struct EmulateCommand: RecorderCommand {
       "mode-b-seq", SequencePolicy.allCases.map(\.rawValue))
     {
       parameters.sequencePolicy = SequencePolicy(rawValue: policy) ?? ModeB.sequencePolicy
+    }
+    if let cipher = try arguments.choice(
+      "mode-b-wifi-cipher", AEADAlgorithm.allCases.map(\.rawValue))
+    {
+      parameters.wifiCipher = AEADAlgorithm(rawValue: cipher) ?? parameters.wifiCipher
     }
     if let path = try arguments.option("user-public-key") {
       guard let data = FileManager.default.contents(atPath: path),

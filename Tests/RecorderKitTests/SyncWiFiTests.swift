@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderRemoteLink
 import RecorderStore
 import RecorderTesting
@@ -19,9 +20,11 @@ struct SyncWiFiTests {
   /// Four recordings, 107 s of audio, 428 000 bytes.
   static let durations: [Duration] = [30, 12, 45, 20].map { .seconds($0) }
 
-  @Test("a backlog goes over Wi-Fi; deletes wait for the batch; exact end state")
-  func backlogOverWiFi() async throws {
-    let (bench, template) = try await Self.bench()
+  @Test(
+    "a backlog goes over Wi-Fi; deletes wait for the batch; exact end state",
+    arguments: WiFiDeviceKind.allCases)
+  func backlogOverWiFi(device: WiFiDeviceKind) async throws {
+    let (bench, template) = try await Self.bench(device)
     defer { bench.cleanUp() }
     let join = try bench.joinPort()
     defer { join.stop() }
@@ -49,6 +52,7 @@ struct SyncWiFiTests {
     #expect(counters.wifiSessions == 1)
     #expect(counters.wifiContentBytesSent == Int(template.totalBytes))
     #expect(counters.dataBytesSent == 0, "no recording byte went over BLE")
+    #expect(counters.wifiMalformedMessages == 0, "every PDU of the phone opened (\(device))")
     // Every DELETE came after the last download [sdk: a delete in between stalls the device].
     let events = await collector.value
     let lastStored = try #require(
@@ -103,9 +107,11 @@ struct SyncWiFiTests {
     #expect(await bench.device.hotspotSSID == nil, "the phone sent WIFI_CLOSE on the way out")
   }
 
-  @Test("Wi-Fi drops mid-file: BLE finishes that file from its durable offset (wifi+ble)")
-  func wifiDropResumesOnBLE() async throws {
-    let (bench, template) = try await Self.bench()
+  @Test(
+    "Wi-Fi drops mid-file: BLE finishes that file from its durable offset (wifi+ble)",
+    arguments: WiFiDeviceKind.allCases)
+  func wifiDropResumesOnBLE(device: WiFiDeviceKind) async throws {
+    let (bench, template) = try await Self.bench(device)
     defer { bench.cleanUp() }
     let join = try bench.joinPort()
     defer { join.stop() }
@@ -220,8 +226,10 @@ struct SyncWiFiTests {
     #expect(resent <= Int(template.totalBytes - partial.durableBytes))
   }
 
-  @Test("power lost at 24 seeded moments of a Wi-Fi sync: exactly once, never deleted early")
-  func powerLossDuringWiFiSync() async throws {
+  @Test(
+    "power lost at 24 seeded moments of a Wi-Fi sync: exactly once, never deleted early",
+    arguments: [WiFiDeviceKind.plain, .modeBAESGCM])
+  func powerLossDuringWiFiSync(device: WiFiDeviceKind) async throws {
     let seed = Self.seed
     let template = try await SyncFlashTemplate.make(
       seed: seed, durations: [8, 3, 10, 5].map { .seconds($0) })
@@ -230,7 +238,7 @@ struct SyncWiFiTests {
     options.checkpointBytes = 4 * 1024
 
     // How many file operations an uninterrupted Wi-Fi sync takes.
-    let reference = try SyncBench(seed: seed, template: template)
+    let reference = try device.bench(seed: seed, template: template)
     defer { reference.cleanUp() }
     let referenceJoin = try reference.joinPort()
     defer { referenceJoin.stop() }
@@ -247,8 +255,8 @@ struct SyncWiFiTests {
     }
     var cut = 0
     for point in points {
-      let context = "seed \(seed), power lost after \(point) operations"
-      let bench = try SyncBench(seed: seed, template: template)
+      let context = "seed \(seed), \(device), power lost after \(point) operations"
+      let bench = try device.bench(seed: seed, template: template)
       defer { bench.cleanUp() }
       let join = try bench.joinPort()
       defer { join.stop() }
@@ -281,16 +289,18 @@ struct SyncWiFiTests {
       #expect(await bench.device.deleteLog.count == template.recordings.count, "\(context)")
     }
     print(
-      "power loss over Wi-Fi: \(points.count) cuts over \(operations) operations, \(cut) mid-sync (seed \(seed))"
+      "power loss over Wi-Fi (\(device)): \(points.count) cuts over \(operations) operations, \(cut) mid-sync (seed \(seed))"
     )
     #expect(cut >= points.count * 3 / 4)
   }
 
   // MARK: - Helpers
 
-  static func bench() async throws -> (SyncBench, SyncFlashTemplate) {
+  static func bench(_ device: WiFiDeviceKind = .plain) async throws -> (
+    SyncBench, SyncFlashTemplate
+  ) {
     let template = try await SyncFlashTemplate.make(seed: seed, durations: durations)
-    let bench = try SyncBench(seed: seed, template: template)
+    let bench = try device.bench(seed: seed, template: template)
     return (bench, template)
   }
 
@@ -315,6 +325,28 @@ struct SyncWiFiTests {
     if let report {
       #expect(report.files.count == template.recordings.count, "\(context)")
       #expect(report.files.allSatisfy { $0.verified && $0.deletedFromDevice }, "\(context)")
+    }
+  }
+}
+
+/// The devices a Wi-Fi sync runs against: a plain one, and a Mode B one sealing its PDUs with
+/// each AEAD §9 names (the phone learns which from the HELLO).
+enum WiFiDeviceKind: String, CaseIterable, CustomTestStringConvertible {
+  case plain
+  case modeBChaCha = "Mode B, ChaCha20-Poly1305"
+  case modeBAESGCM = "Mode B, AES-256-GCM"
+
+  var testDescription: String { rawValue }
+
+  func bench(seed: UInt64, template: SyncFlashTemplate) throws -> SyncBench {
+    switch self {
+    case .plain: return try SyncBench(seed: seed, template: template)
+    case .modeBChaCha, .modeBAESGCM:
+      var modeB = ModeBParameters()
+      modeB.wifiCipher = self == .modeBChaCha ? .chaCha20Poly1305 : .aes256GCM
+      return try SyncBench(
+        seed: seed, template: template, portVersion: ProtocolDefaults.modeBPortVersion,
+        modeB: modeB)
     }
   }
 }

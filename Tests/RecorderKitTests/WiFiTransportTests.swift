@@ -1,5 +1,6 @@
 import Foundation
 import RecorderConcurrency
+import RecorderCrypto
 import RecorderProtocol
 import RecorderWebSocket
 import Testing
@@ -305,6 +306,162 @@ struct WiFiTransportTests {
       try await device.send(.stopResult(status: 0))
       await finishing.value
       await server.stop()
+    }
+  }
+}
+
+/// Issue 16: Wi-Fi PDUs of a Mode B device are sealed like its BLE frames (PROTOCOL.md §9
+/// step 4), with ChaCha20-Poly1305 or AES-256-GCM; the phone learns which from the HELLO.
+@Suite("WiFiTransport: sealed PDUs of a Mode B device", .serialized)
+struct WiFiTransportModeBTests {
+  static let material = SessionKeyMaterial(
+    key: Array(0..<32), nonce: Array(100..<112), associatedData: Array(200..<212),
+    box: [UInt8](repeating: 0, count: 16))
+
+  /// The device side sealing with `algorithm`, counting its own sequence numbers, and
+  /// opening the phone's (which must come 1, 2, 3 … in order).
+  fileprivate final class SealedDevice: Sendable {
+    let plain: ScriptedWiFiDevice
+    let algorithm: AEADAlgorithm
+    private let nextSend = Locked<UInt32>(1)
+    private let expectedReceive = Locked<UInt32>(1)
+
+    fileprivate init(_ plain: ScriptedWiFiDevice, _ algorithm: AEADAlgorithm) {
+      self.plain = plain
+      self.algorithm = algorithm
+    }
+
+    func sealed(_ message: WiFiDeviceMessage, sequence: UInt32? = nil) throws -> [UInt8] {
+      let sequence =
+        sequence
+        ?? nextSend.withLock { next in
+          defer { next += 1 }
+          return next
+        }
+      let material = WiFiTransportModeBTests.material
+      return try algorithm.seal(
+        ModeB.sequenced(sequence, message.encoded()), key: material.key, nonce: material.nonce,
+        authenticating: material.associatedData)
+    }
+
+    func send(_ message: WiFiDeviceMessage) async throws {
+      try await plain.socket.send(binary: sealed(message))
+    }
+
+    func receive() async throws -> WiFiPhoneMessage {
+      guard case .binary(let bytes) = try await plain.socket.receive() else {
+        throw WiFiPDUError.jsonNotAnObject
+      }
+      let material = WiFiTransportModeBTests.material
+      let (sequence, pdu) = try ModeB.unsequenced(
+        algorithm.open(
+          bytes, key: material.key, nonce: material.nonce,
+          authenticating: material.associatedData))
+      let expected = expectedReceive.withLock { next in
+        defer { next += 1 }
+        return next
+      }
+      #expect(sequence == expected, "the phone's writes are sealed 1, 2, 3 … in order")
+      return try WiFiPhoneMessage(WiFiPDU(decoding: pdu))
+    }
+  }
+
+  fileprivate func openSealed(
+    _ algorithm: AEADAlgorithm
+  ) async throws -> (WebSocketServer, SealedDevice, WiFiTransport) {
+    let (server, plain, phone) = try await connectDevice()
+    let device = SealedDevice(plain, algorithm)
+    var sealedConfiguration = configuration
+    sealedConfiguration.sealing = WiFiSealing(Self.material)
+    let opening = Task {
+      try await WiFiTransport.open(
+        connection: phone, configuration: sealedConfiguration, clock: AnyClock(ManualClock()))
+    }
+    try await device.send(
+      .hello(token: DeviceToken(WiFiTransport.helloToken(serial: serial))!, protocolVersion: 1))
+    #expect(
+      try await device.receive()
+        == .handshake(token: DeviceToken("BLETOKEN123000000000000000000000")!, stamp: 1_775_000_000)
+    )
+    try await device.send(.handshakeResult(status: 0))
+    return (server, device, try await opening.value)
+  }
+
+  @Test(arguments: AEADAlgorithm.allCases)
+  func sealedSessionWithEitherAEAD(algorithm: AEADAlgorithm) async throws {
+    try await within {
+      let (server, device, transport) = try await openSealed(algorithm)
+      let listing = Task { try await transport.listRecordings() }
+      guard case .list(let uid, 0, 0) = try await device.receive() else {
+        Issue.record("no LIST request")
+        return
+      }
+      try await device.send(
+        .list(
+          WiFiListPage(
+            uid: uid, count: 1, offset: 0,
+            entries: [WiFiListEntry(sessionId: 1_700_000_001, size: 2000, scene: 1)])))
+      #expect(try await listing.value.map(\.sessionId) == [1_700_000_001])
+      #expect(await transport.refusedSealedPDUs == 0)
+      await server.stop()
+    }
+  }
+
+  @Test("a replayed, a tampered and a plain PDU are dropped and counted, never answered")
+  func replayedTamperedAndPlainPDUsAreDropped() async throws {
+    try await within {
+      let (server, device, transport) = try await openSealed(.aes256GCM)
+      let ping = try device.sealed(.ping(volume: 1, voltage: 2, charging: 0))
+      try await device.plain.socket.send(binary: ping)
+      #expect(try await device.receive() == .pong)
+      try await device.plain.socket.send(binary: ping)  // the same sequence number again
+      var tampered = try device.sealed(.ping(volume: 1, voltage: 2, charging: 0))
+      tampered[tampered.count - 1] ^= 1
+      try await device.plain.socket.send(binary: tampered)
+      try await device.plain.send(.ping(volume: 1, voltage: 2, charging: 0))  // not sealed
+      // Only this one is answered: the three before it were dropped.
+      try await device.send(.ping(volume: 9, voltage: 9, charging: 1))
+      #expect(try await device.receive() == .pong)
+      #expect(await transport.refusedSealedPDUs == 3)
+      await server.stop()
+    }
+  }
+
+  @Test("a plain HELLO where Mode B was agreed is refused: no downgrade, no token sent")
+  func plainHelloIsRefused() async throws {
+    try await within {
+      let (server, device, phone) = try await connectDevice()
+      var sealedConfiguration = configuration
+      sealedConfiguration.sealing = WiFiSealing(Self.material)
+      let opening = Task {
+        try await WiFiTransport.open(
+          connection: phone, configuration: sealedConfiguration, clock: AnyClock(ManualClock()))
+      }
+      // Reading at once answers the phone's close (else it waits out the close timeout).
+      let deviceSees = Task { try await device.receive() }
+      try await device.send(
+        .hello(token: DeviceToken(WiFiTransport.helloToken(serial: serial))!, protocolVersion: 1))
+      await #expect(
+        throws: DeviceError.malformedReply(
+          operation: "HELLO",
+          reason: "the first PDU does not authenticate under the Mode B session key")
+      ) { _ = try await opening.value }
+      // Closed without the handshake (which carries the BLE token) ever being sent.
+      await #expect(throws: WebSocketError.self) { _ = try await deviceSees.value }
+      await server.stop()
+    }
+  }
+
+  @Test("the key never shows in a description or a reflection")
+  func sealingIsRedacted() {
+    let sealing = WiFiSealing(Self.material)
+    var sealedConfiguration = configuration
+    sealedConfiguration.sealing = sealing
+    for text in [
+      "\(sealing)", String(reflecting: sealing), "\(sealedConfiguration)", "\(Self.material)",
+    ] {
+      #expect(!text.contains("100, 101"), "\(text)")
+      #expect(!text.contains("0, 1, 2"), "\(text)")
     }
   }
 }

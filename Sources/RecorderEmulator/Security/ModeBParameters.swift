@@ -18,14 +18,19 @@ public struct ModeBParameters: Sendable, Equatable {
   /// Recordings made from now on are stored end-to-end encrypted to this user key (a
   /// 512-byte header, then ChaCha20, PROTOCOL.md §9), and sent as stored; nil: plain.
   public var e2eeUserKey: RSAPublicKey?
+  /// The AEAD the device seals its Wi-Fi PDUs with (§9: "AES-256-GCM or ChaCha20-Poly1305,
+  /// chosen by a flag" whose source is unknown); the phone must cope with either.
+  public var wifiCipher: AEADAlgorithm
 
   public init(
     chunkIndexBase: ChunkIndexBase = ModeB.chunkIndexBase,
     sequencePolicy: SequencePolicy = ModeB.sequencePolicy,
     provisionedUserKey: RSAPublicKey? = nil,
-    maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength, e2eeUserKey: RSAPublicKey? = nil
+    maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength, e2eeUserKey: RSAPublicKey? = nil,
+    wifiCipher: AEADAlgorithm = .chaCha20Poly1305
   ) {
     self.e2eeUserKey = e2eeUserKey
+    self.wifiCipher = wifiCipher
     self.chunkIndexBase = chunkIndexBase
     self.sequencePolicy = sequencePolicy
     self.provisionedUserKey = provisionedUserKey
@@ -45,13 +50,22 @@ public struct ModeBParameters: Sendable, Equatable {
   }
 }
 
-/// The device's side of an open Mode B channel: one per connection, lost with it.
+/// The device's side of an open Mode B channel: one per connection, lost with it; a Wi-Fi
+/// session seals with a copy that counts afresh (``forWiFi(_:)``).
 struct DeviceChannel {
   let key: [UInt8]
   let nonce: [UInt8]
   let associatedData: [UInt8]
+  /// ChaCha20-Poly1305 over BLE [sdk]; a Wi-Fi session's is ``ModeBParameters/wifiCipher``.
+  var algorithm = AEADAlgorithm.chaCha20Poly1305
   var nextSend = ModeB.firstSequence
   var lastReceived: UInt32?
+
+  /// The same key, nonce and associated data under `algorithm`, both sequences from the
+  /// start: what one Wi-Fi session seals its PDUs with (docs/mode-b.md [project]).
+  func forWiFi(_ algorithm: AEADAlgorithm) -> DeviceChannel {
+    DeviceChannel(key: key, nonce: nonce, associatedData: associatedData, algorithm: algorithm)
+  }
 
   /// A fresh session key, nonce and associated data.
   static func random() throws(CryptoError) -> DeviceChannel {
@@ -75,7 +89,7 @@ struct DeviceChannel {
     nextSend &+= 1
     // Lengths are fixed by `random()`: sealing cannot fail.
     return
-      (try? ChaChaPoly.seal(
+      (try? algorithm.seal(
         ModeB.sequenced(sequence, frame), key: key, nonce: nonce,
         authenticating: associatedData)) ?? []
   }
@@ -89,7 +103,7 @@ struct DeviceChannel {
   /// The frame inside one sealed write, if it authenticates and its sequence follows.
   mutating func open(_ sealed: [UInt8], policy: SequencePolicy) throws(Refusal) -> [UInt8] {
     guard
-      let plaintext = try? ChaChaPoly.open(
+      let plaintext = try? algorithm.open(
         sealed, key: key, nonce: nonce, authenticating: associatedData),
       let (sequence, frame) = try? ModeB.unsequenced(plaintext)
     else { throw .unauthentic }

@@ -13,6 +13,9 @@ struct Hotspot {
   /// Device time from which joins succeed (``WiFiParameters/hotspotStartupDelay``).
   var readyAt: Duration
   var watchdog: Task<Void, Never>?
+  /// Mode B: the BLE channel of the connection that raised (or last re-raised) the hotspot;
+  /// its Wi-Fi sessions seal with its key (PROTOCOL.md §9 step 4).
+  var sealing: DeviceChannel?
 }
 
 /// A recording as the Wi-Fi side sees it.
@@ -71,7 +74,9 @@ extension EmulatedDevice {
     nextWiFiSessionID += 1
     let session = WiFiDeviceSession(
       id: nextWiFiSessionID, device: self, host: request.phoneHost, port: request.serverPort,
-      serial: configuration.serial, token: configuration.token, parameters: configuration.wifi)
+      serial: configuration.serial, token: configuration.token, parameters: configuration.wifi,
+      sealing: hotspot?.sealing?.forWiFi(configuration.modeB.wifiCipher),
+      sequencePolicy: configuration.modeB.sequencePolicy)
     wifiSession = session
     counterValues.wifiSessions += 1
     Task { await session.run() }
@@ -109,6 +114,7 @@ extension EmulatedDevice {
       hotspot?.password = password
       noteWiFiActivity()
     }
+    hotspot?.sealing = connection?.channel
     return WiFiOpenResponse(status: 0, password: Array(password.utf8))
   }
 

@@ -43,12 +43,20 @@ actor WiFiDeviceSession {
   /// The connection once open, readable from outside the actor (see ``isOver``).
   private let openConnection = Locked<WebSocketConnection?>(nil)
   private let over = Locked(false)
+  /// Mode B: every PDU sealed and opened with this channel, under a lock so a PDU is sealed
+  /// inside ``sender``'s ordering (a reordered sequence number is dropped by the phone).
+  private let sealing: Locked<DeviceChannel>?
+  private let sequencePolicy: SequencePolicy
+  private var sender: OrderedSender?
 
   init(
     id: Int, device: EmulatedDevice, host: String, port: UInt16, serial: String,
-    token: DeviceToken, parameters: WiFiParameters
+    token: DeviceToken, parameters: WiFiParameters, sealing: DeviceChannel? = nil,
+    sequencePolicy: SequencePolicy = ModeB.sequencePolicy
   ) {
     self.id = id
+    self.sealing = sealing.map { Locked($0) }
+    self.sequencePolicy = sequencePolicy
     self.device = device
     self.host = host
     self.port = port
@@ -88,6 +96,7 @@ actor WiFiDeviceSession {
       return
     }
     self.connection = connection
+    sender = OrderedSender(connection)
     openConnection.withLock { $0 = connection }
     guard !ended, let helloToken else {
       // Ended while connecting (WIFI_CLOSE, reboot): go away at once.
@@ -130,7 +139,7 @@ actor WiFiDeviceSession {
   // MARK: Requests
 
   private func handle(_ message: WebSocketMessage) async {
-    guard case .binary(let bytes) = message,
+    guard case .binary(let bytes) = message, let bytes = open(bytes),
       let request = try? WiFiPhoneMessage(decoding: bytes)
     else {
       await device.noteWiFiMessage(valid: false)
@@ -296,15 +305,22 @@ actor WiFiDeviceSession {
     if generation == streamGeneration { streamerFinished = true }
   }
 
-  /// Sends one PDU; false when the connection is gone (the reader loop then ends the session).
+  /// Sends one PDU (sealed in a Mode B session); false when the connection is gone (the
+  /// reader loop then ends the session).
   @discardableResult
   private func send(_ message: WiFiDeviceMessage) async -> Bool {
-    guard let connection, let bytes = try? message.encoded() else { return false }
-    do {
-      try await connection.send(binary: bytes)
-      return true
-    } catch {
-      return false
-    }
+    guard let sender, let bytes = try? message.encoded() else { return false }
+    let sealing = self.sealing
+    let sent = await sender.send { sealing.map { $0.withLock { $0.seal(bytes) } } ?? bytes }
+    if case .success = sent { return true }
+    return false
+  }
+
+  /// The PDU inside one phone message: as it is on a plain device; on a Mode B device nil
+  /// unless it authenticates and its sequence number follows (then counted as malformed).
+  private func open(_ message: [UInt8]) -> [UInt8]? {
+    guard let sealing else { return message }
+    let policy = sequencePolicy
+    return sealing.withLock { try? $0.open(message, policy: policy) }
   }
 }

@@ -16,19 +16,22 @@ final class SessionCipher: Sendable {
     var lastReceived: UInt32?
   }
 
-  private let key: [UInt8]
-  private let nonce: [UInt8]
-  private let associatedData: [UInt8]
+  /// The session's key, nonce and associated data (a Wi-Fi session seals with them too).
+  let material: SessionKeyMaterial
+  /// ChaCha20-Poly1305 over BLE [sdk]; a Wi-Fi session's may be AES-256-GCM.
+  let algorithm: AEADAlgorithm
   private let policy: SequencePolicy
   private let counters = Locked(Counters())
 
   /// Bytes sealing adds to a frame: the 4-byte sequence number and the 16-byte tag.
   static let overhead = 4 + ChaChaPoly.tagLength
 
-  init(material: SessionKeyMaterial, policy: SequencePolicy = ModeB.sequencePolicy) {
-    key = material.key
-    nonce = material.nonce
-    associatedData = material.associatedData
+  init(
+    material: SessionKeyMaterial, algorithm: AEADAlgorithm = .chaCha20Poly1305,
+    policy: SequencePolicy = ModeB.sequencePolicy
+  ) {
+    self.material = material
+    self.algorithm = algorithm
     self.policy = policy
   }
 
@@ -69,9 +72,9 @@ final class SessionCipher: Sendable {
         counters.nextSend &+= 1
         // Key and nonce lengths were checked when the box opened: sealing cannot fail.
         return
-          (try? ChaChaPoly.seal(
-            ModeB.sequenced(sequence, frame), key: key, nonce: nonce,
-            authenticating: associatedData)) ?? []
+          (try? algorithm.seal(
+            ModeB.sequenced(sequence, frame), key: material.key, nonce: material.nonce,
+            authenticating: material.associatedData)) ?? []
       }
     }
   }
@@ -81,8 +84,9 @@ final class SessionCipher: Sendable {
   func open(_ sealed: [UInt8]) throws(SecureChannelError) -> [UInt8] {
     let plaintext: [UInt8]
     do {
-      plaintext = try ChaChaPoly.open(
-        sealed, key: key, nonce: nonce, authenticating: associatedData)
+      plaintext = try algorithm.open(
+        sealed, key: material.key, nonce: material.nonce,
+        authenticating: material.associatedData)
     } catch {
       throw .authenticationFailed
     }

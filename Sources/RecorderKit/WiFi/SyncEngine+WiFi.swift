@@ -172,11 +172,13 @@ extension SyncReport {
 
 extension DeviceSession {
   /// What a Wi-Fi session with this device needs from this BLE session: the serial its
-  /// HELLO must match, the token for its handshake, the channel count, and the recording in
-  /// progress (asked of this session; none known once BLE is down).
-  public func wifiSessionConfiguration() -> WiFiTransport.Configuration {
+  /// HELLO must match, the token for its handshake, the channel count, the recording in
+  /// progress (asked of this session; none known once BLE is down), and for a Mode B device
+  /// the session key its PDUs are sealed with.
+  public func wifiSessionConfiguration() async -> WiFiTransport.Configuration {
     var wifi = WiFiTransport.Configuration(
       serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels)
+    wifi.sealing = await channel.cipher.map { WiFiSealing($0.material) }
     wifi.recordingInProgress = { [weak self] in
       guard let self else { return nil }
       return try? await BLETransport(session: self).recordingInProgress()

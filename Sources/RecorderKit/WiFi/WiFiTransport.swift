@@ -51,6 +51,9 @@ public actor WiFiTransport: RecordingTransport {
     /// the sync goes on over BLE. A peer that passed HELLO (the serial is public) cannot then
     /// make its own recordings look like the device's. nil: no comparison.
     public var expectedListing: [Recording]?
+    /// A Mode B device's key: every PDU is then sealed both ways (``WiFiSealing``), and a
+    /// device whose HELLO does not authenticate under it is refused. nil: plain PDUs.
+    public var sealing: WiFiSealing?
 
     /// Ten seconds per answer, a keep-alive every 30 s, five seconds for STOP.
     public init(
@@ -79,6 +82,12 @@ public actor WiFiTransport: RecordingTransport {
   public nonisolated var progressClock: AnyClock? { clock }
   /// The connection the device opened.
   public nonisolated let connection: WebSocketConnection
+  /// Sealed PDUs dropped: they did not authenticate, or repeated or went back on a sequence
+  /// number (a Mode B session only; PROTOCOL.md §9).
+  public private(set) var refusedSealedPDUs = 0
+  private let sender: OrderedSender
+  /// Mode B sealing, when ``Configuration/sealing`` is set.
+  private var channel: WiFiPDUChannel?
   private let configuration: Configuration
   private let clock: AnyClock
   /// The device's pduVersion from its HELLO; every PDU we send carries it.
@@ -111,6 +120,8 @@ public actor WiFiTransport: RecordingTransport {
     self.connection = connection
     self.configuration = configuration
     self.clock = clock
+    sender = OrderedSender(connection)
+    channel = configuration.sealing.map(WiFiPDUChannel.init)
   }
 
   /// The upper-case hex MD5 of `serial`: the token a genuine device says HELLO with [sdk].
@@ -348,17 +359,15 @@ public actor WiFiTransport: RecordingTransport {
     } catch {
       throw await failed(.malformedReply(operation: "Wi-Fi", reason: error.description))
     }
-    // In a task of its own: a cancelled caller must not cancel the socket write, which
-    // would close the connection before STOP could be sent (SocketConnection's rule).
-    let connection = self.connection
-    let sent = await Task { () -> Result<Void, WebSocketError> in
-      do throws(WebSocketError) {
-        try await connection.send(binary: bytes)
-        return .success(())
-      } catch {
-        return .failure(error)
-      }
-    }.value
+    // Sealed (Mode B) and written in call order, in a task of its own: a cancelled caller
+    // must not cancel the socket write, which would close the connection before STOP could
+    // be sent (SocketConnection's rule). The phone speaks only after HELLO, so a sealed
+    // session knows its AEAD by now.
+    let channel = self.channel
+    if let channel, channel.cipher == nil {
+      throw await failed(.malformedReply(operation: "Wi-Fi", reason: "a PDU before a sealed HELLO"))
+    }
+    let sent = await sender.send { channel.map { $0.seal(bytes) ?? [] } ?? bytes }
     if case .failure(let error) = sent { throw await failed(Self.deviceError(error), code: nil) }
   }
 
@@ -450,9 +459,29 @@ public actor WiFiTransport: RecordingTransport {
   /// The reader's hand-off: PING is answered here, keep-alive acknowledgements and notices
   /// are dropped, unknown types are ignored, the rest goes to the waiting operation.
   private func deliver(_ message: WebSocketMessage) async {
-    guard case .binary(let bytes) = message else {
+    guard case .binary(var bytes) = message else {
       _ = await failed(.malformedReply(operation: "Wi-Fi", reason: "a text message, not a PDU"))
       return
+    }
+    if var channel {
+      let knewAEAD = channel.cipher != nil
+      do throws(SecureChannelError) {
+        bytes = try channel.open(bytes)
+        self.channel = channel
+      } catch {
+        self.channel = channel
+        guard knewAEAD || channel.cipher != nil else {
+          // Not even the HELLO authenticates: not this device's session key (a rogue client,
+          // or a plain PDU where Mode B was agreed). Nothing of it is trusted.
+          _ = await failed(
+            .malformedReply(
+              operation: "HELLO",
+              reason: "the first PDU does not authenticate under the Mode B session key"))
+          return
+        }
+        refusedSealedPDUs += 1
+        return
+      }
     }
     let decoded: WiFiDeviceMessage
     do throws(WiFiPDUError) {
