@@ -89,14 +89,17 @@ deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc
   dedupe "${flags[@]}"
 }
 
-# Prints its arguments once each, keeping a flag and its value together (-Xcc X, -I X, -L X).
+# Prints its arguments once each (libraries excepted), keeping a flag and its value together
+# (-Xcc X, -I X, -L X).
 dedupe() {
   local seen=" " item
   while [ $# -gt 0 ]; do
     item=$1
     case $1 in -Xcc | -I | -L) item="$1 $2"; shift ;; esac
     shift
-    [[ "$seen" == *" $item "* ]] && continue
+    # A static library is kept at every mention: the linker resolves left to right, so one
+    # a later library needs (RecorderWebSocket → RecorderSockets) must come again after it.
+    [[ "$item" != -l* && "$seen" == *" $item "* ]] && continue
     seen+="$item "
     echo -n "$item "
   done
