@@ -68,19 +68,36 @@ extension DeviceOptions {
   }
 
   /// `--device URL [--serial S] [--timeout S]` with the device token from `cloud`'s user
-  /// token when there is one (PROTOCOL.md §8), else from the usual token options.
+  /// token when there is one (PROTOCOL.md §8), else from the usual token options. With a
+  /// cloud, a Mode B device gets the cloud's serial signature and the user key is registered
+  /// there (``ModeBCredentials/usingCloud(_:report:)``); a cloud failure is a warning.
   static func parse(_ arguments: inout Arguments, cloud: CloudOptions?) throws -> DeviceOptions {
     var probe = arguments
     let tokenGiven =
       try probe.option("token") != nil || probe.option("token-file") != nil
       || ProcessInfo.processInfo.environment[DeviceOptions.tokenVariable] != nil
-    guard let cloud, !tokenGiven else { return try DeviceOptions(arguments: &arguments) }
-    let token = cloud.userToken.deviceToken
-    return try DeviceOptions(
-      url: try arguments.required("device"), token: token,
-      serial: try arguments.option("serial"),
-      timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10),
-      modeB: try DeviceOptions.modeB(&arguments, token: token),
-      adapter: try arguments.option("adapter"))
+    var options: DeviceOptions
+    if let cloud, !tokenGiven {
+      let token = cloud.userToken.deviceToken
+      options = try DeviceOptions(
+        url: try arguments.required("device"), token: token,
+        serial: try arguments.option("serial"),
+        timeout: .seconds(try arguments.option("timeout", as: Double.self) ?? 10),
+        modeB: try DeviceOptions.modeB(&arguments, token: token),
+        adapter: try arguments.option("adapter"))
+    } else {
+      options = try DeviceOptions(arguments: &arguments)
+    }
+    if let cloud {
+      options.modeB = options.modeB.usingCloud(try cloud.client()) { error in
+        printError("warning: the cloud, for Mode B: \(error)")
+      }
+    }
+    return options
+  }
+
+  /// The device options of a command that talks to a device, with the optional cloud.
+  static func parseWithCloud(_ arguments: inout Arguments) throws -> DeviceOptions {
+    try parse(&arguments, cloud: CloudOptions.parse(&arguments))
   }
 }

@@ -41,6 +41,13 @@ struct DeviceOptions {
                             ~/.config/recorder/keys): one 0600 file per user.
     """
 
+  static let cloudHelp = """
+      --cloud DOMAIN        With --user-token-file F: for a Mode B device, the serial
+                            signature comes from the partner cloud (sn-sign) and the user
+                            key is registered there (gen-key); a cloud failure is a warning.
+                            The device token is then the user token's unless one is given.
+    """
+
   init(arguments: inout Arguments) throws {
     url = try arguments.required("device")
     address = try RadioAddress(url)

@@ -44,6 +44,9 @@ struct EmulateCommand: RecorderCommand {
       --mode-b-wifi-cipher chacha20-poly1305|aes-256-gcm
                               The AEAD the device seals Wi-Fi PDUs with (default
                               chacha20-poly1305); the phone takes either.
+      --mode-b-require-signature
+                              With --cloud: the device answers FE10 only with the cloud
+                              emulator's serial signature (sn-sign); by default any.
       --user-public-key PEM   Mode B: the user public key the device already holds (a file).
       --e2ee-public-key PEM   Store the generated recordings end-to-end encrypted to this
                               user public key (a file): a 512-byte header, then ChaCha20.
@@ -126,6 +129,8 @@ struct EmulateCommand: RecorderCommand {
   var healthLinger: Duration
   var healthCycle: Duration?
   var cloud: Bool
+  /// The Mode B device insists on the cloud emulator's serial signature.
+  var requireSignature: Bool
   var cloudPort: UInt16
   var cloudTokenFile: String?
   var cloudUser: String
@@ -179,6 +184,8 @@ struct EmulateCommand: RecorderCommand {
       minutes = values.compactMap { $0 }
     }
     cloud = arguments.flag("cloud")
+    requireSignature = arguments.flag("mode-b-require-signature")
+    if requireSignature, !cloud { throw UsageError("--mode-b-require-signature needs --cloud") }
     cloudPort = try arguments.option("cloud-port", as: UInt16.self) ?? 0
     cloudTokenFile = try arguments.option("cloud-token-file")
     cloudUser = try arguments.option("cloud-user") ?? "partner-user-1"
@@ -317,6 +324,14 @@ struct EmulateCommand: RecorderCommand {
       if flash == nil { try? FileManager.default.removeItem(atPath: directory) }
     }
     let time = EmulatorTime.real(timeScale == 1 ? .continuous : .scaled(timeScale))
+    // The cloud first: a device that checks serial signatures needs its signature.
+    let cloudServer = try makeCloud()
+    defer { cloudServer?.stop() }
+    var configuration = self.configuration
+    if requireSignature, let cloudServer {
+      configuration.modeB.requiredSerialSignature = cloudServer.serialSignature(
+        for: configuration.serial)
+    }
     let device: EmulatedDevice
     do {
       device = try EmulatedDevice(
@@ -386,8 +401,7 @@ struct EmulateCommand: RecorderCommand {
       }
     }
     defer { cycling?.forEach { $0.cancel() } }
-    let cloudServer = try startCloud(image: image)
-    defer { cloudServer?.stop() }
+    if let cloudServer { try announce(cloudServer, image: image) }
     fflush(nil)
     printError(
       "emulating \(configuration.model) serial \(configuration.serial), flash \(directory)")
@@ -408,16 +422,19 @@ struct EmulateCommand: RecorderCommand {
     }
   }
 
-  /// The cloud emulator when `--cloud` asked for it: its URL printed as `cloud URL`, a user
-  /// token written to `--cloud-token-file`, the new firmware published.
-  private func startCloud(image: [UInt8]?) throws -> CloudEmulator? {
+  /// The cloud emulator when `--cloud` asked for it.
+  private func makeCloud() throws -> CloudEmulator? {
     guard cloud else { return nil }
-    let server: CloudEmulator
     do {
-      server = try CloudEmulator(host: "127.0.0.1", port: cloudPort)
+      return try CloudEmulator(host: "127.0.0.1", port: cloudPort)
     } catch {
       throw CommandFailure(.unavailable, "cannot listen on 127.0.0.1:\(cloudPort): \(error)")
     }
+  }
+
+  /// The cloud emulator made ready: the new firmware published, a user token written to
+  /// `--cloud-token-file`, its URL printed as `cloud URL`.
+  private func announce(_ server: CloudEmulator, image: [UInt8]?) throws {
     if let image, let newFirmware {
       server.publishFirmware(
         type: CloudEmulator.deviceType(configuration.serial), version: newFirmware, image: image)
@@ -429,12 +446,10 @@ struct EmulateCommand: RecorderCommand {
           atPath: cloudTokenFile, contents: Data((jwt + "\n").utf8),
           attributes: [.posixPermissions: 0o600])
       else {
-        server.stop()
         throw CommandFailure(.ioError, "cannot write \(cloudTokenFile)")
       }
     }
     print("cloud \(server.url)")
-    return server
   }
 
   /// The device token of the cloud emulator's tokens for `user` (PROTOCOL.md §8: `sub` is

@@ -13,6 +13,7 @@ struct InfoCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(DeviceOptions.cloudHelp)
       --json                One JSON object on stdout.
       -h, --help            Show this help.
     """
@@ -21,7 +22,7 @@ struct InfoCommand: RecorderCommand {
   var json: Bool
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions(arguments: &arguments)
+    device = try DeviceOptions.parseWithCloud(&arguments)
     json = arguments.flag("json")
     try arguments.finish()
   }

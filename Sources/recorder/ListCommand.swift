@@ -13,6 +13,7 @@ struct ListCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(DeviceOptions.cloudHelp)
       --json                A JSON array of {sessionId, size, durationMs, scene} on stdout.
       -h, --help            Show this help.
     """
@@ -21,7 +22,7 @@ struct ListCommand: RecorderCommand {
   var json: Bool
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions(arguments: &arguments)
+    device = try DeviceOptions.parseWithCloud(&arguments)
     json = arguments.flag("json")
     try arguments.finish()
   }

@@ -12,6 +12,7 @@ struct RecordCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(DeviceOptions.cloudHelp)
       --scene N             1 normal (default), 4 music, 7 call.
       -h, --help            Show this help.
     """
@@ -21,7 +22,7 @@ struct RecordCommand: RecorderCommand {
   var scene: Int
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions(arguments: &arguments)
+    device = try DeviceOptions.parseWithCloud(&arguments)
     scene = try arguments.option("scene", as: Int.self) ?? 1
     let words = try arguments.positionals()
     guard words.count == 1, let action = words.first, ["start", "stop"].contains(action) else {

@@ -14,6 +14,7 @@ struct SettingsCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(DeviceOptions.cloudHelp)
       -h, --help            Show this help.
     """
 
@@ -23,7 +24,7 @@ struct SettingsCommand: RecorderCommand {
   var device: DeviceOptions
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions(arguments: &arguments)
+    device = try DeviceOptions.parseWithCloud(&arguments)
     var words = try arguments.positionals()[...]
     guard let action = words.popFirst(), ["get", "set"].contains(action) else {
       throw UsageError("expected `get` or `set`")

@@ -23,6 +23,7 @@ struct SyncCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(DeviceOptions.cloudHelp)
       --out DIR             Where the journal, raw copies and exports go.
       --format F            mp3 (default), wav, opus, pcm, or raw (keep device bytes only).
                             Exports are per format: another format later exports again.
@@ -66,7 +67,7 @@ struct SyncCommand: RecorderCommand {
   var watch: SyncWatch?
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions(arguments: &arguments)
+    device = try DeviceOptions.parseWithCloud(&arguments)
     out = try arguments.required("out")
     let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm", "raw"]) ?? "mp3"
     format = formatName == "raw" ? nil : ExportFormat(rawValue: formatName)

@@ -84,4 +84,66 @@ struct ModeBProcessTests {
     let leaks = outputs.filter { text in secrets.contains { text.contains($0) } }.count
     #expect(leaks == 0, "\(leaks) outputs hold a key or the token")
   }
+
+  /// The device checks the cloud's serial signature and seals Wi-Fi with AES-256-GCM.
+  @Test("sync --cloud --wifi against a signature-checking, Wi-Fi-sealing device; nothing leaked")
+  func cloudSignedSyncOverSealedWiFi() throws {
+    let directory = try TemporaryDirectory("modeb-cloud-wifi")
+    let tokenFile = directory.file("user-token")
+    // The device token the cloud's user token derives (PROTOCOL.md §8), as in `otaFromCloud`.
+    let deviceToken = "partneruser1"
+    let emulator = try EmulatorProcess(
+      in: directory, token: deviceToken, minutes: [0.5, 0.25], portVersion: 20,
+      extra: [
+        "--cloud", "--cloud-token-file", tokenFile, "--mode-b-require-signature",
+        "--mode-b-wifi-cipher", "aes-256-gcm",
+      ])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    var cloud: String?
+    waitUntil(timeout: .seconds(30)) {
+      cloud = emulator.child.stdout.split(separator: "\n").first { $0.hasPrefix("cloud ") }
+        .map { String($0.dropFirst("cloud ".count)) }
+      return cloud != nil
+    }
+    let url = try #require(cloud)
+    let keys = ["--key-store", directory.file("keys")]
+    let cloudOptions = ["--cloud", url, "--user-token-file", tokenFile]
+
+    // Without the cloud the device never answers FE10: the session cannot open.
+    let refused = try RecorderProcess.run(
+      ["ls", "--json", "--device", emulator.url, "--token", deviceToken] + keys,
+      in: directory, label: "no-cloud")
+    #expect(refused.status != 0, "\(refused.stdout)")
+
+    let out = directory.file("out")
+    let sync = try RecorderProcess.run(
+      [
+        "sync", "--out", out, "--format", "opus", "--json", "--wifi", "--hotspot",
+        try emulator.hotspot(), "--wifi-min-backlog", "0", "--device", emulator.url,
+      ] + cloudOptions + keys, in: directory, label: "sync-cloud-wifi")
+    #expect(sync.status == 0, "\(sync.stderr)")
+    let files = try jsonArray(sync.stdout)
+    #expect(files.count == manifest.recordings.count, "\(sync.stdout)")
+    #expect(files.allSatisfy { $0["transport"] as? String == "wifi" }, "\(sync.stdout)")
+    #expect(files.allSatisfy { $0["verified"] as? Bool == true })
+    try ProcessTests().expectSynced(manifest, out: out, format: "opus")
+    // The emulator rewrites its manifest on its own schedule.
+    let deleted = waitUntil(timeout: .seconds(20)) {
+      (try? emulator.manifest().deletes.count) == manifest.recordings.count
+    }
+    #expect(deleted, "every recording deleted from the device")
+
+    let jwt = try String(contentsOfFile: tokenFile, encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let stored =
+      (try? FileManager.default.contentsOfDirectory(atPath: directory.file("keys")))
+      ?? []
+    let secrets =
+      [jwt] + stored.flatMap { Self.secretLines(directory.file("keys") + "/" + $0) }
+    #expect(!secrets.isEmpty)
+    let outputs = [refused.stdout, refused.stderr, sync.stdout, sync.stderr]
+    let leaks = outputs.filter { text in secrets.contains { text.contains($0) } }.count
+    #expect(leaks == 0, "\(leaks) outputs hold a key or the token")
+  }
 }

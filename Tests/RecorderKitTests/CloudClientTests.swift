@@ -79,6 +79,53 @@ struct CloudClientTests {
     #expect(await credentials.serialSignature(Self.serial) == signature)
   }
 
+  /// A device that checks FE10 answers only sn-sign's signature; the key it asks for (FE11)
+  /// is registered with gen-key.
+  @Test("Mode B through the cloud: FE10 from sn-sign, the FE11 key registered with gen-key")
+  func modeBSessionThroughTheCloud() async throws {
+    let bench = try Bench()
+    defer { bench.cleanUp() }
+    let client = try bench.client()
+    var modeB = ModeBParameters()
+    let serial = DeviceConfiguration(seed: 1).serial
+    modeB.requiredSerialSignature = bench.cloud.serialSignature(for: serial)
+    let device = try SyncBench(
+      seed: 1, portVersion: ProtocolDefaults.modeBPortVersion, modeB: modeB)
+    defer { device.cleanUp() }
+    let key = try TestUserKey.key()
+
+    // No cloud: an empty signature, which this device leaves unanswered until it drops a
+    // central that did not authenticate in time.
+    await #expect(throws: DeviceError.disconnected(.remoteTerminated)) {
+      try await device.connect(modeB: ModeBCredentials(userKey: key))
+    }
+    #expect(await device.device.counters.refusedSerialSignatures == 1)
+    #expect(bench.cloud.userPublicKey(of: "4f1c-22aa-9d03") == nil)
+
+    let session = try await device.connect(modeB: ModeBCredentials(userKey: key).usingCloud(client))
+    #expect(await session.info.serial == serial)
+    await session.close()
+    #expect(await device.device.counters.refusedSerialSignatures == 1)
+    #expect(bench.cloud.userPublicKey(of: "4f1c-22aa-9d03") == (try key.publicKey()))
+  }
+
+  @Test("a cloud failure is reported and the handshake goes on with an empty signature")
+  func modeBCloudFailureIsReported() async throws {
+    let bench = try Bench()
+    let client = try bench.client(attempts: 1, timeout: .seconds(1))
+    bench.cleanUp()  // the cloud is gone
+    let reports = Locked<[CloudError]>([])
+    let credentials = ModeBCredentials(userKey: try TestUserKey.key()).usingCloud(client) {
+      error in reports.withLock { $0.append(error) }
+    }
+    #expect(await credentials.serialSignature(Self.serial) == [])
+    await credentials.publishUserKey(try TestUserKey.key().publicKey())
+    #expect(reports.withLock { $0.count } == 2)
+    for error in reports.withLock({ $0 }) {
+      #expect(!"\(error)".contains(bench.jwt), "no token in a cloud error")
+    }
+  }
+
   @Test("the body carries {type, sn} with the type from the serial prefix")
   func deviceTypes() async throws {
     let bench = try Bench()

@@ -60,11 +60,12 @@ final class SyncBench: Sendable {
   var journalPath: String { root + "/journal.sqlite" }
   var sessionClock: AnyClock { AnyClock(clock) }
 
-  /// Finds the device by serial and opens an authenticated session (as the CLI does).
-  func connect() async throws -> DeviceSession {
+  /// Finds the device by serial and opens an authenticated session (as the CLI does), with
+  /// `modeB` (default: the bench's user key, no cloud).
+  func connect(modeB: ModeBCredentials? = nil) async throws -> DeviceSession {
     var configuration = DeviceSession.Configuration(token: device.configuration.token)
     configuration.clock = sessionClock
-    configuration.modeB = ModeBCredentials(userKey: userKey)
+    configuration.modeB = modeB ?? ModeBCredentials(userKey: userKey)
     // Under a loaded machine the auto-advance can run a scan's 10 s out before the first
     // advertisement is handled: scan again (a phone would too).
     var attempt = 0

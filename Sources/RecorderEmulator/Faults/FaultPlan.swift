@@ -97,6 +97,9 @@ public struct DeviceCounters: Sendable, Equatable {
   /// Mode B: sealed writes refused (did not authenticate, or their sequence did not follow
   /// by ``ModeBParameters/sequencePolicy``).
   public var refusedSealedWrites = 0
+  /// Mode B: `FE10`/`FE20` messages whose serial signature was not the required one
+  /// (``ModeBParameters/requiredSerialSignature``), left unanswered.
+  public var refusedSerialSignatures = 0
   /// Writes that did not decode as a phone frame or message.
   public var malformedWrites = 0
   /// Requests ignored: before HANDSHAKE, or after a rejected token.

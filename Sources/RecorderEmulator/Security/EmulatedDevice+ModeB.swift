@@ -29,7 +29,12 @@ extension EmulatedDevice {
     let readyAt = instant + faults.processingDelay
     switch message.type {
     case ModeB.signatureType, ModeB.forceClearType:
-      // The signature is not checked [project]: the cloud emulator signs, the device trusts.
+      // Checked only when the device was given the cloud's signature
+      // (``ModeBParameters/requiredSerialSignature``); a wrong one gets no answer.
+      if let required = configuration.modeB.requiredSerialSignature, message.payload != required {
+        counterValues.refusedSerialSignatures += 1
+        return
+      }
       if message.type == ModeB.forceClearType { userKey = nil }
       if let userKey {
         sendSessionKey(wrappedFor: userKey, readyAt: readyAt)

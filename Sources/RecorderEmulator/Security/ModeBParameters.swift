@@ -21,6 +21,10 @@ public struct ModeBParameters: Sendable, Equatable {
   /// The AEAD the device seals its Wi-Fi PDUs with (§9: "AES-256-GCM or ChaCha20-Poly1305,
   /// chosen by a flag" whose source is unknown); the phone must cope with either.
   public var wifiCipher: AEADAlgorithm
+  /// The serial signature the device insists on in `FE10`/`FE20` (the cloud emulator's
+  /// `sn-sign` answer, base64-decoded); a message with another one is left unanswered. nil:
+  /// any signature is taken [project: how a real device checks it is unknown].
+  public var requiredSerialSignature: [UInt8]?
 
   public init(
     chunkIndexBase: ChunkIndexBase = ModeB.chunkIndexBase,

@@ -14,6 +14,10 @@ public struct ModeBCredentials: Sendable, CustomStringConvertible,
   public var serialSignature: @Sendable (_ serial: String) async -> [UInt8]
   /// Sends `FE20` instead of `FE10`: the device forgets its user key and asks again.
   public var forceClear: Bool
+  /// Called with the user's public key when a device asks for it (`FE11`), before it is
+  /// sent: where the cloud learns the key (``usingCloud(_:report:)``). Does nothing by
+  /// default.
+  public var publishUserKey: @Sendable (_ publicKey: RSAPublicKey) async -> Void = { _ in }
   private let loadUserKey: @Sendable () throws(ModeBError) -> RSAPrivateKey
 
   /// Credentials with the user's private key in hand: it unwraps the session key (and E2EE

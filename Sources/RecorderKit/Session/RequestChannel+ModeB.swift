@@ -29,12 +29,15 @@ extension RequestChannel {
     var reply = try await preHandshakeExchange(
       PreHandshakeChunk.chunks(type: opening, payload: signature), timeout: timeout)
     if reply.type == ModeB.wantsUserKeyType {
+      let publicKey: RSAPublicKey
       let pem: String
       do {
-        pem = try userKey.publicKey().pem()
+        publicKey = try userKey.publicKey()
+        pem = try publicKey.pem()
       } catch {
         throw .modeB(.wrongUserKey)
       }
+      await credentials.publishUserKey(publicKey)
       reply = try await preHandshakeExchange(
         PreHandshakeChunk.chunks(type: ModeB.keyMaterialType, payload: Array(pem.utf8)),
         timeout: timeout)
