@@ -135,4 +135,41 @@ struct ModeBE2EESyncTests {
     }
     #expect(!bench.exportNames().contains { $0.contains(".plain") || $0.hasPrefix(".partial") })
   }
+
+  @Test(
+    "an E2EE recording re-exported in another format is decrypted too; without the key, refused")
+  func e2eeReExport() async throws {
+    let key = try TestUserKey.key()
+    let bench = try SyncBench(
+      seed: 0xE2EF, portVersion: 20, modeB: ModeBParameters(e2eeUserKey: try key.publicKey()))
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(4))
+    let session = try await bench.connect()
+    defer { Task { await session.close() } }
+    let transport = BLETransport(session: session)
+    let workspace = try SyncWorkspace(root: bench.root, userKey: ModeBCredentials(userKey: key))
+    let request = RecordingExport.Request(sessionId: recording.sessionId, format: .wav)
+    let wav = try await workspace.exportRecording(
+      request, over: transport, clock: bench.sessionClock)
+    let frames = (recording.size - 512) / 80
+    #expect(fileSize(wav.path) == Int64(44 + frames * 320 * 2))
+
+    // From the stored (encrypted) raw copy, in another format: nothing asked of the device.
+    let sent = await bench.device.counters.dataBytesSent
+    var pcm = request
+    pcm.format = .pcm
+    let again = try await workspace.exportRecording(pcm, over: transport, clock: bench.sessionClock)
+    #expect(fileSize(again.path) == Int64(frames * 320 * 2))
+    #expect(await bench.device.counters.dataBytesSent == sent)
+    #expect(!bench.exportNames().contains { $0.contains(".plain") || $0.hasPrefix(".partial") })
+
+    // A workspace without the user key cannot decrypt it: a typed error, no file.
+    let keyless = try SyncWorkspace(root: bench.root)
+    var mp3 = request
+    mp3.format = .mp3
+    await #expect(throws: RecordingExportError.self) {
+      try await keyless.exportRecording(mp3, over: transport, clock: bench.sessionClock)
+    }
+    #expect(!bench.exportNames().contains { $0.hasSuffix(".mp3") || $0.contains(".plain") })
+  }
 }

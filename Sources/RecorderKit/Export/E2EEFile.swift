@@ -70,6 +70,20 @@ public enum E2EEFile {
     return header
   }
 
+  /// The file an export reads: `raw` itself when it is plain, else its audio decrypted
+  /// with `credentials`' key into a 0600 file at `scratch` (the caller removes it when the
+  /// path returned is not `raw`), with the channel count the header records.
+  /// - Throws: ``E2EEError``: ``E2EEError/noKey`` when the file is encrypted and there are no
+  ///   credentials (or their key cannot be read), a wrong key, a bad header, file errors.
+  static func plainSource(
+    _ raw: String, recordedChannels: Int, scratch: String, credentials: ModeBCredentials?
+  ) throws(E2EEError) -> (path: String, channels: Int) {
+    guard isEncrypted(path: raw) else { return (raw, recordedChannels) }
+    guard let credentials, let key = try? credentials.userKey() else { throw .noKey }
+    let header = try decrypt(raw, to: scratch, userKey: key)
+    return (scratch, header.channels == 2 ? 2 : 1)
+  }
+
   /// Writes `prefix` then `input`'s bytes from offset `start`, each chunk through `stream`,
   /// into `output` (created 0600, replaced if present), streaming. On failure `output` is
   /// removed and `failure` (a path and a reason) is thrown.

@@ -1,3 +1,4 @@
+import Foundation
 import RecorderAudio
 import RecorderConcurrency
 import RecorderProtocol
@@ -296,10 +297,18 @@ extension SyncWorkspace {
       return finalPath
     }
     let temporary = directory + "/.partial-" + name
+    let raw = paths.resolved(rawPath)
+    var scratch: String?
+    defer { if let scratch { unlink(scratch) } }
     do {
       try fileSystem.createDirectory(directory)
+      // An end-to-end encrypted raw copy is decrypted into a 0600 scratch file first.
+      let plain = try E2EEFile.plainSource(
+        raw, recordedChannels: record.channels, scratch: temporary + ".plain",
+        credentials: userKey)
+      if plain.path != raw { scratch = plain.path }
       _ = try AudioExporter.export(
-        from: paths.resolved(rawPath), recordedChannels: record.channels, to: temporary,
+        from: plain.path, recordedChannels: plain.channels, to: temporary,
         options: ExportOptions(format: exportFormat, channels: channels))
     } catch let error as StorageError {
       throw .storage(error)

@@ -341,18 +341,10 @@ public actor SyncEngine {
   private func plainSource(_ raw: String, record: RecordingRecord, beside temporary: String)
     throws(SyncError) -> (path: String, channels: Int)
   {
-    guard E2EEFile.isEncrypted(path: raw) else { return (raw, record.channels) }
-    let scratch = temporary + ".plain"
     do {
-      guard let credentials = options.userKey else { throw E2EEError.noKey }
-      let key: RSAPrivateKey
-      do {
-        key = try credentials.userKey()
-      } catch {
-        throw E2EEError.noKey
-      }
-      let header = try E2EEFile.decrypt(raw, to: scratch, userKey: key)
-      return (scratch, header.channels == 2 ? 2 : 1)
+      return try E2EEFile.plainSource(
+        raw, recordedChannels: record.channels, scratch: temporary + ".plain",
+        credentials: options.userKey)
     } catch {
       throw .export(sessionId: record.sessionId, reason: "\(error)")
     }

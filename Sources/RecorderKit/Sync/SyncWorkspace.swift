@@ -58,15 +58,21 @@ public final class SyncWorkspace: Sendable {
   public let root: String
   let journal: Journal
   let fileSystem: any DurableFileSystem
+  /// The user key that decrypts end-to-end encrypted recordings for export (its engines'
+  /// `SyncEngine/Options/userKey` too); nil: such a recording cannot be exported.
+  let userKey: ModeBCredentials?
   /// Recordings an export of this workspace is transferring now ("serial/id").
   private let transfers = Locked<Set<String>>([])
 
-  /// Opens (creating if needed) the root and its journal.
-  public init(root: String, fileSystem: any DurableFileSystem = PosixFileSystem())
-    throws(SyncError)
-  {
+  /// Opens (creating if needed) the root and its journal; `userKey` decrypts end-to-end
+  /// encrypted recordings when they are exported.
+  public init(
+    root: String, fileSystem: any DurableFileSystem = PosixFileSystem(),
+    userKey: ModeBCredentials? = nil
+  ) throws(SyncError) {
     self.root = root
     self.fileSystem = fileSystem
+    self.userKey = userKey
     do {
       try fileSystem.createDirectory(root)
     } catch {
@@ -105,6 +111,7 @@ public final class SyncWorkspace: Sendable {
     options.channels = channels
     options.exportDirectory = exportDirectory
     options.deleteFromDevice = deleteFromDevice
+    options.userKey = userKey
     return SyncEngine(
       journal: journal, fileSystem: fileSystem, root: root, options: options, clock: clock)
   }
