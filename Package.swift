@@ -108,7 +108,9 @@ let package = Package(
         "PlaudDeviceBasicSDK",
       ],
       exclude: ["StandIns"]),
-    .target(name: "PlaudDeviceBasicSDK", dependencies: ["RecorderKit", "RecorderCoreBluetooth"]),
+    .target(
+      name: "PlaudDeviceBasicSDK",
+      dependencies: ["RecorderKit", "RecorderProtocol", "RecorderCoreBluetooth"]),
     .executableTarget(
       name: "recorder",
       dependencies: [
@@ -173,8 +175,8 @@ let package = Package(
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [
-        "PlaudDeviceBasicSDK", "RecorderKit", "RecorderEmulator", "RecorderTesting",
-        "RecorderRemoteLink", "RecorderConcurrency",
+        "PlaudDeviceBasicSDK", "RecorderKit", "RecorderProtocol", "RecorderEmulator",
+        "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency",
       ]),
   ]
 )

@@ -152,7 +152,7 @@ extension AgentCore {
       delegate.bleRecordStart(
         sessionId: Int(value.sessionId), start: value.start <= 8000 ? 0 : Int(value.start),
         status: Int(value.status), scene: Int(value.scene ?? 1),
-        startTime: Int(value.startTime ?? value.sessionId), reason: 0)
+        startTime: value.startTime.map(Int.init) ?? Int(value.sessionId), reason: 0)
     }
   }
 
@@ -160,7 +160,8 @@ extension AgentCore {
     { delegate in
       delegate.bleRecordResume(
         sessionId: Int(value.sessionId), start: Int(value.start), status: Int(value.status),
-        scene: Int(value.scene ?? 1), startTime: Int(value.startTime ?? value.sessionId))
+        scene: Int(value.scene ?? 1),
+        startTime: value.startTime.map(Int.init) ?? Int(value.sessionId))
     }
   }
 

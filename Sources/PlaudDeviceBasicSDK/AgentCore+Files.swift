@@ -1,5 +1,6 @@
 import Foundation
 import RecorderKit
+import RecorderProtocol
 
 /// A callback to an export's ``AudioExportCallback``.
 typealias ExportReporter = @Sendable (@escaping @Sendable (any AudioExportCallback) -> Void) -> Void
@@ -32,7 +33,7 @@ extension AgentCore {
 
   /// Bytes held locally per recording of `serial` (`SyncWorkspace/heldBytes(serial:)`),
   /// for `BleFile.offset`.
-  func heldBytes(serial: String) -> [UInt32: Int64] {
+  func heldBytes(serial: String) -> [SessionID: Int64] {
     (try? openWorkspace().heldBytes(serial: serial)) ?? [:]
   }
 
@@ -45,7 +46,7 @@ extension AgentCore {
     }
     do {
       let listed = try await openWorkspace().listRecordings(
-        over: BLETransport(session: current), after: UInt32(clamping: max(start, 0)))
+        over: BLETransport(session: current), after: SessionID(clamping: max(start, 0)))
       emit { delegate in
         delegate.bleFileList(
           bleFiles: listed.map { BleFile($0.recording, offset: Int($0.heldBytes)) })
@@ -65,7 +66,7 @@ extension AgentCore {
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int,
     report: ExportReporter
   ) -> RecordingExport.Request? {
-    guard let id = UInt32(exactly: sessionId) else {
+    guard let id = SessionID(exactly: sessionId) else {
       let error = PlaudSDKError.operationFailed("no recording \(sessionId)")
       fail(error)
       report { $0.onError(error.description) }
@@ -140,7 +141,7 @@ extension AgentCore {
   /// `SyncWorkspace/deleteRecording(_:over:)` over BLE: `bleDeleteFile(id, 0)`, else the
   /// device's status or -1.
   func delete(sessionId: Int) async {
-    guard let current = session, let id = UInt32(exactly: sessionId) else {
+    guard let current = session, let id = SessionID(exactly: sessionId) else {
       fail(.notConnected)
       emit { $0.bleDeleteFile(sessionId: sessionId, status: -1) }
       return

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderKit
+import RecorderProtocol
 
 /// Transfers over the Wi-Fi session: a raw read, an export, the batch. Each a translation
 /// onto one `WiFiSession` call; the delegate hears the bytes through a
@@ -12,7 +13,7 @@ extension WiFiCore {
   func sync(sessionId: Int, start: Int, end: Int) async {
     let refuse: (Int) -> WiFiDelegateEvent = { status in { $0.wifiSyncFile(sessionId, status) } }
     guard let session else { return refused(.wifiNotConnected, .syncFile, first: refuse) }
-    guard let id = UInt32(exactly: sessionId), let from = UInt32(exactly: start),
+    guard let id = SessionID(exactly: sessionId), let from = UInt32(exactly: start),
       let to = UInt32(exactly: end)
     else {
       return refused(.operationFailed("no recording \(sessionId)"), .syncFile, first: refuse)

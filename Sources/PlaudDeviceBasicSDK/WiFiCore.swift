@@ -1,5 +1,6 @@
 import Foundation
 import RecorderKit
+import RecorderProtocol
 
 /// What ``PlaudWiFiAgent``'s properties read while commands run.
 struct WiFiAgentState: Sendable {
@@ -105,7 +106,7 @@ actor WiFiCore {
   func delete(sessionId: Int) async {
     let refuse: (Int) -> WiFiDelegateEvent = { status in { $0.wifiFileDelete(sessionId, status) } }
     guard let session else { return refused(.wifiNotConnected, .deleteFile, first: refuse) }
-    guard let id = UInt32(exactly: sessionId) else {
+    guard let id = SessionID(exactly: sessionId) else {
       return refused(.operationFailed("no recording \(sessionId)"), .deleteFile, first: refuse)
     }
     let workspace: SyncWorkspace

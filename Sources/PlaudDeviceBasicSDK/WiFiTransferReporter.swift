@@ -1,5 +1,6 @@
 import Foundation
 import RecorderKit
+import RecorderProtocol
 
 /// A callback to deliver to the Wi-Fi delegate on the callback queue.
 typealias WiFiDelegateEvent = @Sendable (any PlaudWiFiAgentProtocol) -> Void
@@ -10,33 +11,33 @@ typealias WiFiDelegateEvent = @Sendable (any PlaudWiFiAgentProtocol) -> Void
 /// Wi-Fi core's actor.
 final class WiFiTransferReporter: Sendable {
   private let chunks = DataChunks()
-  private let started = Guarded<Set<UInt32>>([])
+  private let started = Guarded<Set<SessionID>>([])
   private let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void
 
   init(emit: @escaping @Sendable (@escaping WiFiDelegateEvent) -> Void) { self.emit = emit }
 
   /// Bytes at `offset` of `sessionId` arrived.
-  func data(_ sessionId: UInt32, offset: Int, bytes: [UInt8]) {
+  func data(_ sessionId: SessionID, offset: Int, bytes: [UInt8]) {
     announce(sessionId)
     if let full = chunks.append(sessionId, offset, Data(bytes)) { deliver(full) }
   }
 
   /// The device's last byte of `sessionId` arrived.
-  func transferred(_ sessionId: UInt32) {
+  func transferred(_ sessionId: SessionID) {
     announce(sessionId)
     flush()
     emit { $0.wifiDataComplete() }
   }
 
   /// Whether `wifiSyncFile(id, 0)` went out.
-  func announced(_ sessionId: UInt32) -> Bool { started.current.contains(sessionId) }
+  func announced(_ sessionId: SessionID) -> Bool { started.current.contains(sessionId) }
 
   /// Delivers the data held back (a stopped or failed transfer).
   func flush() {
     if let rest = chunks.flush() { deliver(rest) }
   }
 
-  private func announce(_ sessionId: UInt32) {
+  private func announce(_ sessionId: SessionID) {
     let first = started.withLock { $0.insert(sessionId).inserted }
     if first { emit { $0.wifiSyncFile(Int(sessionId), 0) } }
   }
@@ -49,7 +50,7 @@ final class WiFiTransferReporter: Sendable {
 /// Joins contiguous frames into chunks for `wifiSyncFileData`.
 final class DataChunks: Sendable {
   struct Chunk: Sendable {
-    var sessionId: UInt32
+    var sessionId: SessionID
     var offset: Int
     var data: Data
   }
@@ -59,7 +60,7 @@ final class DataChunks: Sendable {
 
   /// Adds a frame; returns a chunk to deliver when it filled up or the frame does not follow
   /// on (then the frame starts the next chunk).
-  func append(_ sessionId: UInt32, _ offset: Int, _ data: Data) -> Chunk? {
+  func append(_ sessionId: SessionID, _ offset: Int, _ data: Data) -> Chunk? {
     pending.withLock { pending in
       if var current = pending, current.sessionId == sessionId,
         current.offset + current.data.count == offset

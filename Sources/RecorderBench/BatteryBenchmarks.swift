@@ -107,7 +107,7 @@ enum BatteryBenchmarks {
     await session.close()
     guard let file = report.files.first, file.deletedFromDevice,
       let record = try rig.journal.read({
-        try $0.recording(serial: rig.device.serial, sessionId: file.sessionId)
+        try $0.recording(serial: rig.device.serial, sessionId: file.sessionId.rawValue)
       }),
       let raw = record.rawPath
     else { throw BenchError("the hour did not sync") }

@@ -84,7 +84,7 @@ final class EmulatorRig: Sendable {
     device = try EmulatedDevice(flashDirectory: scratch.path + "/flash", time: .manual(manual))
     var id: UInt32 = 1_700_000_000
     for length in recordings {
-      try await device.addRecording(duration: length, sessionId: id)
+      try await device.addRecording(duration: length, sessionId: SessionID(id))
       id += UInt32(length.components.seconds) + 60
     }
     central = CountingCentral(base: EmulatorCentral(devices: [device]))
@@ -246,12 +246,14 @@ struct MemoryTransport: RecordingTransport {
   private let firstStream = Locked<ContinuousClock.Instant?>(nil)
 
   /// - Parameter frames: each recording's length in 80-byte packets.
-  init(serial: String, first sessionId: UInt32, count: Int, frames: Int, stopAtFirstStream: Bool) {
+  init(serial: String, first sessionId: SessionID, count: Int, frames: Int, stopAtFirstStream: Bool)
+  {
     self.serial = serial
     self.stopAtFirstStream = stopAtFirstStream
     recordings = (0..<count).map {
       Recording(
-        sessionId: sessionId + UInt32($0) * 60, size: UInt32(frames * 80), scene: 1, attribute: 0,
+        sessionId: SessionID(sessionId.rawValue + UInt32($0) * 60), size: UInt32(frames * 80),
+        scene: 1, attribute: 0,
         channels: 1)
     }
     var packet = [UInt8](repeating: 0x5A, count: 80)
@@ -265,9 +267,9 @@ struct MemoryTransport: RecordingTransport {
   var name: String { "ble" }
   var audioChannels: Int { 1 }
   func listRecordings() async throws(DeviceError) -> [Recording] { recordings }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? { nil }
+  func recordingInProgress() async throws(DeviceError) -> SessionID? { nil }
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     let now = ContinuousClock.now
@@ -287,7 +289,7 @@ struct MemoryTransport: RecordingTransport {
     }
     return SyncTail(sessionId: sessionId, crc: crc.value)
   }
-  func delete(sessionId: UInt32) async throws(DeviceError) {}
+  func delete(sessionId: SessionID) async throws(DeviceError) {}
 }
 
 /// Median of a few measurements.

@@ -102,14 +102,14 @@ final class FirstFrameTransport: RecordingTransport {
   var serial: String { get async { await base.serial } }
   var audioChannels: Int { get async { await base.audioChannels } }
   func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  func recordingInProgress() async throws(DeviceError) -> SessionID? {
     let answer = try await base.recordingInProgress()
     let hold = clock.holdTime(ClockHold("first-byte bench"))
     release.withLock { $0 = hold }
     return answer
   }
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     release.withLock {
@@ -124,7 +124,7 @@ final class FirstFrameTransport: RecordingTransport {
       return .stop
     }
   }
-  func delete(sessionId: UInt32) async throws(DeviceError) {
+  func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
   }
 }

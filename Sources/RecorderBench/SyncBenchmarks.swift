@@ -185,12 +185,12 @@ struct TimedTransport: RecordingTransport {
   var audioChannels: Int { get async { await base.audioChannels } }
 
   func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  func recordingInProgress() async throws(DeviceError) -> SessionID? {
     try await base.recordingInProgress()
   }
 
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     let now = clock.elapsed
@@ -198,7 +198,7 @@ struct TimedTransport: RecordingTransport {
     return try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
   }
 
-  func delete(sessionId: UInt32) async throws(DeviceError) {
+  func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
     let now = clock.elapsed
     times.withLock { $0.last = now }

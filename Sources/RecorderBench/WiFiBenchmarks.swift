@@ -43,7 +43,7 @@ import RecorderWebSocket
 enum WiFiBenchmarks {
   static let serial = "888317426163000"
   static let bleToken = DeviceToken("0123456789abcdef0123456789abcdef")!
-  static let sessionId: UInt32 = 1_775_395_282
+  static let sessionId: SessionID = 1_775_395_282
   /// Content bytes per §6 content PDU: 400 device packets of 80 bytes.
   static let pduDataBytes = 32_000
   /// Bytes per write of the plain TCP sender.

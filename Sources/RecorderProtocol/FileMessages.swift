@@ -4,10 +4,10 @@
 /// (0 = all) · [`onlyOne u8` = 1].
 public struct ListRequest: Sendable, Equatable, FieldDescribable {
   public var requestTag: UInt32
-  public var afterSession: UInt32
+  public var afterSession: SessionID
   public var onlyOne: UInt8?
 
-  public init(requestTag: UInt32, afterSession: UInt32 = 0, onlyOne: UInt8? = nil) {
+  public init(requestTag: UInt32, afterSession: SessionID = 0, onlyOne: UInt8? = nil) {
     self.requestTag = requestTag
     self.afterSession = afterSession
     self.onlyOne = onlyOne
@@ -15,18 +15,18 @@ public struct ListRequest: Sendable, Equatable, FieldDescribable {
 
   init(from reader: inout ByteReader) throws(FrameError) {
     requestTag = try reader.u32("requestTag")
-    afterSession = try reader.u32("afterSession")
+    afterSession = SessionID(try reader.u32("afterSession"))
     onlyOne = reader.optionalU8()
   }
 
   func write(to writer: inout ByteWriter) {
     writer.u32(requestTag)
-    writer.u32(afterSession)
+    writer.u32(afterSession.rawValue)
     writer.optionalTail([onlyOne])
   }
 
   public var fields: [Field] {
-    var fields = [Field("requestTag", requestTag), Field("afterSession", afterSession)]
+    var fields = [Field("requestTag", requestTag), Field("afterSession", afterSession.rawValue)]
     fields.optional("onlyOne", onlyOne)
     return fields
   }
@@ -36,7 +36,7 @@ public struct ListRequest: Sendable, Equatable, FieldDescribable {
 /// `size u32` `scene u8` `attribute u8`; 2–6 drops `scene`; 1 only id + size.
 public struct ListEntry: Sendable, Equatable, Hashable, FieldDescribable {
   /// Start time, unix seconds [device].
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   /// Bytes of raw device audio.
   public var size: UInt32
   /// nil below portVersion 7.
@@ -44,7 +44,7 @@ public struct ListEntry: Sendable, Equatable, Hashable, FieldDescribable {
   /// nil at portVersion 1.
   public var attribute: UInt8?
 
-  public init(sessionId: UInt32, size: UInt32, scene: UInt8? = nil, attribute: UInt8? = nil) {
+  public init(sessionId: SessionID, size: UInt32, scene: UInt8? = nil, attribute: UInt8? = nil) {
     self.sessionId = sessionId
     self.size = size
     self.scene = scene
@@ -61,21 +61,21 @@ public struct ListEntry: Sendable, Equatable, Hashable, FieldDescribable {
   }
 
   init(from reader: inout ByteReader, portVersion: UInt16) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     size = try reader.u32("size")
     if portVersion >= 7 { scene = try reader.u8("scene") }
     if portVersion >= 2 { attribute = try reader.u8("attribute") }
   }
 
   func write(to writer: inout ByteWriter, portVersion: UInt16) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u32(size)
     if portVersion >= 7 { writer.u8(scene ?? 0) }
     if portVersion >= 2 { writer.u8(attribute ?? 0) }
   }
 
   public var fields: [Field] {
-    var fields = [Field("sessionId", sessionId), Field("size", size)]
+    var fields = [Field("sessionId", sessionId.rawValue), Field("size", size)]
     fields.optional("scene", scene)
     fields.optional("attribute", attribute)
     return fields
@@ -143,80 +143,80 @@ public struct ListPage: Sendable, Equatable, FieldDescribable {
 /// SYNC_START P→D [device][sdk]: `sessionId u32` · `start u32` · `end u32` (0 = to the end,
 /// following a live recording). Ranges may start anywhere [device].
 public struct SyncStartRequest: Sendable, Equatable, FieldDescribable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var start: UInt32
   public var end: UInt32
 
-  public init(sessionId: UInt32, start: UInt32 = 0, end: UInt32 = 0) {
+  public init(sessionId: SessionID, start: UInt32 = 0, end: UInt32 = 0) {
     self.sessionId = sessionId
     self.start = start
     self.end = end
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     start = try reader.u32("start")
     end = try reader.u32("end")
   }
 
   func write(to writer: inout ByteWriter) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u32(start)
     writer.u32(end)
   }
 
   public var fields: [Field] {
-    [Field("sessionId", sessionId), Field("start", start), Field("end", end)]
+    [Field("sessionId", sessionId.rawValue), Field("start", start), Field("end", end)]
   }
 }
 
 /// A session id with a status byte: the SYNC_START head (`001C`, status 0 ok, > 0 no data)
 /// and the DELETE reply (`001F`) [device][sdk].
 public struct SessionStatus: Sendable, Equatable, FieldDescribable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var status: UInt8
 
-  public init(sessionId: UInt32, status: UInt8) {
+  public init(sessionId: SessionID, status: UInt8) {
     self.sessionId = sessionId
     self.status = status
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     status = try reader.u8("status")
   }
 
   func write(to writer: inout ByteWriter) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u8(status)
   }
 
-  public var fields: [Field] { [Field("sessionId", sessionId), Field("status", status)] }
+  public var fields: [Field] { [Field("sessionId", sessionId.rawValue), Field("status", status)] }
 }
 
 /// The sync tail D→P (`001D`) [sdk]: `sessionId u32` · `crc u16`. Coverage on real firmware is
 /// unknown; RecorderKit checks it as CRC-16/CCITT-FALSE over the bytes delivered for the
 /// request, in offset order [project].
 public struct SyncTail: Sendable, Equatable, FieldDescribable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var crc: UInt16
 
-  public init(sessionId: UInt32, crc: UInt16) {
+  public init(sessionId: SessionID, crc: UInt16) {
     self.sessionId = sessionId
     self.crc = crc
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     crc = try reader.u16("crc")
   }
 
   func write(to writer: inout ByteWriter) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u16(crc)
   }
 
-  public var fields: [Field] { [Field("sessionId", sessionId), Field("crc", crc)] }
+  public var fields: [Field] { [Field("sessionId", sessionId.rawValue), Field("crc", crc)] }
 }
 
 /// TAGS P→D [device][sdk]: `requestTag u32` · `from u32` · `to u32`.

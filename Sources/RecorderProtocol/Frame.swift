@@ -133,7 +133,7 @@ public struct ControlFrame: Sendable, Equatable {
 /// (absent → 0), never file data [sdk][project].
 public struct BulkFrame: Sendable, Equatable {
   /// The recording; nil only below portVersion 7, where the field does not exist [sdk].
-  public var sessionId: UInt32?
+  public var sessionId: SessionID?
   public var offset: UInt32
   public var data: [UInt8]
 
@@ -145,14 +145,14 @@ public struct BulkFrame: Sendable, Equatable {
   /// A frame of `data` at `offset`. On the BLE wire `data` is at most 255 bytes (encoding a
   /// longer one traps: a programmer error); a frame that never goes on the wire, such as a
   /// Wi-Fi content PDU handed to the sync engine whole, may be longer.
-  public init(sessionId: UInt32?, offset: UInt32, data: [UInt8]) {
+  public init(sessionId: SessionID?, offset: UInt32, data: [UInt8]) {
     self.sessionId = sessionId
     self.offset = offset
     self.data = data
   }
 
   /// A terminal frame with the given end code.
-  public static func terminal(sessionId: UInt32?, code: UInt8 = 0) -> BulkFrame {
+  public static func terminal(sessionId: SessionID?, code: UInt8 = 0) -> BulkFrame {
     BulkFrame(sessionId: sessionId, offset: terminalOffset, data: code == 0 ? [] : [code])
   }
 
@@ -164,7 +164,7 @@ public struct BulkFrame: Sendable, Equatable {
   init(from reader: inout ByteReader, portVersion: UInt16) throws(FrameError) {
     sessionId =
       portVersion >= ProtocolDefaults.minimumSessionIdPortVersion
-      ? try reader.u32("sessionId") : nil
+      ? SessionID(try reader.u32("sessionId")) : nil
     offset = try reader.u32("offset")
     let length = Int(try reader.u8("length"))
     guard reader.remaining >= length else {
@@ -175,7 +175,7 @@ public struct BulkFrame: Sendable, Equatable {
 
   func write(to writer: inout ByteWriter, portVersion: UInt16) {
     if portVersion >= ProtocolDefaults.minimumSessionIdPortVersion {
-      writer.u32(sessionId ?? 0)
+      writer.u32(sessionId?.rawValue ?? 0)
     }
     writer.u32(offset)
     precondition(data.count <= Self.maximumDataLength, "bulk frame data is at most 255 bytes")

@@ -30,7 +30,7 @@ extension Frame {
       fields.append(Field("name", .text(name)))
       fields += body
     case .bulk(let frame):
-      if let sessionId = frame.sessionId { fields.append(Field("sessionId", sessionId)) }
+      if let sessionId = frame.sessionId { fields.append(Field("sessionId", sessionId.rawValue)) }
       fields.append(Field("offset", frame.offset))
       fields.append(Field("length", frame.data.count))
       fields.append(Field("final", frame.isTerminal ? 1 : 0))

@@ -29,7 +29,7 @@ public enum PhoneMessage: Sendable, Equatable {
   case list(ListRequest)
   case syncStart(SyncStartRequest)
   case syncStop
-  case delete(sessionId: UInt32)
+  case delete(sessionId: SessionID)
   case ledGet
   case ledSet(on: UInt8)
   case tags(TagsRequest)
@@ -73,7 +73,7 @@ public enum PhoneMessage: Sendable, Equatable {
     case .list: self = .list(try ListRequest(from: &reader))
     case .syncStart: self = .syncStart(try SyncStartRequest(from: &reader))
     case .syncTail: self = .syncStop
-    case .delete: self = .delete(sessionId: try reader.u32("sessionId"))
+    case .delete: self = .delete(sessionId: SessionID(try reader.u32("sessionId")))
     case .ledGet: self = .ledGet
     case .ledSet: self = .ledSet(on: try reader.u8("on"))
     case .tags: self = .tags(try TagsRequest(from: &reader))
@@ -147,7 +147,7 @@ public enum PhoneMessage: Sendable, Equatable {
     case .syncStop: opcode = .syncTail
     case .delete(let sessionId):
       opcode = .delete
-      writer.u32(sessionId)
+      writer.u32(sessionId.rawValue)
     case .ledGet: opcode = .ledGet
     case .ledSet(let on):
       opcode = .ledSet
@@ -240,7 +240,7 @@ extension PhoneMessage: FieldDescribable {
     case .recordPause(let value), .recordResume(let value): value.fields
     case .list(let value): value.fields
     case .syncStart(let value): value.fields
-    case .delete(let sessionId): [Field("sessionId", sessionId)]
+    case .delete(let sessionId): [Field("sessionId", sessionId.rawValue)]
     case .ledSet(let on): [Field("on", on)]
     case .tags(let value): value.fields
     case .firmwarePush(let value): value.fields

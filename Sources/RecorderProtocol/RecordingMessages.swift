@@ -27,38 +27,38 @@ public struct RecordCommand: Sendable, Equatable, FieldDescribable {
 
 /// REC_PAUSE / REC_RESUME P→D: `sessionId u32` (0 below portVersion 7) · `scene u8` [sdk].
 public struct RecordSessionCommand: Sendable, Equatable, FieldDescribable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var scene: UInt8
 
-  public init(sessionId: UInt32, scene: UInt8 = 1) {
+  public init(sessionId: SessionID, scene: UInt8 = 1) {
     self.sessionId = sessionId
     self.scene = scene
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     scene = try reader.u8("scene")
   }
 
   func write(to writer: inout ByteWriter) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u8(scene)
   }
 
-  public var fields: [Field] { [Field("sessionId", sessionId), Field("scene", scene)] }
+  public var fields: [Field] { [Field("sessionId", sessionId.rawValue), Field("scene", scene)] }
 }
 
 /// REC_START and REC_RESUME D→P [device][sdk]: `sessionId u32` · `start u32` (stream position;
 /// the SDK treats ≤ 8000 as 0) · `status u8` · [`scene u8`] · [`startTime u32`].
 public struct RecordStarted: Sendable, Equatable, FieldDescribable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var start: UInt32
   public var status: UInt8
   public var scene: UInt8?
   public var startTime: UInt32?
 
   public init(
-    sessionId: UInt32, start: UInt32, status: UInt8, scene: UInt8? = nil,
+    sessionId: SessionID, start: UInt32, status: UInt8, scene: UInt8? = nil,
     startTime: UInt32? = nil
   ) {
     self.sessionId = sessionId
@@ -69,7 +69,7 @@ public struct RecordStarted: Sendable, Equatable, FieldDescribable {
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     start = try reader.u32("start")
     status = try reader.u8("status")
     scene = reader.optionalU8()
@@ -77,7 +77,7 @@ public struct RecordStarted: Sendable, Equatable, FieldDescribable {
   }
 
   func write(to writer: inout ByteWriter) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u32(start)
     writer.u8(status)
     guard let scene else { return }
@@ -86,7 +86,9 @@ public struct RecordStarted: Sendable, Equatable, FieldDescribable {
   }
 
   public var fields: [Field] {
-    var fields = [Field("sessionId", sessionId), Field("start", start), Field("status", status)]
+    var fields = [
+      Field("sessionId", sessionId.rawValue), Field("start", start), Field("status", status),
+    ]
     fields.optional("scene", scene)
     fields.optional("startTime", startTime)
     return fields
@@ -96,12 +98,14 @@ public struct RecordStarted: Sendable, Equatable, FieldDescribable {
 /// REC_PAUSE and REC_STOP D→P [sdk]: `sessionId u32` · `reason u8` · [`fileExists u8`] ·
 /// [`fileSize u32`].
 public struct RecordStopped: Sendable, Equatable, FieldDescribable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var reason: UInt8
   public var fileExists: UInt8?
   public var fileSize: UInt32?
 
-  public init(sessionId: UInt32, reason: UInt8, fileExists: UInt8? = nil, fileSize: UInt32? = nil) {
+  public init(
+    sessionId: SessionID, reason: UInt8, fileExists: UInt8? = nil, fileSize: UInt32? = nil
+  ) {
     self.sessionId = sessionId
     self.reason = reason
     self.fileExists = fileExists
@@ -109,14 +113,14 @@ public struct RecordStopped: Sendable, Equatable, FieldDescribable {
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     reason = try reader.u8("reason")
     fileExists = reader.optionalU8()
     if fileExists != nil { fileSize = reader.optionalU32() }
   }
 
   func write(to writer: inout ByteWriter) {
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u8(reason)
     guard let fileExists else { return }
     writer.u8(fileExists)
@@ -124,7 +128,7 @@ public struct RecordStopped: Sendable, Equatable, FieldDescribable {
   }
 
   public var fields: [Field] {
-    var fields = [Field("sessionId", sessionId), Field("reason", reason)]
+    var fields = [Field("sessionId", sessionId.rawValue), Field("reason", reason)]
     fields.optional("fileExists", fileExists)
     fields.optional("fileSize", fileSize)
     return fields

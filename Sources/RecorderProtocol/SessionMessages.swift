@@ -216,14 +216,14 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
   public var usb: UInt8?
   /// The current recording scene and session, present together.
   public var scene: UInt8?
-  public var sessionId: UInt32?
+  public var sessionId: SessionID?
   public var findMy: UInt8?
   public var soundPlusKey: UInt8?
   public var httpToken: UInt8?
 
   public init(
     state: UInt32, privacy: UInt8, keyState: UInt8? = nil, usb: UInt8? = nil,
-    scene: UInt8? = nil, sessionId: UInt32? = nil, findMy: UInt8? = nil,
+    scene: UInt8? = nil, sessionId: SessionID? = nil, findMy: UInt8? = nil,
     soundPlusKey: UInt8? = nil, httpToken: UInt8? = nil
   ) {
     self.state = state
@@ -244,7 +244,7 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
     usb = reader.optionalU8()
     guard keyState != nil, usb != nil, reader.remaining >= 5 else { return }
     scene = try reader.u8("scene")
-    sessionId = try reader.u32("sessionId")
+    sessionId = SessionID(try reader.u32("sessionId"))
     findMy = reader.optionalU8()
     soundPlusKey = reader.optionalU8()
     httpToken = reader.optionalU8()
@@ -256,7 +256,7 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
     writer.optionalTail([keyState, usb])
     guard keyState != nil, usb != nil, let scene, let sessionId else { return }
     writer.u8(scene)
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.optionalTail([findMy, soundPlusKey, httpToken])
   }
 
@@ -265,7 +265,7 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
     fields.optional("keyState", keyState)
     fields.optional("usb", usb)
     fields.optional("scene", scene)
-    fields.optional("sessionId", sessionId)
+    fields.optional("sessionId", sessionId?.rawValue)
     fields.optional("findMy", findMy)
     fields.optional("soundPlusKey", soundPlusKey)
     fields.optional("httpToken", httpToken)

@@ -14,10 +14,10 @@ public enum TailCRCCoverage: String, Sendable, CaseIterable {
 
   /// The header a bulk data frame of `sessionId` carrying `length` bytes at `offset` has on
   /// the wire (`02 <sessionId u32> <offset u32> <len u8>`, §2), which ``requestFrames`` covers.
-  public static func frameHeader(sessionId: UInt32, offset: UInt32, length: Int) -> [UInt8] {
+  public static func frameHeader(sessionId: SessionID, offset: UInt32, length: Int) -> [UInt8] {
     var writer = ByteWriter()
     writer.u8(0x02)
-    writer.u32(sessionId)
+    writer.u32(sessionId.rawValue)
     writer.u32(offset)
     writer.u8(UInt8(clamping: length))
     return writer.bytes

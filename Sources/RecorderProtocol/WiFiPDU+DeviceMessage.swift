@@ -19,11 +19,11 @@ public enum WiFiDeviceMessage: Sendable, Equatable, CustomStringConvertible {
   /// 11: one LIST page.
   case list(WiFiListPage)
   /// 12: SYNC status.
-  case syncStatus(session: UInt32, status: Int64)
+  case syncStatus(session: SessionID, status: Int64)
   /// 13: content.
   case content(WiFiContent)
   /// 14: DELETE result.
-  case deleteResult(session: UInt32, status: Int64)
+  case deleteResult(session: SessionID, status: Int64)
   /// 15: STOP result.
   case stopResult(status: Int64)
   /// 16: EXTEND_EXIT_TIME.
@@ -75,14 +75,14 @@ public enum WiFiDeviceMessage: Sendable, Equatable, CustomStringConvertible {
         guard let sessionId = try? reader.u32("sessionId"), let size = try? reader.u32("size"),
           let scene = try? reader.u16("scene")
         else { throw .listPayloadNotEntries(size: pdu.payload.count) }
-        entries.append(WiFiListEntry(sessionId: sessionId, size: size, scene: scene))
+        entries.append(WiFiListEntry(sessionId: SessionID(sessionId), size: size, scene: scene))
       }
       self = .list(
         WiFiListPage(
           uid: try f.int("uid"), status: try f.int("status"), count: try f.int("count"),
           offset: try f.int("offset"), entries: entries))
     case WiFiPDUType.sync:
-      self = .syncStatus(session: try f.u32("session"), status: try f.int("status"))
+      self = .syncStatus(session: try f.session("session"), status: try f.int("status"))
     case WiFiPDUType.content:
       let length = try f.int("length")
       guard length == Int64(pdu.payload.count) else {
@@ -94,10 +94,10 @@ public enum WiFiDeviceMessage: Sendable, Equatable, CustomStringConvertible {
       }
       self = .content(
         WiFiContent(
-          session: try f.u32("session"), offset: offset, last: try f.flag("last"),
+          session: try f.session("session"), offset: offset, last: try f.flag("last"),
           data: pdu.payload))
     case WiFiPDUType.delete:
-      self = .deleteResult(session: try f.u32("session"), status: try f.int("status"))
+      self = .deleteResult(session: try f.session("session"), status: try f.int("status"))
     case WiFiPDUType.stop: self = .stopResult(status: try f.int("status"))
     case WiFiPDUType.keepAlive: self = .extendExitTime(status: try f.int("status"))
     case WiFiPDUType.otaData:
@@ -137,24 +137,31 @@ public enum WiFiDeviceMessage: Sendable, Equatable, CustomStringConvertible {
           ("offset", .int(page.offset)),
         ],
         page.entries.reduce(into: ByteWriter(capacity: page.entries.count * WiFiListEntry.size)) {
-          $0.u32($1.sessionId)
+          $0.u32($1.sessionId.rawValue)
           $0.u32($1.size)
           $0.u16($1.scene)
         }.bytes
       )
     case .syncStatus(let session, let status):
-      (WiFiPDUType.sync, [("session", .uint(UInt64(session))), ("status", .int(status))], [])
+      (
+        WiFiPDUType.sync, [("session", .uint(UInt64(session.rawValue))), ("status", .int(status))],
+        []
+      )
     case .content(let content):
       (
         WiFiPDUType.content,
         [
-          ("session", .uint(UInt64(content.session))), ("offset", .uint(UInt64(content.offset))),
+          ("session", .uint(UInt64(content.session.rawValue))),
+          ("offset", .uint(UInt64(content.offset))),
           ("length", .int(Int64(content.data.count))), ("last", .int(content.last ? 1 : 0)),
         ],
         content.data
       )
     case .deleteResult(let session, let status):
-      (WiFiPDUType.delete, [("session", .uint(UInt64(session))), ("status", .int(status))], [])
+      (
+        WiFiPDUType.delete,
+        [("session", .uint(UInt64(session.rawValue))), ("status", .int(status))], []
+      )
     case .stopResult(let status): (WiFiPDUType.stop, [("status", .int(status))], [])
     case .extendExitTime(let status): (WiFiPDUType.keepAlive, [("status", .int(status))], [])
     case .otaRequest(let start, let end, let payloadSize, let uid, let rate):

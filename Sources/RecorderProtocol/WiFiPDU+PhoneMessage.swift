@@ -14,12 +14,12 @@ public enum WiFiPhoneMessage: Sendable, Equatable, CustomStringConvertible {
   /// 11: LIST request `{uid,start,single}`.
   case list(uid: Int64, start: Int64, single: Int64)
   /// 12: SYNC `{session,scene,start,end}`: bytes `[start, end)`; `scene` must be the file's.
-  case sync(session: UInt32, scene: UInt16, start: UInt32, end: UInt32)
+  case sync(session: SessionID, scene: UInt16, start: UInt32, end: UInt32)
   /// 14: DELETE `{session,scene}`.
-  case delete(session: UInt32, scene: UInt16)
+  case delete(session: SessionID, scene: UInt16)
   /// 15: STOP `{session,scene}` [sdk]: the transfer's recording and its LIST scene. Decoded
   /// without them (nil) from the bare `{}` some clients send; encoded without the nil ones.
-  case stop(session: UInt32?, scene: UInt16?)
+  case stop(session: SessionID?, scene: UInt16?)
   /// 16: keep-alive `{}` (the device answers ERR `{cmd:16,status:0}`).
   case keepAlive
   /// 20: OTA start `{filesize,ver,crc,uid}`.
@@ -50,12 +50,13 @@ public enum WiFiPhoneMessage: Sendable, Equatable, CustomStringConvertible {
     case WiFiPDUType.sync:
       let start = try f.u32("start")
       let end = try f.u32("end")
-      self = .sync(session: try f.u32("session"), scene: try f.u16("scene"), start: start, end: end)
+      self = .sync(
+        session: try f.session("session"), scene: try f.u16("scene"), start: start, end: end)
     case WiFiPDUType.delete:
-      self = .delete(session: try f.u32("session"), scene: try f.u16("scene"))
+      self = .delete(session: try f.session("session"), scene: try f.u16("scene"))
     case WiFiPDUType.stop:
       self = .stop(
-        session: f.has("session") ? try f.u32("session") : nil,
+        session: f.has("session") ? try f.session("session") : nil,
         scene: f.has("scene") ? try f.u16("scene") : nil)
     case WiFiPDUType.keepAlive: self = .keepAlive
     case WiFiPDUType.otaStart:
@@ -97,18 +98,19 @@ public enum WiFiPhoneMessage: Sendable, Equatable, CustomStringConvertible {
       return (
         WiFiPDUType.sync,
         [
-          ("session", .uint(UInt64(session))), ("scene", .uint(UInt64(scene))),
+          ("session", .uint(UInt64(session.rawValue))), ("scene", .uint(UInt64(scene))),
           ("start", .uint(UInt64(start))), ("end", .uint(UInt64(end))),
         ], []
       )
     case .delete(let session, let scene):
       return (
-        WiFiPDUType.delete, [("session", .uint(UInt64(session))), ("scene", .uint(UInt64(scene)))],
+        WiFiPDUType.delete,
+        [("session", .uint(UInt64(session.rawValue))), ("scene", .uint(UInt64(scene)))],
         []
       )
     case .stop(let session, let scene):
       let pairs: [(String, JSONValue)] =
-        (session.map { [("session", .uint(UInt64($0)))] } ?? [])
+        (session.map { [("session", .uint(UInt64($0.rawValue)))] } ?? [])
         + (scene.map { [("scene", .uint(UInt64($0)))] } ?? [])
       return (WiFiPDUType.stop, pairs, [])
     case .keepAlive: return (WiFiPDUType.keepAlive, [], [])

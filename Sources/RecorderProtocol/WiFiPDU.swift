@@ -125,6 +125,9 @@ struct WiFiFields {
     return number
   }
 
+  /// A session id: a u32 like ``u32(_:)``.
+  func session(_ key: String) throws(WiFiPDUError) -> SessionID { SessionID(try u32(key)) }
+
   func u16(_ key: String) throws(WiFiPDUError) -> UInt16 {
     guard let number = UInt16(exactly: try int(key)) else {
       throw .valueOutOfRange(type: type, key: key)

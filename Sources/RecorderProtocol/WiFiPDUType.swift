@@ -40,14 +40,14 @@ public struct WiFiListEntry: Sendable, Equatable, Hashable {
   /// Encoded size of one entry.
   public static let size = 10
   /// The recording's id (its start time in unix seconds).
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   /// The recording's size in bytes.
   public var size: UInt32
   /// The recording's scene; SYNC and DELETE must repeat it or the device refuses [sdk].
   public var scene: UInt16
 
   /// An entry; the scene defaults to 1, the device's default [sdk].
-  public init(sessionId: UInt32, size: UInt32, scene: UInt16 = 1) {
+  public init(sessionId: SessionID, size: UInt32, scene: UInt16 = 1) {
     self.sessionId = sessionId
     self.size = size
     self.scene = scene
@@ -81,7 +81,7 @@ public struct WiFiListPage: Sendable, Equatable {
 /// A content PDU: bytes `[offset, offset + data.count)` of recording `session`.
 public struct WiFiContent: Sendable, Equatable {
   /// The recording.
-  public var session: UInt32
+  public var session: SessionID
   /// Where `data` starts in the recording.
   public var offset: UInt32
   /// True on the last chunk of the requested range.
@@ -90,7 +90,7 @@ public struct WiFiContent: Sendable, Equatable {
   public var data: [UInt8]
 
   /// A chunk.
-  public init(session: UInt32, offset: UInt32, last: Bool, data: [UInt8]) {
+  public init(session: SessionID, offset: UInt32, last: Bool, data: [UInt8]) {
     self.session = session
     self.offset = offset
     self.last = last

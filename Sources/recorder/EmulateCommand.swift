@@ -501,7 +501,7 @@ struct EmulateCommand: RecorderCommand {
         .array(
           recordings.map {
             .object([
-              ("sessionId", .int(Int64($0.sessionId))), ("size", .int(Int64($0.size))),
+              ("sessionId", .int(Int64($0.sessionId.rawValue))), ("size", .int(Int64($0.size))),
               ("sha256", .string($0.sha256 ?? "")),
             ])
           })
@@ -511,7 +511,7 @@ struct EmulateCommand: RecorderCommand {
         .array(
           deletes.map {
             .object([
-              ("sessionId", .int(Int64($0.sessionId))),
+              ("sessionId", .int(Int64($0.sessionId.rawValue))),
               ("virtualSeconds", .double($0.virtualTime.seconds)),
               ("unixTime", .int(Int64($0.unixTime))),
             ])

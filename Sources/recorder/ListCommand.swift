@@ -41,7 +41,8 @@ struct ListCommand: RecorderCommand {
     if json {
       let values = recordings.map { recording in
         JSONValue.object([
-          ("sessionId", .int(Int64(recording.sessionId))), ("size", .int(Int64(recording.size))),
+          ("sessionId", .int(Int64(recording.sessionId.rawValue))),
+          ("size", .int(Int64(recording.size))),
           ("durationMs", .int(Int64(recording.durationMs))),
           ("scene", recording.scene.map { .int(Int64($0)) } ?? .null),
         ])
@@ -52,7 +53,7 @@ struct ListCommand: RecorderCommand {
     print("SESSION ID  SIZE (bytes)  DURATION")
     for recording in recordings {
       print(
-        String(recording.sessionId).padding(12) + String(recording.size).padding(14)
+        recording.sessionId.description.padding(12) + String(recording.size).padding(14)
           + formatDuration(milliseconds: recording.durationMs))
     }
     print("\(recordings.count) recording\(recordings.count == 1 ? "" : "s")")

@@ -1,4 +1,5 @@
 import RecorderKit
+import RecorderProtocol
 
 /// Draws sync progress on stderr: bars redrawn in place when stderr is a terminal, plain
 /// lines otherwise (so logs and CI stay readable). Never writes to stdout.
@@ -7,7 +8,7 @@ actor ProgressRenderer {
   private var total = 0
   private var done = 0
   private var lastLine = ""
-  private var lastPlainPercent: [UInt32: Int] = [:]
+  private var lastPlainPercent: [SessionID: Int] = [:]
 
   init(interactive: Bool = stderrIsTerminal) { self.interactive = interactive }
 

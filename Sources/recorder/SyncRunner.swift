@@ -21,7 +21,7 @@ struct SyncRunner {
 
   /// The merged report of every attempt, per file (the last word on each wins).
   func run() async throws -> SyncReport {
-    var merged: [UInt32: SyncReport.File] = [:]
+    var merged: [SessionID: SyncReport.File] = [:]
     var total = SyncReport()
     var lastError: (any Error)?
     for attempt in 1...maximumAttempts {
@@ -111,7 +111,7 @@ func renderSummaryJSON(_ report: SyncReport) -> String {
   JSONValue.array(
     report.files.map { file in
       .object([
-        ("sessionId", .int(Int64(file.sessionId))), ("size", .int(file.size)),
+        ("sessionId", .int(Int64(file.sessionId.rawValue))), ("size", .int(file.size)),
         ("durationMs", .int(Int64(file.durationMs))), ("verified", .bool(file.verified)),
         ("deletedFromDevice", .bool(file.deletedFromDevice)),
         ("exportPath", file.exportPath.map { .string($0) } ?? .null),

@@ -47,7 +47,7 @@ struct RecorderTargetTests {
     #expect(synced, "\(collected.withLock { $0 })")
     #expect(try await device.recordings().isEmpty, "synced, verified, then deleted")
     let stored = try journal.read { try $0.recordings(serial: device.configuration.serial) }
-    #expect(stored.map(\.sessionId) == before.map(\.sessionId))
+    #expect(stored.map(\.sessionId) == before.map(\.sessionId.rawValue))
     #expect(stored.allSatisfy { $0.isSafeLocally })
     #expect(stored.map(\.sha256) == before.map(\.sha256))
   }

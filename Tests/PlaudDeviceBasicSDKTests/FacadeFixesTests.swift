@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderStore
 import Testing
 
@@ -44,7 +45,7 @@ struct FacadeFixesTests {
     let recording = try await bench.device.addRecording(duration: .seconds(8))
     let log = CallbackLog()
     try await Self.connect(bench, log)
-    let id = Int(recording.sessionId)
+    let id = Int(recording.sessionId.rawValue)
     bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .mp3, callback: log)
     try await eventually("mp3") { log.count("onComplete") + log.count("onError") == 1 }
     let mp3 = bench.exports + "/\(bench.device.serial)-\(id).mp3"
@@ -88,7 +89,7 @@ struct FacadeFixesTests {
     // journal from before per-range checks kept such a file as "unverified": play that.
     #expect(report.files.map(\.verified) == [true])
     try Journal(path: bench.directory + "/store/journal.sqlite").write { tx in
-      try tx.update(serial: bench.device.serial, sessionId: recording.sessionId) {
+      try tx.update(serial: bench.device.serial, sessionId: recording.sessionId.rawValue) {
         $0.verification = .unverified
       }
     }
@@ -96,7 +97,8 @@ struct FacadeFixesTests {
     let log = CallbackLog()
     try await Self.connect(bench, log)
     bench.agent.exportAudio(
-      sessionId: Int(recording.sessionId), outputDir: bench.exports, format: .mp3, callback: log)
+      sessionId: Int(recording.sessionId.rawValue), outputDir: bench.exports, format: .mp3,
+      callback: log)
     try await eventually("answer") { log.count("onComplete") + log.count("onError") == 1 }
     let error = try #require(log.all.first { $0.hasPrefix("onError") })
     #expect(error.contains("checksum never matched"), "\(error)")
@@ -112,17 +114,17 @@ struct LyingTailTransport: RecordingTransport {
   var serial: String { get async { await base.serial } }
   var audioChannels: Int { get async { await base.audioChannels } }
   func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  func recordingInProgress() async throws(DeviceError) -> SessionID? {
     try await base.recordingInProgress()
   }
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (RecorderBulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> RecorderSyncTail? {
     let tail = try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
     return tail.map { RecorderSyncTail(sessionId: $0.sessionId, crc: $0.crc ^ 0x5A5A) }
   }
-  func delete(sessionId: UInt32) async throws(DeviceError) {
+  func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
   }
 }

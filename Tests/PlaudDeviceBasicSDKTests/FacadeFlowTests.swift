@@ -237,7 +237,8 @@ struct FacadeFlowTests {
     try await eventually("bind") { app.log.has("bleBind 0") }
     // One export seen through a full logger too: progress, data, data complete.
     bench.agent.exportAudio(
-      sessionId: Int(made[0].sessionId), outputDir: bench.exports, format: .mp3, callback: log)
+      sessionId: Int(made[0].sessionId.rawValue), outputDir: bench.exports, format: .mp3,
+      callback: log)
     try await eventually("first export") { log.count("onComplete") + log.count("onError") == 1 }
     #expect(log.count("onComplete") == 1, "\(log.all.filter { !$0.hasPrefix("bleData") })")
     #expect(log.count("onProgress 0") == 1 && log.has("onProgress 100"))

@@ -81,24 +81,25 @@ struct WiFiAgentTests {
     #expect(overWiFi.contains("\(whole.sessionId):\(whole.size):0:4"))
 
     // One recording whole (scene 4, as listed), then a range of another.
-    wifi.syncFile(Int(whole.sessionId), 0, 0, Int(whole.scene))
+    wifi.syncFile(Int(whole.sessionId.rawValue), 0, 0, Int(whole.scene))
     try await eventually("whole file") {
       log.count("wifiDataComplete") + log.count("wifiCommonErr") >= 1
     }
     #expect(log.count("wifiDataComplete") == 1, "\(log.all.filter { $0 != "wifiSyncFileData" })")
-    #expect(log.takeBytes(Int(whole.sessionId), from: 0) == (try Self.flash(whole)))
+    #expect(log.takeBytes(Int(whole.sessionId.rawValue), from: 0) == (try Self.flash(whole)))
     let ranged = try #require(made.last { $0.scene == 1 })
-    wifi.syncFile(Int(ranged.sessionId), 1000, 5000)
+    wifi.syncFile(Int(ranged.sessionId.rawValue), 1000, 5000)
     try await eventually("range") { log.count("wifiDataComplete") == 2 }
     #expect(
-      log.takeBytes(Int(ranged.sessionId), from: 1000) == Array(try Self.flash(ranged)[1000..<5000])
+      log.takeBytes(Int(ranged.sessionId.rawValue), from: 1000)
+        == Array(try Self.flash(ranged)[1000..<5000])
     )
     #expect(log.count("wifiSyncFile 0") == 2)
-    #expect(!wifi.isDownloading && wifi.currentSessionId == Int(ranged.sessionId))
+    #expect(!wifi.isDownloading && wifi.currentSessionId == Int(ranged.sessionId.rawValue))
 
     // Only the listed recordings: one after the first, then just the first.
-    wifi.getFileList(2, Int(made[0].sessionId))
-    wifi.getFileList(3, Int(made[0].sessionId), true)
+    wifi.getFileList(2, Int(made[0].sessionId.rawValue))
+    wifi.getFileList(3, Int(made[0].sessionId.rawValue), true)
     try await eventually("filtered lists") { log.count("wifiFileList") == 3 }
     let lists = log.all.filter { $0.hasPrefix("wifiFileList") }
     #expect(!lists[1].contains("\(made[0].sessionId):"))
@@ -139,24 +140,24 @@ struct WiFiAgentTests {
           defer { stopped = true }
           return !stopped
         }
-        if first { wifi.stopSyncFile(Int(long.sessionId), 1) }
+        if first { wifi.stopSyncFile(Int(long.sessionId.rawValue), 1) }
       }
     }
-    wifi.syncFile(Int(long.sessionId), 0)
+    wifi.syncFile(Int(long.sessionId.rawValue), 0)
     try await eventually("stopped") { log.count("wifiSyncFileStop") == 1 }
     #expect(log.has("wifiSyncFileStop 0") && log.count("wifiDataComplete") == 0)
-    let received = try #require(log.takeBytes(Int(long.sessionId), from: 0))
+    let received = try #require(log.takeBytes(Int(long.sessionId.rawValue), from: 0))
     #expect(received.count < long.size)
     #expect(received == Array(try Self.flash(long).prefix(received.count)))
 
     // The same session goes on: resume the stopped file where it stopped, then another.
     log.reaction.withLock { $0 = nil }
-    wifi.syncFile(Int(long.sessionId), received.count, 0, 1)
-    wifi.syncFile(Int(short.sessionId), 0, 0, 1)
+    wifi.syncFile(Int(long.sessionId.rawValue), received.count, 0, 1)
+    wifi.syncFile(Int(short.sessionId.rawValue), 0, 0, 1)
     try await eventually("both") { log.count("wifiDataComplete") == 2 }
-    let rest = try #require(log.takeBytes(Int(long.sessionId), from: received.count))
+    let rest = try #require(log.takeBytes(Int(long.sessionId.rawValue), from: received.count))
     #expect(received + rest == (try Self.flash(long)))
-    #expect(log.takeBytes(Int(short.sessionId), from: 0) == (try Self.flash(short)))
+    #expect(log.takeBytes(Int(short.sessionId.rawValue), from: 0) == (try Self.flash(short)))
     #expect(!log.has("wifiCommonErr") && !log.has("wifiClose"))
     bench.agent.endWiFiTransfer()
     try await eventually("ended") { log.has("wifiClose 0") }
@@ -181,7 +182,8 @@ struct WiFiAgentTests {
     let wifi = bench.agent.wifiAgent
 
     wifi.exportAudioViaWiFi(
-      sessionId: Int(made[1].sessionId), outputDir: bench.exports, format: .mp3, channels: 1,
+      sessionId: Int(made[1].sessionId.rawValue), outputDir: bench.exports, format: .mp3,
+      channels: 1,
       callback: log)
     try await eventually("export") { log.count("onComplete") + log.count("onError") == 1 }
     let path = bench.exports + "/\(bench.device.serial)-\(made[1].sessionId).mp3"
@@ -214,7 +216,9 @@ struct WiFiAgentTests {
     #expect(try await bench.device.recordings().count == made.count)
 
     // Delete only after the batch (between downloads the device would stall).
-    for recording in made { wifi.deleteFile(Int(recording.sessionId), Int(recording.scene)) }
+    for recording in made {
+      wifi.deleteFile(Int(recording.sessionId.rawValue), Int(recording.scene))
+    }
     try await eventually("deleted") { log.count("wifiFileDelete") == made.count }
     for recording in made { #expect(log.has("wifiFileDelete \(recording.sessionId) 0")) }
     #expect(try await bench.device.recordings().isEmpty)
@@ -271,7 +275,7 @@ struct WiFiAgentTests {
     let cut = 600_000
     await bench.device.setFaults(FaultPlan(dropWiFiAfterContentBytes: cut))
     wifi.exportAudioViaWiFi(
-      sessionId: Int(recording.sessionId), outputDir: bench.exports, format: .mp3,
+      sessionId: Int(recording.sessionId.rawValue), outputDir: bench.exports, format: .mp3,
       callback: log)
     try await eventually("lost") { log.count("wifiClose") == 1 }
     #expect(log.count("onError") == 1 && log.count("onComplete") == 0)
@@ -294,10 +298,10 @@ struct WiFiAgentTests {
     wifi.connectWifi(hotspot.wholeName, hotspot.password, 60)
     try await eventually("rejoined") { log.count("wifiHandshake 0") == 2 }
     wifi.exportAudioViaWiFi(
-      sessionId: Int(recording.sessionId), outputDir: bench.exports, format: .mp3,
+      sessionId: Int(recording.sessionId.rawValue), outputDir: bench.exports, format: .mp3,
       callback: log)
     try await eventually("exported") { log.count("onComplete") == 1 }
-    let resumed = log.chunks.withLock { $0[Int(recording.sessionId)] ?? [] }
+    let resumed = log.chunks.withLock { $0[Int(recording.sessionId.rawValue)] ?? [] }
     #expect(resumed.contains { $0.offset == offset })
     let workspace = try SyncWorkspace(root: bench.directory + "/store")
     let checkpoint = try #require(try workspace.checkpoints(serial: bench.device.serial).first)

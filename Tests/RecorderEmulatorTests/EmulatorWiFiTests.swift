@@ -76,7 +76,7 @@ struct WiFiBench {
   }
 
   /// The bytes of a recording on the emulated flash.
-  func flashBytes(_ sessionId: UInt32) async throws -> [UInt8] {
+  func flashBytes(_ sessionId: SessionID) async throws -> [UInt8] {
     let info = try #require(try await device.recordings().first { $0.sessionId == sessionId })
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: info.path)))
   }
@@ -235,7 +235,7 @@ struct EmulatorWiFiTests {
     for (index, seconds) in [3, 5, 2, 4, 6].enumerated() {
       try await bench.device.addRecording(
         duration: .seconds(seconds), scene: index == 2 ? 7 : 1,
-        sessionId: 1_775_000_000 + UInt32(index) * 100)
+        sessionId: SessionID(1_775_000_000 + UInt32(index) * 100))
     }
     let session = try await bench.bleSession()
     let viaBLE = try await session.listRecordings()

@@ -12,7 +12,8 @@ struct FileTests {
     defer { bench.cleanUp() }
     for index in 0..<23 {
       try await bench.device.addRecording(
-        duration: .milliseconds(200 * (index + 1)), sessionId: 1_775_000_000 + UInt32(index) * 100)
+        duration: .milliseconds(200 * (index + 1)),
+        sessionId: SessionID(1_775_000_000 + UInt32(index) * 100))
     }
     let expected = try await bench.device.recordings()
     let phone = try await bench.authenticatedPhone(mtu: mtu)
@@ -135,7 +136,8 @@ struct FileTests {
       duration: .seconds(1), sessionId: 1_775_000_100)
     let phone = try await bench.authenticatedPhone()
     try await phone.send(.delete(sessionId: first.sessionId))
-    #expect(await phone.nextValue() == [0x01, 0x1f, 0x00] + le32(first.sessionId) + [0x00])
+    #expect(
+      await phone.nextValue() == [0x01, 0x1f, 0x00] + le32(first.sessionId.rawValue) + [0x00])
     #expect(
       try await phone.request(.delete(sessionId: first.sessionId))
         == .deleted(SessionStatus(sessionId: first.sessionId, status: 1)))

@@ -100,7 +100,8 @@ struct DeviceSessionTests {
   func listPages() async throws {
     let entries = (0..<25).map { index in
       ListEntry(
-        sessionId: 1_775_000_000 + UInt32(index) * 100, size: UInt32(index + 1) * 8_000, scene: 1,
+        sessionId: SessionID(1_775_000_000 + UInt32(index) * 100), size: UInt32(index + 1) * 8_000,
+        scene: 1,
         attribute: 0)
     }
     let central = ScriptedCentral { message in
@@ -226,7 +227,7 @@ struct DeviceSessionTests {
 
   @Test("SYNC_START streams data frames then returns the tail")
   func streamRange() async throws {
-    let sessionId: UInt32 = 0x69D2_6658
+    let sessionId: SessionID = 0x69D2_6658
     let central = ScriptedCentral { message in
       guard case .syncStart(let request) = message else { return V0095Replies.standard(message) }
       var frames = [

@@ -118,15 +118,15 @@ struct HostileDeviceTests {
 /// what it lies about, and what it deleted.
 actor ScriptedDevice {
   static let serial = "8812345678901234"
-  nonisolated let truth: [UInt32: [UInt8]]
+  nonisolated let truth: [SessionID: [UInt8]]
   nonisolated let lie: HostileDeviceTests.Lie
-  private(set) var deleted: [UInt32] = []
+  private(set) var deleted: [SessionID] = []
 
   init(seed: UInt64, sizes: [Int], lie: HostileDeviceTests.Lie) {
     var random = SyncRandom(seed: seed)
-    var files: [UInt32: [UInt8]] = [:]
+    var files: [SessionID: [UInt8]] = [:]
     for (index, size) in sizes.enumerated() {
-      files[1_775_000_000 + UInt32(index)] = (0..<size).map { offset in
+      files[SessionID(1_775_000_000 + UInt32(index))] = (0..<size).map { offset in
         offset % 80 == 0 ? 0xB8 : UInt8(truncatingIfNeeded: random.next())
       }
     }
@@ -147,7 +147,7 @@ actor ScriptedDevice {
     }
   }
 
-  func delete(_ id: UInt32) { deleted.append(id) }
+  func delete(_ id: SessionID) { deleted.append(id) }
 }
 
 /// The scripted device behind the ``RecordingTransport`` shape the engine drives: "ble" with
@@ -163,11 +163,11 @@ struct HostileTransport: RecordingTransport {
   var serial: String { get async { await device.serial } }
   var audioChannels: Int { get async { 1 } }
   func listRecordings() async throws(DeviceError) -> [Recording] { await device.list() }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? { nil }
-  func delete(sessionId: UInt32) async throws(DeviceError) { await device.delete(sessionId) }
+  func recordingInProgress() async throws(DeviceError) -> SessionID? { nil }
+  func delete(sessionId: SessionID) async throws(DeviceError) { await device.delete(sessionId) }
 
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     guard let file = device.truth[sessionId] else {

@@ -46,7 +46,7 @@ struct RequestChannelTests {
 
   @Test("a request queued behind a stream goes out only after SYNC_STOP's reply")
   func nothingBetweenSyncStartAndItsStop() async throws {
-    let sessionId: UInt32 = 0x69D2_6658
+    let sessionId: SessionID = 0x69D2_6658
     let central = ScriptedCentral { message in
       switch message {
       case .syncStart(let request):

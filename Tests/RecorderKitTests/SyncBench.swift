@@ -109,10 +109,10 @@ final class SyncBench: Sendable {
   }
 
   /// The journal's records for this device, read through a fresh connection.
-  func journalRecords() throws -> [UInt32: RecordingRecord] {
+  func journalRecords() throws -> [SessionID: RecordingRecord] {
     let journal = try Journal(path: journalPath)
     let records = try journal.read { try $0.recordings(serial: device.serial) }
-    return Dictionary(uniqueKeysWithValues: records.map { ($0.sessionId, $0) })
+    return Dictionary(uniqueKeysWithValues: records.map { (SessionID($0.sessionId), $0) })
   }
 
   /// Names in the export directory (hidden ones included).
@@ -121,8 +121,10 @@ final class SyncBench: Sendable {
   }
 
   /// Raw copy of a recording, nil when missing.
-  func rawPath(_ sessionId: UInt32) -> String { root + "/\(device.serial)/\(sessionId).opus-raw" }
-  func partPath(_ sessionId: UInt32) -> String { root + "/\(device.serial)/\(sessionId).part" }
+  func rawPath(_ sessionId: SessionID) -> String {
+    root + "/\(device.serial)/\(sessionId).opus-raw"
+  }
+  func partPath(_ sessionId: SessionID) -> String { root + "/\(device.serial)/\(sessionId).part" }
 
   func cleanUp() {
     clock.stopAutoAdvance()
@@ -147,7 +149,7 @@ struct SyncFlashTemplate: Sendable {
   /// The recordings as made, with their SHA-256.
   let recordings: [RecordingInfo]
   var totalBytes: Int64 { recordings.reduce(0) { $0 + Int64($1.size) } }
-  var digests: [UInt32: String] {
+  var digests: [SessionID: String] {
     Dictionary(uniqueKeysWithValues: recordings.map { ($0.sessionId, $0.sha256 ?? "") })
   }
 
@@ -208,11 +210,11 @@ struct WatchedTransport: RecordingTransport {
   func listRecordings() async throws(DeviceError) -> [Recording] {
     alterList(try await base.listRecordings())
   }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  func recordingInProgress() async throws(DeviceError) -> SessionID? {
     try await base.recordingInProgress()
   }
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     onStream()
@@ -223,7 +225,7 @@ struct WatchedTransport: RecordingTransport {
     }
     return tail.map(alterTail)
   }
-  func delete(sessionId: UInt32) async throws(DeviceError) {
+  func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
     onDeleted()
   }

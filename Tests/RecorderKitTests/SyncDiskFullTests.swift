@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderStore
 import RecorderTesting
 import Testing
@@ -114,11 +115,12 @@ struct SyncDiskFullTests {
       case .seen: break
       case .transferring:
         #expect(
-          record.durableBytes <= max(0, fileSize(bench.partPath(record.sessionId))),
+          record.durableBytes <= max(0, fileSize(bench.partPath(SessionID(record.sessionId)))),
           "\(context): \(record)")
       case .stored, .exported, .deletedFromDevice:
         #expect(
-          sha256(ofFile: bench.rawPath(record.sessionId)) == template.digests[record.sessionId],
+          sha256(ofFile: bench.rawPath(SessionID(record.sessionId)))
+            == template.digests[SessionID(record.sessionId)],
           "\(context): \(record)")
       }
       if record.stage >= .exported, let stored = record.exportPath {

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderStore
 import RecorderTesting
 import Testing
@@ -77,7 +78,7 @@ struct SyncPowerLossTests {
   }
 
   private func crashThenResume(
-    at point: Int, seed: UInt64, template: SyncFlashTemplate, digests: [UInt32: String],
+    at point: Int, seed: UInt64, template: SyncFlashTemplate, digests: [SessionID: String],
     referenceSizes: [String: Int64], portVersion: UInt16
   ) async throws -> Outcome {
     let context = "seed \(seed), port \(portVersion), crash after \(point) operations"
@@ -113,11 +114,12 @@ struct SyncPowerLossTests {
     for record in records.values {
       if record.stage >= .stored {
         #expect(
-          sha256(ofFile: bench.rawPath(record.sessionId)) == digests[record.sessionId],
+          sha256(ofFile: bench.rawPath(SessionID(record.sessionId)))
+            == digests[SessionID(record.sessionId)],
           "\(context): \(record)")
       } else if record.stage == .transferring {
         #expect(
-          record.durableBytes <= max(0, fileSize(bench.partPath(record.sessionId))),
+          record.durableBytes <= max(0, fileSize(bench.partPath(SessionID(record.sessionId)))),
           "\(context): \(record)")
       }
       if record.stage >= .exported, let stored = record.exportPath {

@@ -193,16 +193,16 @@ struct LostDeleteReply: RecordingTransport {
   func listRecordings() async throws(DeviceError) -> [Recording] {
     try await base.listRecordings()
   }
-  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  func recordingInProgress() async throws(DeviceError) -> SessionID? {
     try await base.recordingInProgress()
   }
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
   }
-  func delete(sessionId: UInt32) async throws(DeviceError) {
+  func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
     throw .disconnected(.linkLoss)
   }

@@ -106,7 +106,7 @@ struct SyncWiFiPeerTests {
 
   @Test("LIST agreement: sizes, missing and extra recordings; the one being recorded aside")
   func disagreementRule() {
-    func list(_ pairs: [(UInt32, UInt32)]) -> [Recording] {
+    func list(_ pairs: [(SessionID, UInt32)]) -> [Recording] {
       pairs.map { Recording(sessionId: $0.0, size: $0.1, scene: 1, attribute: nil, channels: 1) }
     }
     let ble = list([(1, 800), (2, 1600), (3, 2400)])

@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderRemoteLink
 import RecorderTesting
 import Testing
@@ -37,7 +38,7 @@ struct WiFiSessionTests {
   func batchInOneRun() async throws {
     let bench = try SyncBench(seed: 61, wifi: Self.readyHotspot)
     defer { bench.cleanUp() }
-    var made: [UInt32] = []
+    var made: [SessionID] = []
     for seconds in [6.0, 9, 4] {
       made.append(try await bench.device.addRecording(duration: .seconds(seconds)).sessionId)
     }

@@ -114,17 +114,18 @@ struct WiFiTransportTests {
         Issue.record("no LIST request")
         return
       }
-      let a: UInt32 = 1_700_000_001
+      let a: SessionID = 1_700_000_001
+      let b: SessionID = 1_700_000_002
       try await device.send(
         .list(
           WiFiListPage(
             uid: uid, count: 2, offset: 0,
             entries: [
               WiFiListEntry(sessionId: a, size: 2000, scene: 2),
-              WiFiListEntry(sessionId: a + 1, size: 800, scene: 1),
+              WiFiListEntry(sessionId: b, size: 800, scene: 1),
             ])))
       let recordings = try await listing.value
-      #expect(recordings.map(\.sessionId) == [a, a + 1] && recordings[0].scene == 2)
+      #expect(recordings.map(\.sessionId) == [a, b] && recordings[0].scene == 2)
 
       let content = (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
       let frames = Locked<[BulkFrame]>([])

@@ -24,6 +24,8 @@ extension Gen {
   /// Number of `Frame` cases ``frame(portVersion:)`` generates.
   static let frameCaseCount = 6
 
+  mutating func session() -> SessionID { SessionID(u32()) }
+
   mutating func firmware() -> FirmwareVersion {
     FirmwareVersion(type: u8(), code: u32() & 0xFF_FFFF)
   }
@@ -81,7 +83,7 @@ extension Gen {
     return DeviceState(
       state: u32(), privacy: u8(), keyState: depth >= 1 ? u8() : nil,
       usb: depth >= 2 ? u8() : nil, scene: depth >= 3 ? u8() : nil,
-      sessionId: depth >= 3 ? u32() : nil, findMy: depth >= 4 ? u8() : nil,
+      sessionId: depth >= 3 ? session() : nil, findMy: depth >= 4 ? u8() : nil,
       soundPlusKey: depth >= 5 ? u8() : nil, httpToken: depth >= 6 ? u8() : nil)
   }
 
@@ -91,7 +93,7 @@ extension Gen {
     let total = index + UInt16(count) + UInt16(int(0...(bool() ? 0 : 100)))
     let entries = (0..<count).map { _ in
       ListEntry(
-        sessionId: u32(), size: u32(), scene: portVersion >= 7 ? u8() : nil,
+        sessionId: session(), size: u32(), scene: portVersion >= 7 ? u8() : nil,
         attribute: portVersion >= 2 ? u8() : nil)
     }
     return ListPage(requestTag: u32(), total: total, index: index, entries: entries)
@@ -100,14 +102,14 @@ extension Gen {
   mutating func recordStarted() -> RecordStarted {
     let scene = maybe { $0.u8() }
     return RecordStarted(
-      sessionId: u32(), start: u32(), status: u8(), scene: scene,
+      sessionId: session(), start: u32(), status: u8(), scene: scene,
       startTime: scene == nil ? nil : maybe { $0.u32() })
   }
 
   mutating func recordStopped() -> RecordStopped {
     let fileExists = maybe { $0.u8() }
     return RecordStopped(
-      sessionId: u32(), reason: u8(), fileExists: fileExists,
+      sessionId: session(), reason: u8(), fileExists: fileExists,
       fileSize: fileExists == nil ? nil : maybe { $0.u32() })
   }
 
@@ -145,13 +147,14 @@ extension Gen {
     case 15: .setActive(u8())
     case 16: .ping
     case 17: .recordStart(RecordCommand(mode: u8(), scene: u8()))
-    case 18: .recordPause(RecordSessionCommand(sessionId: u32(), scene: u8()))
-    case 19: .recordResume(RecordSessionCommand(sessionId: u32(), scene: u8()))
+    case 18: .recordPause(RecordSessionCommand(sessionId: session(), scene: u8()))
+    case 19: .recordResume(RecordSessionCommand(sessionId: session(), scene: u8()))
     case 20: .recordStop(RecordCommand(mode: u8(), scene: u8()))
-    case 21: .list(ListRequest(requestTag: u32(), afterSession: u32(), onlyOne: maybe { $0.u8() }))
-    case 22: .syncStart(SyncStartRequest(sessionId: u32(), start: u32(), end: u32()))
+    case 21:
+      .list(ListRequest(requestTag: u32(), afterSession: session(), onlyOne: maybe { $0.u8() }))
+    case 22: .syncStart(SyncStartRequest(sessionId: session(), start: u32(), end: u32()))
     case 23: .syncStop
-    case 24: .delete(sessionId: u32())
+    case 24: .delete(sessionId: session())
     case 25: .ledGet
     case 26: .ledSet(on: u8())
     case 27: .tags(TagsRequest(requestTag: u32(), from: u32(), to: u32()))
@@ -202,10 +205,10 @@ extension Gen {
     case 17: .recordResumed(recordStarted())
     case 18: .recordStopped(recordStopped())
     case 19: .listPage(listPage(portVersion: portVersion))
-    case 20: .syncHead(SessionStatus(sessionId: u32(), status: u8()))
-    case 21: .syncTail(SyncTail(sessionId: u32(), crc: u16()))
+    case 20: .syncHead(SessionStatus(sessionId: session(), status: u8()))
+    case 21: .syncTail(SyncTail(sessionId: session(), crc: u16()))
     case 22: .syncStopped
-    case 23: .deleted(SessionStatus(sessionId: u32(), status: u8()))
+    case 23: .deleted(SessionStatus(sessionId: session(), status: u8()))
     case 24: .ledGet(on: u8())
     case 25: .ledSet(on: u8())
     case 26:
@@ -239,7 +242,7 @@ extension Gen {
     case 1:
       .bulk(
         BulkFrame(
-          sessionId: portVersion >= 7 ? u32() : nil,
+          sessionId: portVersion >= 7 ? session() : nil,
           offset: oneIn(4) ? BulkFrame.terminalOffset : u32(),
           data: bytes(0...(oneIn(10) ? 255 : 80))))
     case 2: .ota(OTADataFrame(offset: u32(), data: bytes(0...(oneIn(10) ? 255 : 160))))

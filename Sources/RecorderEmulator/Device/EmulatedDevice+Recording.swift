@@ -5,7 +5,7 @@ import RecorderProtocol
 /// whenever anyone looks (LIST, SYNC, STORAGE, ``EmulatedDevice/recordings(includingDigests:)``)
 /// up to the frames completed by then, which is indistinguishable from appending every 20 ms.
 struct LiveRecording {
-  let sessionId: UInt32
+  let sessionId: SessionID
   let scene: UInt8
   /// Where in the content cycle this recording's audio starts.
   let phase: Int
@@ -75,12 +75,12 @@ extension EmulatedDevice {
   /// Starts a recording now; nil when the flash is full or one is already running.
   private func beginRecording(scene: UInt8) -> LiveRecording? {
     guard recording == nil, freeBytes >= UInt64(configuration.bytesPerFrame) else { return nil }
-    var sessionId = unixTimeNow
-    while flash.entries[sessionId] != nil { sessionId &+= 1 }
+    var sessionId = SessionID(unixTimeNow)
+    while flash.entries[sessionId] != nil { sessionId = SessionID(sessionId.rawValue &+ 1) }
     guard (try? flash.create(sessionId: sessionId, scene: scene)) != nil else { return nil }
     let cycle = (try? content().cycleFrames) ?? 1
     let live = LiveRecording(
-      sessionId: sessionId, scene: scene, phase: Int(sessionId) % max(1, cycle),
+      sessionId: sessionId, scene: scene, phase: Int(sessionId.rawValue) % max(1, cycle),
       activeSince: time.now)
     recording = live
     armRecordingTimer()
@@ -145,7 +145,7 @@ extension EmulatedDevice {
     RecordStarted(
       sessionId: live.sessionId,
       start: UInt32(clamping: live.framesWritten * configuration.bytesPerFrame),
-      status: status, scene: live.scene, startTime: live.sessionId)
+      status: status, scene: live.scene, startTime: live.sessionId.rawValue)
   }
 
   private func sendUnsolicited(_ message: DeviceMessage) {
@@ -228,7 +228,7 @@ extension EmulatedDevice {
   /// unsolicited REC_START. Returns the session id, nil if refused (already recording, flash
   /// full).
   @discardableResult
-  public func startRecordingOnDevice(scene: UInt8 = 1) -> UInt32? {
+  public func startRecordingOnDevice(scene: UInt8 = 1) -> SessionID? {
     guard let live = beginRecording(scene: scene) else { return nil }
     sendUnsolicited(.recordStarted(started(live, status: 0)))
     return live.sessionId
@@ -252,7 +252,7 @@ extension EmulatedDevice {
   }
 
   /// The live recording's session id, nil when not recording.
-  public var recordingSessionId: UInt32? { recording?.sessionId }
+  public var recordingSessionId: SessionID? { recording?.sessionId }
 
   // MARK: Populating the flash
 
@@ -266,7 +266,7 @@ extension EmulatedDevice {
   /// - Throws: ``EmulatorError/duplicateSession(_:)``, ``EmulatorError/flashFull(neededBytes:freeBytes:)``,
   ///   flash I/O or encoder errors.
   @discardableResult
-  public func addRecording(duration: Duration, scene: UInt8 = 1, sessionId: UInt32? = nil)
+  public func addRecording(duration: Duration, scene: UInt8 = 1, sessionId: SessionID? = nil)
     throws(EmulatorError) -> RecordingInfo
   {
     let frames = Int(nanoseconds(duration) / nanoseconds(.milliseconds(20)))
@@ -276,14 +276,15 @@ extension EmulatedDevice {
     }
     let needed = UInt64(frames * bytesPerFrame + (e2ee == nil ? 0 : E2EEFileHeader.length))
     guard needed <= freeBytes else { throw .flashFull(neededBytes: needed, freeBytes: freeBytes) }
-    var id = sessionId ?? unixTimeNow &- UInt32(clamping: duration.components.seconds + 60)
+    var id =
+      sessionId ?? SessionID(unixTimeNow &- UInt32(clamping: duration.components.seconds + 60))
     if sessionId == nil {
-      while flash.entries[id] != nil { id &-= 1 }
+      while flash.entries[id] != nil { id = SessionID(id.rawValue &- 1) }
     }
     let source = try content()
     try flash.create(sessionId: id, scene: scene)
     if let e2ee { try flash.append(e2ee.header.encoded, to: id) }
-    let phase = Int(id) % source.cycleFrames
+    let phase = Int(id.rawValue) % source.cycleFrames
     var first = 0
     while first < frames {
       let count = min(5_000, frames - first)
@@ -316,8 +317,8 @@ extension EmulatedDevice {
     var start = Int64(unixTimeNow) - lengths.reduce(0) { $0 + Int64($1) + 600 }
     var made: [RecordingInfo] = []
     for seconds in lengths {
-      var id = UInt32(clamping: start)
-      while flash.entries[id] != nil { id &+= 1 }
+      var id = SessionID(UInt32(clamping: start))
+      while flash.entries[id] != nil { id = SessionID(id.rawValue &+ 1) }
       let scene: UInt8 = random.next(in: 0...9) == 0 ? 7 : 1
       made.append(try addRecording(duration: .seconds(seconds), scene: scene, sessionId: id))
       start += Int64(seconds) + Int64(random.next(in: 120...1200))

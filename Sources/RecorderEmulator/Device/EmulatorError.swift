@@ -1,3 +1,5 @@
+import RecorderProtocol
+
 /// Why an emulator operation on the host failed (these are host problems, never protocol
 /// behaviour: the device side answers the phone with status codes instead).
 public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -6,7 +8,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The audio encoder failed (its words).
   case audio(String)
   /// A recording with this session id already exists.
-  case duplicateSession(UInt32)
+  case duplicateSession(SessionID)
   /// The flash has no room for the requested recording.
   case flashFull(neededBytes: UInt64, freeBytes: UInt64)
   /// Storing a recording end-to-end encrypted failed (the crypto library's words).

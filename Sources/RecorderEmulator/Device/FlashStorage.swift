@@ -1,4 +1,5 @@
 import Foundation
+import RecorderProtocol
 
 #if canImport(Glibc)
   import Glibc
@@ -19,7 +20,7 @@ final class FlashStorage {
   }
 
   let directory: String
-  private(set) var entries: [UInt32: Entry] = [:]
+  private(set) var entries: [SessionID: Entry] = [:]
 
   /// Opens (creating if needed) the flash directory and indexes the recordings already in it,
   /// so a flash survives an emulator restart.
@@ -34,13 +35,13 @@ final class FlashStorage {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for name in names where name.hasSuffix(".raw") {
       let parts = name.dropLast(4).split(separator: "-")
-      guard parts.count == 2, let id = UInt32(parts[0]), let scene = UInt8(parts[1]) else {
+      guard parts.count == 2, let raw = UInt32(parts[0]), let scene = UInt8(parts[1]) else {
         continue
       }
       let size =
         (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[
           .size] as? Int
-      entries[id] = Entry(scene: scene, size: size ?? 0)
+      entries[SessionID(raw)] = Entry(scene: scene, size: size ?? 0)
     }
   }
 
@@ -48,15 +49,15 @@ final class FlashStorage {
   var usedBytes: UInt64 { entries.values.reduce(0) { $0 + UInt64($1.size) } }
 
   /// Session ids, oldest first.
-  var sessionIds: [UInt32] { entries.keys.sorted() }
+  var sessionIds: [SessionID] { entries.keys.sorted() }
 
-  func path(of sessionId: UInt32) -> String? {
+  func path(of sessionId: SessionID) -> String? {
     guard let entry = entries[sessionId] else { return nil }
     return directory + "/\(sessionId)-\(entry.scene).raw"
   }
 
   /// Creates an empty recording.
-  func create(sessionId: UInt32, scene: UInt8) throws(EmulatorError) {
+  func create(sessionId: SessionID, scene: UInt8) throws(EmulatorError) {
     guard entries[sessionId] == nil else { throw .duplicateSession(sessionId) }
     let path = directory + "/\(sessionId)-\(scene).raw"
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -66,7 +67,7 @@ final class FlashStorage {
   }
 
   /// Appends `bytes` to a recording.
-  func append(_ bytes: [UInt8], to sessionId: UInt32) throws(EmulatorError) {
+  func append(_ bytes: [UInt8], to sessionId: SessionID) throws(EmulatorError) {
     guard !bytes.isEmpty, let path = path(of: sessionId) else { return }
     let fd = open(path, O_WRONLY | O_APPEND)
     guard fd >= 0 else { throw .flashIO(path: path, operation: "open", errno: errno) }
@@ -83,7 +84,7 @@ final class FlashStorage {
   }
 
   /// Up to `count` bytes of a recording from `offset` (fewer at the end of the file).
-  func read(_ sessionId: UInt32, offset: Int, count: Int) throws(EmulatorError) -> [UInt8] {
+  func read(_ sessionId: SessionID, offset: Int, count: Int) throws(EmulatorError) -> [UInt8] {
     guard let path = path(of: sessionId), count > 0 else { return [] }
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { throw .flashIO(path: path, operation: "open", errno: errno) }
@@ -104,7 +105,7 @@ final class FlashStorage {
 
   /// Removes a recording; false when there was none.
   @discardableResult
-  func delete(_ sessionId: UInt32) -> Bool {
+  func delete(_ sessionId: SessionID) -> Bool {
     guard let path = path(of: sessionId) else { return false }
     unlink(path)
     entries[sessionId] = nil

@@ -1,3 +1,5 @@
+import RecorderProtocol
+
 /// Faults to inject, set with ``EmulatedDevice/setFaults(_:)`` before or during a session.
 ///
 /// Frame and byte counts are counted from the moment the plan is set, and each one-shot
@@ -137,7 +139,7 @@ public struct DeviceCounters: Sendable, Equatable {
 
 /// One DELETE the device served (the CLI's manifest writes these).
 public struct DeleteRecord: Sendable, Equatable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   /// Virtual time since the clock's origin.
   public var virtualTime: Duration
   /// The device's clock (unix seconds) at the time.
@@ -147,7 +149,7 @@ public struct DeleteRecord: Sendable, Equatable {
 /// A recording on the emulated flash.
 public struct RecordingInfo: Sendable, Equatable {
   /// Start time, unix seconds.
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   /// Bytes of raw device audio (what LIST reports).
   public var size: Int
   public var scene: UInt8

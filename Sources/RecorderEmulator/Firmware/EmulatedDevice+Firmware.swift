@@ -330,7 +330,7 @@ extension EmulatedDevice {
     }
   }
 
-  private func delete(_ sessionId: UInt32, readyAt: Duration) {
+  private func delete(_ sessionId: SessionID, readyAt: Duration) {
     let result = SessionStatus(sessionId: sessionId, status: deleteRecording(sessionId))
     switch configuration.deleteReply {
     case .deleteResult: reply(.deleted(result), readyAt: readyAt)
@@ -340,7 +340,7 @@ extension EmulatedDevice {
 
   /// Deletes a recording from flash and logs it, for BLE DELETE and Wi-Fi DELETE alike.
   /// Returns the DELETE status: 0 deleted, 1 no such recording, 2 still recording [project].
-  func deleteRecording(_ sessionId: UInt32) -> UInt8 {
+  func deleteRecording(_ sessionId: SessionID) -> UInt8 {
     if recording?.sessionId == sessionId { return 2 }
     guard flash.delete(sessionId) else { return 1 }
     deletes.append(

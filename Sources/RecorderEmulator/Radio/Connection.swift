@@ -79,7 +79,7 @@ struct Connection {
 /// One SYNC_START being served: data frames in offset order over `[nextOffset, end)`, then
 /// the terminal frame and the `001D` tail. The file is read in chunks, never whole.
 struct SyncStream {
-  let sessionId: UInt32
+  let sessionId: SessionID
   var nextOffset: Int
   /// nil: to the end of the recording, following it while it is live.
   let end: Int?

@@ -196,14 +196,14 @@ extension EmulatedDevice {
   }
 
   /// A recording's size and scene now, or nil.
-  func wifiFile(_ sessionId: UInt32) -> WiFiFile? {
+  func wifiFile(_ sessionId: SessionID) -> WiFiFile? {
     materializeRecording(at: time.now)
     guard let entry = flash.entries[sessionId] else { return nil }
     return WiFiFile(size: entry.size, scene: UInt16(entry.scene))
   }
 
   /// Up to `count` bytes of a recording from flash, or nil when it is gone or unreadable.
-  func wifiRead(_ sessionId: UInt32, offset: Int, count: Int) -> [UInt8]? {
+  func wifiRead(_ sessionId: SessionID, offset: Int, count: Int) -> [UInt8]? {
     noteWiFiActivity()
     return try? flash.read(sessionId, offset: offset, count: count)
   }
@@ -227,7 +227,7 @@ extension EmulatedDevice {
 
   /// DELETE over Wi-Fi: the file's scene must be repeated (status 3 otherwise [project]);
   /// then exactly BLE DELETE's effect and status (``deleteRecording(_:)``).
-  func wifiDelete(_ sessionId: UInt32, scene: UInt16) -> UInt8 {
+  func wifiDelete(_ sessionId: SessionID, scene: UInt16) -> UInt8 {
     materializeRecording(at: time.now)
     if let entry = flash.entries[sessionId], UInt16(entry.scene) != scene { return 3 }
     return deleteRecording(sessionId)

@@ -218,7 +218,7 @@ actor WiFiDeviceSession {
 
   /// SYNC `[start, end)` (end 0 or past the file: to its end now). Status 1: no such
   /// recording or an empty range; 2: the scene is not the file's [project: codes undocumented].
-  private func sync(session: UInt32, scene: UInt16, start: UInt32, end: UInt32) async {
+  private func sync(session: SessionID, scene: UInt16, start: UInt32, end: UInt32) async {
     await retireStream()
     guard let file = await device.wifiFile(session) else {
       await send(.syncStatus(session: session, status: 1))
@@ -275,7 +275,7 @@ actor WiFiDeviceSession {
     return wasRunning
   }
 
-  private func stream(session: UInt32, from start: Int, to end: Int, generation: Int) async {
+  private func stream(session: SessionID, from start: Int, to end: Int, generation: Int) async {
     var offset = start
     while offset < end {
       guard generation == streamGeneration, let connection else { return }

@@ -17,18 +17,18 @@ struct ObservedTransport: RecordingTransport {
     /// The recordings the engine will see (after narrowing), as listed.
     var listed: @Sendable ([Recording]) -> Void = { _ in }
     /// A stream of `sessionId` begins at byte `start` (a first request or a re-issue).
-    var streaming: @Sendable (_ sessionId: UInt32, _ start: UInt32) -> Void = { _, _ in }
+    var streaming: @Sendable (_ sessionId: SessionID, _ start: UInt32) -> Void = { _, _ in }
     /// A frame the engine accepted.
-    var frame: @Sendable (_ sessionId: UInt32, _ frame: BulkFrame) -> Void = { _, _ in }
+    var frame: @Sendable (_ sessionId: SessionID, _ frame: BulkFrame) -> Void = { _, _ in }
     /// A stream reached the device's tail: every byte of the range arrived.
-    var finished: @Sendable (_ sessionId: UInt32) -> Void = { _ in }
+    var finished: @Sendable (_ sessionId: SessionID) -> Void = { _ in }
     /// Asked before each frame: true stops the transfer.
     var shouldStop: @Sendable () -> Bool = { false }
   }
 
   let base: any RecordingTransport
   /// The one recording the engine may see; nil: all of them.
-  let only: UInt32?
+  let only: SessionID?
   let observer: Observer
 
   var name: String { base.name }
@@ -44,12 +44,12 @@ struct ObservedTransport: RecordingTransport {
     return narrowed
   }
 
-  func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  func recordingInProgress() async throws(DeviceError) -> SessionID? {
     try await base.recordingInProgress()
   }
 
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     let observer = self.observer
@@ -70,7 +70,7 @@ struct ObservedTransport: RecordingTransport {
     return tail
   }
 
-  func delete(sessionId: UInt32) async throws(DeviceError) {
+  func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
   }
 }

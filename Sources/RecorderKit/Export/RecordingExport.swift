@@ -22,7 +22,7 @@ public enum RecordingExport {
   /// What to export, how and where.
   public struct Request: Sendable, Equatable {
     /// The recording (its session id, as LIST reports it).
-    public var sessionId: UInt32
+    public var sessionId: SessionID
     /// The format of the exported file.
     public var format: AudioFileFormat
     /// Output channels (nil: as recorded).
@@ -34,7 +34,7 @@ public enum RecordingExport {
     public var reportsData: Bool
 
     public init(
-      sessionId: UInt32, format: AudioFileFormat, channels: Int? = nil, directory: String? = nil,
+      sessionId: SessionID, format: AudioFileFormat, channels: Int? = nil, directory: String? = nil,
       reportsData: Bool = false
     ) {
       self.sessionId = sessionId
@@ -47,13 +47,13 @@ public enum RecordingExport {
 
   /// How far the transfer of one recording is.
   public struct Progress: Sendable, Equatable {
-    public var sessionId: UInt32
+    public var sessionId: SessionID
     /// Bytes of the recording held locally (a resumed transfer starts above 0).
     public var bytes: Int64
     /// The recording's size; 0 until the device listed it.
     public var totalBytes: Int64
 
-    public init(sessionId: UInt32, bytes: Int64, totalBytes: Int64) {
+    public init(sessionId: SessionID, bytes: Int64, totalBytes: Int64) {
       self.sessionId = sessionId
       self.bytes = bytes
       self.totalBytes = totalBytes
@@ -71,10 +71,10 @@ public enum RecordingExport {
     /// Reported at 0 first, then whenever ``Progress/percent`` grows.
     case progress(Progress)
     /// A frame the engine accepted (only with ``Request/reportsData``).
-    case data(sessionId: UInt32, offset: Int, bytes: [UInt8])
+    case data(sessionId: SessionID, offset: Int, bytes: [UInt8])
     /// The device's last byte of the recording arrived (not reported when nothing had to
     /// move).
-    case transferred(sessionId: UInt32)
+    case transferred(sessionId: SessionID)
     /// The last event: the exported file, or why there is none.
     case finished(Result<ExportedRecording, RecordingExportError>)
   }
@@ -82,14 +82,14 @@ public enum RecordingExport {
 
 /// A recording exported: its file is in place (fsync'd, atomically renamed).
 public struct ExportedRecording: Sendable, Equatable {
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   /// The exported file.
   public var path: String
   /// The transports that carried the recording's bytes ("ble", "wifi", "ble+wifi"); nil
   /// when unknown.
   public var transport: String?
 
-  public init(sessionId: UInt32, path: String, transport: String?) {
+  public init(sessionId: SessionID, path: String, transport: String?) {
     self.sessionId = sessionId
     self.path = path
     self.transport = transport
@@ -100,19 +100,19 @@ public struct ExportedRecording: Sendable, Equatable {
 /// export resumes.
 public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The device does not list the recording and the journal holds no stored copy.
-  case notOnDevice(sessionId: UInt32)
+  case notOnDevice(sessionId: SessionID)
   /// The recording is still being recorded: it is left alone until it stops.
-  case stillRecording(sessionId: UInt32)
+  case stillRecording(sessionId: SessionID)
   /// Every byte arrived and is kept at `rawPath`, but the device's checksum never matched
   /// (read twice, identical bytes): not exported, and never deleted from the device on
   /// this copy's word (PROTOCOL.md §10).
-  case unverified(sessionId: UInt32, rawPath: String)
+  case unverified(sessionId: SessionID, rawPath: String)
   /// ``WiFiSession/stopTransfer()`` stopped it; the session stays up.
-  case stopped(sessionId: UInt32)
+  case stopped(sessionId: SessionID)
   /// Another export of this workspace is moving the same recording right now (say one over
   /// BLE and one over Wi-Fi): two transfers never share its partial file. Ask again when
   /// that one finished; it will be served from the stored copy.
-  case alreadyTransferring(sessionId: UInt32)
+  case alreadyTransferring(sessionId: SessionID)
   /// The transfer, the storage, the journal or the encoder failed.
   case sync(SyncError)
 
@@ -230,7 +230,7 @@ extension SyncWorkspace {
   }
 
   /// The journal's record of `sessionId` once it is stored (verified or not), else nil.
-  private func storedRecord(serial: String, sessionId: UInt32) throws(RecordingExportError)
+  private func storedRecord(serial: String, sessionId: SessionID) throws(RecordingExportError)
     -> RecordingRecord?
   {
     do {
@@ -246,13 +246,13 @@ extension SyncWorkspace {
     _ record: RecordingRecord, request: RecordingExport.Request, directory: String
   ) throws(RecordingExportError) -> ExportedRecording {
     guard record.verification.permitsExport, let rawPath = record.rawPath else {
-      throw .unverified(sessionId: record.sessionId, rawPath: record.rawPath ?? "")
+      throw .unverified(sessionId: record.session, rawPath: record.rawPath ?? "")
     }
     do {
       let path = try ensureExport(
         record, rawPath: rawPath, format: request.format, channels: request.channels,
         directory: directory)
-      return ExportedRecording(sessionId: record.sessionId, path: path, transport: record.transport)
+      return ExportedRecording(sessionId: record.session, path: path, transport: record.transport)
     } catch {
       throw .sync(error)
     }
@@ -261,7 +261,7 @@ extension SyncWorkspace {
   /// ``ensureExport(_:rawPath:format:channels:directory:)`` of a recording the journal holds
   /// stored and verified; nil for any other.
   func ensureExport(
-    serial: String, sessionId: UInt32, format: AudioFileFormat, channels: Int?,
+    serial: String, sessionId: SessionID, format: AudioFileFormat, channels: Int?,
     directory: String
   ) throws(SyncError) -> String? {
     let record: RecordingRecord?
@@ -313,7 +313,7 @@ extension SyncWorkspace {
     } catch let error as StorageError {
       throw .storage(error)
     } catch {
-      throw .export(sessionId: record.sessionId, reason: "\(error)")
+      throw .export(sessionId: record.session, reason: "\(error)")
     }
     do {
       try fileSystem.syncFile(temporary)
@@ -348,10 +348,10 @@ final class ProgressMeter: Sendable {
     var total: Int64 = 0
     var lastPercent = 0
   }
-  private let sessionId: UInt32
+  private let sessionId: SessionID
   private let state = Locked(State())
 
-  init(sessionId: UInt32) { self.sessionId = sessionId }
+  init(sessionId: SessionID) { self.sessionId = sessionId }
 
   /// Sets the recording's size once it is listed.
   func setTotal(_ bytes: Int64) { state.withLock { $0.total = max(0, bytes) } }

@@ -42,7 +42,7 @@ public struct DiscoveredDevice: Sendable, Equatable {
 /// One recording on the device.
 public struct Recording: Sendable, Equatable, Hashable {
   /// The session id: the recording's start time in unix seconds [device].
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   /// Bytes of raw device audio.
   public var size: UInt32
   public var scene: UInt8?
@@ -50,7 +50,7 @@ public struct Recording: Sendable, Equatable, Hashable {
   /// Audio channels (1 on the Note V0095); sets the frame size (80 bytes per channel).
   public var channels: Int
 
-  public init(sessionId: UInt32, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int) {
+  public init(sessionId: SessionID, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int) {
     self.sessionId = sessionId
     self.size = size
     self.scene = scene

@@ -27,7 +27,8 @@ extension DeviceSession {
 
   /// REC_PAUSE for the recording `sessionId` (the device's current one by default).
   @discardableResult
-  public func pauseRecording(sessionId: UInt32? = nil, scene: UInt8 = 1) async throws(DeviceError)
+  public func pauseRecording(sessionId: SessionID? = nil, scene: UInt8 = 1)
+    async throws(DeviceError)
     -> RecordStopped
   {
     let id = try await currentSession(sessionId)
@@ -41,7 +42,8 @@ extension DeviceSession {
 
   /// REC_RESUME for the recording `sessionId` (the device's current one by default).
   @discardableResult
-  public func resumeRecording(sessionId: UInt32? = nil, scene: UInt8 = 1) async throws(DeviceError)
+  public func resumeRecording(sessionId: SessionID? = nil, scene: UInt8 = 1)
+    async throws(DeviceError)
     -> RecordStarted
   {
     let id = try await currentSession(sessionId)
@@ -139,7 +141,7 @@ extension DeviceSession {
     try await writeSetting(setting.rawValue, value: value)
   }
 
-  private func currentSession(_ sessionId: UInt32?) async throws(DeviceError) -> UInt32 {
+  private func currentSession(_ sessionId: SessionID?) async throws(DeviceError) -> SessionID {
     if let sessionId { return sessionId }
     return try await state().sessionId ?? 0
   }

@@ -308,7 +308,7 @@ public actor DeviceSession {
   /// Deletes one recording from the device (DELETE). Only the sync engine should call this,
   /// after the local copy is safe (DESIGN.md invariant 1). The reply is `001F`, or `001E` with
   /// the same session and status (PROTOCOL.md §3.3 [project]).
-  public func deleteRecording(_ sessionId: UInt32) async throws(DeviceError) {
+  public func deleteRecording(_ sessionId: SessionID) async throws(DeviceError) {
     let status = try await request(.delete(sessionId: sessionId), operation: "DELETE") {
       message -> UInt8? in
       switch message {
@@ -335,7 +335,7 @@ public actor DeviceSession {
   ///   - silenceTimeout: longest wait between two frames (5 s [sdk]).
   ///   - onData: each data frame, in arrival order.
   public func streamRange(
-    sessionId: UInt32, start: UInt32, end: UInt32 = 0, silenceTimeout: Duration = .seconds(5),
+    sessionId: SessionID, start: UInt32, end: UInt32 = 0, silenceTimeout: Duration = .seconds(5),
     onData: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     let end = try await channel.stream(

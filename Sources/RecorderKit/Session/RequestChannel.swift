@@ -158,7 +158,7 @@ actor RequestChannel {
   ///   ``DeviceError/cancelled``, ``DeviceError/timeout(operation:)`` when SYNC_STOP gets no
   ///   answer, link errors.
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32, silenceTimeout: Duration,
+    sessionId: SessionID, start: UInt32, end: UInt32, silenceTimeout: Duration,
     onData: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> StreamEnd {
     // Given up before asking: nothing to start, nothing to stop.
@@ -227,7 +227,7 @@ actor RequestChannel {
 
   /// Whether `incoming` belongs to a stream of `sessionId` (frames of an earlier request that
   /// arrive late are dropped by the caller's offset check).
-  private static func belongs(_ incoming: Incoming, to sessionId: UInt32) -> Bool {
+  private static func belongs(_ incoming: Incoming, to sessionId: SessionID) -> Bool {
     switch incoming {
     case .bulk(let frame): frame.sessionId == sessionId
     case .message(.syncHead(let head)): head.sessionId == sessionId

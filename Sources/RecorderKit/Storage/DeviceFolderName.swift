@@ -6,8 +6,8 @@
 /// `<root>/<serial>/` and its exports `<serial>-<id>.<ext>`. Only 1 to 32 ASCII letters and
 /// digits pass: every serial seen so far is 15–18 digits [device], so this leaves room for
 /// other models while `/`, `..`, NUL, control characters, non-ASCII look-alikes and
-/// overlong names can never reach a path. Session ids need no gate: they are `UInt32`
-/// written in decimal, digits only by construction.
+/// overlong names can never reach a path. Session ids need no gate: a `SessionID` prints as
+/// its `u32` in decimal, digits only by construction.
 public enum DeviceFolderName {
   /// How long a serial may be.
   public static let serialLength = 1...32

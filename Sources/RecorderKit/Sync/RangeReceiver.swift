@@ -41,7 +41,7 @@ final class RangeReceiver: @unchecked Sendable {
   private let file: any DurableFile
   private let frameBytes: Int
   private let clock: AnyClock
-  private let sessionId: UInt32
+  private let sessionId: SessionID
   private let size: Int64
   private let events: AsyncStream<SyncEvent>.Continuation
   private let checkpointBytes: Int64
@@ -58,7 +58,7 @@ final class RangeReceiver: @unchecked Sendable {
   static let packetBytes = Int64(ProtocolDefaults.opusPacketBytes)
 
   init(
-    file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: UInt32,
+    file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: SessionID,
     size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
     events: AsyncStream<SyncEvent>.Continuation, endToEndEncrypted: Bool = false,
     onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }

@@ -25,15 +25,15 @@ public protocol RecordingTransport: Sendable {
   /// The recordings on the device.
   func listRecordings() async throws(DeviceError) -> [Recording]
   /// The session id of the recording in progress, if any (it is left until complete).
-  func recordingInProgress() async throws(DeviceError) -> UInt32?
+  func recordingInProgress() async throws(DeviceError) -> SessionID?
   /// Streams bytes `[start, end)` of `sessionId`, frame by frame in arrival order, until the
   /// device's tail (returned) or `receive` answers ``StreamDecision/stop`` (returns nil).
   func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail?
   /// Deletes one recording from the device.
-  func delete(sessionId: UInt32) async throws(DeviceError)
+  func delete(sessionId: SessionID) async throws(DeviceError)
   /// Whether the device copes with a DELETE only after every download of the batch (Wi-Fi:
   /// a delete between downloads stalls the device [sdk]). False by default.
   var deletesOnlyAfterBatch: Bool { get }
@@ -68,20 +68,20 @@ public struct BLETransport: RecordingTransport {
     try await session.listRecordings()
   }
 
-  public func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  public func recordingInProgress() async throws(DeviceError) -> SessionID? {
     let state = try await session.state()
     guard let sessionId = state.sessionId, sessionId != 0 else { return nil }
     return sessionId
   }
 
   public func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     try await session.streamRange(sessionId: sessionId, start: start, end: end, onData: receive)
   }
 
-  public func delete(sessionId: UInt32) async throws(DeviceError) {
+  public func delete(sessionId: SessionID) async throws(DeviceError) {
     try await session.deleteRecording(sessionId)
   }
 }

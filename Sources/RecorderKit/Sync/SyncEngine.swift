@@ -67,7 +67,7 @@ public actor SyncEngine {
   /// lists; nil after a run that completed.
   public internal(set) var interruptedReport: SyncReport?
   /// Every recording any run of this engine saw listed, by device.
-  private var listedByDevice: [String: Set<UInt32>] = [:]
+  private var listedByDevice: [String: Set<SessionID>] = [:]
 
   public init(
     journal: Journal, fileSystem: any DurableFileSystem = PosixFileSystem(), root: String,
@@ -91,7 +91,7 @@ public actor SyncEngine {
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
     let listed: [Recording]
-    let inProgress: UInt32?
+    let inProgress: SessionID?
     do {
       listed = try await transport.listRecordings()
       inProgress = try await transport.recordingInProgress()
@@ -151,7 +151,7 @@ public actor SyncEngine {
   /// The per-file loop of ``sync(using:)``; `pendingFinish` is the previous file's export
   /// and delete, running one behind.
   private func syncListed(
-    _ recordings: [Recording], inProgress: UInt32?, serial: String,
+    _ recordings: [Recording], inProgress: SessionID?, serial: String,
     via transport: any RecordingTransport, report: inout SyncReport,
     pendingFinish: inout Task<Result<SyncReport.File, SyncError>, Never>?, done: inout Int
   ) async throws(SyncError) {
@@ -231,11 +231,11 @@ public actor SyncEngine {
     // the ones the journal vouches for, and the export is still there.
     guard try localCopyHolds(record), try exportStillThere(record) else {
       eventContinuation.yield(
-        .fileSkipped(sessionId: record.sessionId, reason: "local copy changed; not deleted"))
+        .fileSkipped(sessionId: record.session, reason: "local copy changed; not deleted"))
       return nil
     }
     do {
-      try await transport.delete(sessionId: record.sessionId)
+      try await transport.delete(sessionId: record.session)
     } catch {
       throw .device(error)
     }
@@ -244,7 +244,7 @@ public actor SyncEngine {
         $0.stage = .deletedFromDevice
       }
     }
-    eventContinuation.yield(.fileDeleted(sessionId: record.sessionId))
+    eventContinuation.yield(.fileDeleted(sessionId: record.session))
     return deleted
   }
 
@@ -297,7 +297,7 @@ public actor SyncEngine {
       }
     }
     eventContinuation.yield(
-      .fileStored(sessionId: record.sessionId, verified: isAccepted(verification)))
+      .fileStored(sessionId: record.session, verified: isAccepted(verification)))
     return stored
   }
 
@@ -328,7 +328,7 @@ public actor SyncEngine {
         }
       return .success(
         SyncReport.File(
-          sessionId: record.sessionId, size: record.size, durationMs: recording.durationMs,
+          sessionId: record.session, size: record.size, durationMs: recording.durationMs,
           verified: verified, exportPath: exportPath,
           deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport))
     } catch {
@@ -346,7 +346,7 @@ public actor SyncEngine {
         raw, recordedChannels: record.channels, scratch: temporary + ".plain",
         credentials: options.userKey)
     } catch {
-      throw .export(sessionId: record.sessionId, reason: "\(error)")
+      throw .export(sessionId: record.session, reason: "\(error)")
     }
   }
 
@@ -373,7 +373,7 @@ public actor SyncEngine {
       if case .io(let path, _, let code, _) = error {
         throw .storage(.from(errno: code, path: path))
       }
-      throw .export(sessionId: record.sessionId, reason: "\(error)")
+      throw .export(sessionId: record.session, reason: "\(error)")
     }
     try storage { () throws(StorageError) in
       try fileSystem.syncFile(temporary)
@@ -391,7 +391,7 @@ public actor SyncEngine {
         $0.exportFormat = format.rawValue
       }
     }
-    eventContinuation.yield(.fileExported(sessionId: record.sessionId, path: finalPath))
+    eventContinuation.yield(.fileExported(sessionId: record.session, path: finalPath))
     return exported
   }
 
@@ -430,10 +430,11 @@ public actor SyncEngine {
   /// One entry per session id, oldest first. An id listed twice with the same size is one
   /// recording (kept once); with different sizes the device contradicts itself, and that id
   /// is left alone this run.
-  static func deduplicated(_ listed: [Recording]) -> (kept: [Recording], contradictory: Set<UInt32>)
-  {
-    var byId: [UInt32: Recording] = [:]
-    var contradictory: Set<UInt32> = []
+  static func deduplicated(_ listed: [Recording]) -> (
+    kept: [Recording], contradictory: Set<SessionID>
+  ) {
+    var byId: [SessionID: Recording] = [:]
+    var contradictory: Set<SessionID> = []
     for recording in listed {
       if let earlier = byId[recording.sessionId], earlier.size != recording.size {
         contradictory.insert(recording.sessionId)
@@ -469,7 +470,7 @@ public actor SyncEngine {
       }
     }
     eventContinuation.yield(
-      .fileSkipped(sessionId: record.sessionId, reason: "grew on the device; fetching the rest"))
+      .fileSkipped(sessionId: record.session, reason: "grew on the device; fetching the rest"))
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
       return try tx.update(serial: record.serial, sessionId: record.sessionId) {
@@ -493,7 +494,7 @@ public actor SyncEngine {
       try storage { () throws(StorageError) in try fileSystem.remove(path) }
     }
     eventContinuation.yield(
-      .fileSkipped(sessionId: record.sessionId, reason: "changed on the device; starting over"))
+      .fileSkipped(sessionId: record.session, reason: "changed on the device; starting over"))
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
       let fresh = RecordingRecord(
@@ -556,11 +557,11 @@ public actor SyncEngine {
 
   /// A recording the journal saw safe that the device no longer lists was deleted (a crash
   /// between the DELETE reply and the journal commit): record that.
-  private func reconcileDeletedOnDevice(serial: String, listed: Set<UInt32>) throws(SyncError) {
+  private func reconcileDeletedOnDevice(serial: String, listed: Set<SessionID>) throws(SyncError) {
     try journalWrite { tx in
       // Only the few stored-but-not-deleted rows (indexed): not every row the device had.
       for record in try tx.recordings(serial: serial, at: [.stored, .exported])
-      where !listed.contains(record.sessionId) && options.deleteFromDevice {
+      where !listed.contains(record.session) && options.deleteFromDevice {
         var deleted = record
         deleted.stage = .deletedFromDevice
         try tx.save(deleted)

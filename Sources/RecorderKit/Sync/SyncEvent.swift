@@ -1,3 +1,5 @@
+import RecorderProtocol
+
 /// Progress of a sync, as it happens.
 public enum SyncEvent: Sendable, Equatable {
   /// The device's list: recordings to consider and their bytes.
@@ -5,15 +7,15 @@ public enum SyncEvent: Sendable, Equatable {
   /// A file's transfer progress (0–1), speed in bytes per second of the sync's clock, and
   /// the estimated time left for this file.
   case fileProgress(
-    sessionId: UInt32, fraction: Double, bytes: Int64, bytesPerSecond: Double, eta: Duration?)
+    sessionId: SessionID, fraction: Double, bytes: Int64, bytesPerSecond: Double, eta: Duration?)
   /// Every byte is durable and renamed to its final raw name.
-  case fileStored(sessionId: UInt32, verified: Bool)
+  case fileStored(sessionId: SessionID, verified: Bool)
   /// The export is in place.
-  case fileExported(sessionId: UInt32, path: String)
+  case fileExported(sessionId: SessionID, path: String)
   /// The device copy was deleted.
-  case fileDeleted(sessionId: UInt32)
+  case fileDeleted(sessionId: SessionID)
   /// The file was left alone this time, with the reason.
-  case fileSkipped(sessionId: UInt32, reason: String)
+  case fileSkipped(sessionId: SessionID, reason: String)
   /// Files fully handled so far, of the total.
   case overall(done: Int, total: Int)
 }
@@ -22,7 +24,7 @@ public enum SyncEvent: Sendable, Equatable {
 public struct SyncReport: Sendable, Equatable {
   /// Per-file outcome.
   public struct File: Sendable, Equatable {
-    public var sessionId: UInt32
+    public var sessionId: SessionID
     public var size: Int64
     public var durationMs: Int
     public var verified: Bool
@@ -36,12 +38,12 @@ public struct SyncReport: Sendable, Equatable {
   /// Re-issued requests (gap, corruption, CRC re-read).
   public var reissues = 0
   /// Files left on the device because they were still being recorded.
-  public var skippedInProgress: [UInt32] = []
+  public var skippedInProgress: [SessionID] = []
   /// Session ids the device listed twice with different sizes: left alone this run.
-  public var skippedContradictory: [UInt32] = []
+  public var skippedContradictory: [SessionID] = []
   /// Session ids listed with 0 bytes: nothing to keep, so nothing to delete on that word
   /// (a device that lists a recording short must not get it deleted unread).
-  public var skippedEmpty: [UInt32] = []
+  public var skippedEmpty: [SessionID] = []
   /// Why Wi-Fi was not used, or stopped part-way, when it was asked for (the rest went over
   /// BLE); nil when Wi-Fi carried the backlog or was not asked for.
   public var wifiFallback: DeviceError?
@@ -54,7 +56,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   case device(DeviceError)
   case storage(StorageError)
   case journal(String)
-  case export(sessionId: UInt32, reason: String)
+  case export(sessionId: SessionID, reason: String)
   case cancelled
   /// The device's serial is not a safe folder name (``DeviceFolderName``): shown quoted and
   /// escaped. Nothing was written and nothing is deleted from such a device.

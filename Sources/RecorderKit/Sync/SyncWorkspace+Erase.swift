@@ -6,7 +6,7 @@ public enum EraseError: Error, Sendable, Equatable, CustomStringConvertible {
   /// These recordings on the device are not stored and verified locally (not synced, still
   /// being recorded, or kept unverified): erasing would lose them. Sync first, or pass
   /// `force: true` to erase anyway.
-  case unsyncedRecordings([UInt32])
+  case unsyncedRecordings([SessionID])
   /// The device could not be asked, or refused.
   case device(DeviceError)
   /// The journal could not be read or written.
@@ -32,7 +32,7 @@ extension SyncWorkspace {
   /// - Returns: the session ids the device listed before it was erased.
   @discardableResult
   public func eraseRecordings(on session: DeviceSession, force: Bool = false)
-    async throws(EraseError) -> [UInt32]
+    async throws(EraseError) -> [SessionID]
   {
     let serial = await session.info.serial
     let listed: [Recording]
@@ -41,11 +41,11 @@ extension SyncWorkspace {
     } catch {
       throw .device(error)
     }
-    let records: [UInt32: RecordingRecord]
+    let records: [SessionID: RecordingRecord]
     do {
       records = try journal.read { tx in
         Dictionary(
-          try tx.recordings(serial: serial).map { ($0.sessionId, $0) },
+          try tx.recordings(serial: serial).map { ($0.session, $0) },
           uniquingKeysWith: { first, _ in first })
       }
     } catch {

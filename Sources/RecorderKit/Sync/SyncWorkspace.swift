@@ -37,7 +37,7 @@ public struct RecordingCheckpoint: Sendable, Equatable {
     }
   }
   public var serial: String
-  public var sessionId: UInt32
+  public var sessionId: SessionID
   public var size: Int64
   public var stage: Stage
   /// Bytes fsync'd and journalled: a resumed transfer starts here (rounded to a frame).
@@ -86,12 +86,12 @@ public final class SyncWorkspace: Sendable {
   }
 
   /// Takes `sessionId` of `serial` for one transfer; false when another holds it.
-  func claimTransfer(serial: String, sessionId: UInt32) -> Bool {
+  func claimTransfer(serial: String, sessionId: SessionID) -> Bool {
     transfers.withLock { $0.insert("\(serial)/\(sessionId)").inserted }
   }
 
   /// Gives back what ``claimTransfer(serial:sessionId:)`` took.
-  func releaseTransfer(serial: String, sessionId: UInt32) {
+  func releaseTransfer(serial: String, sessionId: SessionID) {
     _ = transfers.withLock { $0.remove("\(serial)/\(sessionId)") }
   }
 
@@ -126,7 +126,7 @@ public final class SyncWorkspace: Sendable {
     }
     return records.sorted { $0.sessionId < $1.sessionId }.map { record in
       RecordingCheckpoint(
-        serial: record.serial, sessionId: record.sessionId, size: record.size,
+        serial: record.serial, sessionId: record.session, size: record.size,
         stage: RecordingCheckpoint.Stage(rawValue: record.stage.rawValue) ?? .seen,
         durableBytes: record.durableBytes, sha256: record.sha256,
         exportPath: record.exportPath.map(RootRelativePaths(root: root).resolved),
@@ -136,7 +136,7 @@ public final class SyncWorkspace: Sendable {
 
   /// Records that the app deleted `sessionId` from the device itself (the vendor's
   /// `deleteFile`), so a later sync does not wait for it. Unknown recordings are ignored.
-  public func noteDeletedOnDevice(serial: String, sessionId: UInt32) throws(SyncError) {
+  public func noteDeletedOnDevice(serial: String, sessionId: SessionID) throws(SyncError) {
     do {
       try journal.write { tx in
         guard var record = try tx.recording(serial: serial, sessionId: sessionId),

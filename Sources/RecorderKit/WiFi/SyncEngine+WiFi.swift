@@ -67,7 +67,7 @@ extension SyncEngine {
       return report
     }
     let listed: [Recording]
-    let inProgress: UInt32?
+    let inProgress: SessionID?
     do {
       listed = try await session.listRecordings()
       inProgress = try await ble.recordingInProgress()
@@ -95,7 +95,7 @@ extension SyncEngine {
 
   /// Raise, join, sync, close. Throws what stopped Wi-Fi; the caller falls back to BLE.
   private func syncOverWiFi(
-    session: DeviceSession, plan: WiFiSyncPlan, listed: [Recording], inProgress: UInt32?
+    session: DeviceSession, plan: WiFiSyncPlan, listed: [Recording], inProgress: SessionID?
   ) async throws(SyncError) -> SyncReport {
     let link: WiFiLink
     do throws(DeviceError) {
@@ -136,14 +136,14 @@ extension SyncEngine {
 
   /// Bytes of listed recordings not yet stored locally (the durable part of a partial file
   /// does not count), leaving out the one still being recorded.
-  private func bytesToMove(_ listed: [Recording], serial: String, skipping inProgress: UInt32?)
+  private func bytesToMove(_ listed: [Recording], serial: String, skipping inProgress: SessionID?)
     throws(SyncError) -> Int64
   {
-    let records: [UInt32: RecordingRecord]
+    let records: [SessionID: RecordingRecord]
     do {
       records = try journal.read { tx in
         Dictionary(
-          try tx.recordings(serial: serial).map { ($0.sessionId, $0) },
+          try tx.recordings(serial: serial).map { ($0.session, $0) },
           uniquingKeysWith: { a, _ in a })
       }
     } catch {

@@ -45,9 +45,9 @@ public enum WiFiBatch {
     /// the batch's whole percentage grows.
     case progress(Progress)
     /// A frame the engine accepted (only with ``Request/reportsData``).
-    case data(sessionId: UInt32, offset: Int, bytes: [UInt8])
+    case data(sessionId: SessionID, offset: Int, bytes: [UInt8])
     /// The device's last byte of a recording arrived.
-    case transferred(sessionId: UInt32)
+    case transferred(sessionId: SessionID)
     /// The last event.
     case finished(Report)
   }
@@ -153,7 +153,7 @@ extension WiFiSession {
 /// time, but are `@Sendable`: the state sits behind a lock).
 private final class BatchTracker: Sendable {
   private struct State {
-    var held: [UInt32: Int64]
+    var held: [SessionID: Int64]
     var recordings: [Recording]?
     /// Bytes of the batch before each recording.
     var before: [Int64] = []
@@ -164,12 +164,12 @@ private final class BatchTracker: Sendable {
   }
   private let state: Locked<State>
 
-  init(held: [UInt32: Int64]) { state = Locked(State(held: held)) }
+  init(held: [SessionID: Int64]) { state = Locked(State(held: held)) }
 
   var recordings: [Recording]? { state.withLock { $0.recordings } }
 
   /// The recording running now (the last one reached).
-  var current: UInt32? {
+  var current: SessionID? {
     state.withLock { state in
       guard state.reached > 0 else { return nil }
       return state.recordings?[state.reached - 1].sessionId
@@ -193,7 +193,7 @@ private final class BatchTracker: Sendable {
 
   /// The engine asked for `sessionId`: announces every recording up to it not announced yet
   /// (those before it needed no transfer).
-  func reach(_ sessionId: UInt32, heldBytes: Int64) -> [WiFiBatch.Progress] {
+  func reach(_ sessionId: SessionID, heldBytes: Int64) -> [WiFiBatch.Progress] {
     state.withLock { state in
       guard let recordings = state.recordings,
         let target = recordings.firstIndex(where: { $0.sessionId == sessionId }),
@@ -218,7 +218,7 @@ private final class BatchTracker: Sendable {
   }
 
   /// `end` bytes of `sessionId` are held: the progress if the batch's percentage grew.
-  func advance(_ sessionId: UInt32, to end: Int64) -> WiFiBatch.Progress? {
+  func advance(_ sessionId: SessionID, to end: Int64) -> WiFiBatch.Progress? {
     state.withLock { state in
       guard let recordings = state.recordings,
         let index = recordings.firstIndex(where: { $0.sessionId == sessionId })

@@ -38,14 +38,14 @@ public actor WiFiSession {
     /// ``stopTransfer()`` stopped it; the session stays up.
     case stopped
     /// The device does not list the recording.
-    case notOnDevice(sessionId: UInt32)
+    case notOnDevice(sessionId: SessionID)
     /// The request failed (a refusal, a timeout, the link lost: see ``isClosed``).
     case failed(DeviceError)
   }
 
   /// What ``read(sessionId:from:to:)`` reports: the bytes in order, then how it ended.
   public enum ReadEvent: Sendable, Equatable {
-    case data(sessionId: UInt32, offset: Int, bytes: [UInt8])
+    case data(sessionId: SessionID, offset: Int, bytes: [UInt8])
     case finished(ReadEnd)
   }
 
@@ -133,7 +133,7 @@ public actor WiFiSession {
   /// Streams bytes `[start, end)` of one recording (`end` nil: to its end), storing
   /// nothing: the caller keeps the bytes. Lists first when the recording is not known yet,
   /// for its size and scene.
-  public func read(sessionId: UInt32, from start: UInt32, to end: UInt32? = nil)
+  public func read(sessionId: SessionID, from start: UInt32, to end: UInt32? = nil)
     -> AsyncStream<ReadEvent>
   {
     let (events, continuation) = AsyncStream.makeStream(of: ReadEvent.self)
@@ -150,7 +150,7 @@ public actor WiFiSession {
   }
 
   private func runRead(
-    sessionId: UInt32, start: UInt32, end: UInt32?, shouldStop: @escaping @Sendable () -> Bool,
+    sessionId: SessionID, start: UInt32, end: UInt32?, shouldStop: @escaping @Sendable () -> Bool,
     events: AsyncStream<ReadEvent>.Continuation
   ) async -> ReadEnd {
     do throws(DeviceError) {
@@ -191,7 +191,8 @@ public actor WiFiSession {
   /// DELETE of one recording (with the scene the device listed; lists first when it is not
   /// known), then the journal of `workspace` records it. Delete only after a batch: a delete
   /// between downloads stalls the device [sdk].
-  public func delete(sessionId: UInt32, journal workspace: SyncWorkspace) async throws(DeviceError)
+  public func delete(sessionId: SessionID, journal workspace: SyncWorkspace)
+    async throws(DeviceError)
   {
     if !listing.contains(where: { $0.sessionId == sessionId }) {
       listing = try await link.transport.listRecordings()

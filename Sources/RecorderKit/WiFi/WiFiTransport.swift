@@ -44,7 +44,7 @@ public actor WiFiTransport: RecordingTransport {
     public var unixTime: @Sendable () -> Int64
     /// Which recording is still being recorded. Wi-Fi has no state query, so this asks the
     /// BLE session when there is one (``DeviceSession`` sets it); nil means none known.
-    public var recordingInProgress: @Sendable () async -> UInt32? = { nil }
+    public var recordingInProgress: @Sendable () async -> SessionID? = { nil }
     /// What the BLE LIST said, when there was one: the Wi-Fi LIST must name the same
     /// recordings with the same sizes (the one being recorded aside), or
     /// ``listRecordings()`` refuses the peer with ``DeviceError/wifiUnavailable(_:)`` and
@@ -106,9 +106,9 @@ public actor WiFiTransport: RecordingTransport {
   private var finishing: Task<Void, Never>?
   private var nextListUID: Int64 = 1
   /// Each recording's scene from the last LIST: SYNC and DELETE must repeat it [sdk].
-  private var scenes: [UInt32: UInt16] = [:]
+  private var scenes: [SessionID: UInt16] = [:]
   /// The recording of the last SYNC, with its scene: what STOP names (PROTOCOL.md §6).
-  private var lastTransfer: (session: UInt32, scene: UInt16)?
+  private var lastTransfer: (session: SessionID, scene: UInt16)?
 
   /// Messages the reader may hold for the operation before it stops reading from the socket.
   /// TCP's flow control then holds the device back, so memory stays bounded whatever the
@@ -233,7 +233,7 @@ public actor WiFiTransport: RecordingTransport {
 
   /// The first way `wifi` and `ble` disagree (a recording one lists and the other does not,
   /// or listed with another size), leaving out `skipping`; nil when they agree.
-  static func disagreement(wifi: [Recording], ble: [Recording], skipping: UInt32?) -> String? {
+  static func disagreement(wifi: [Recording], ble: [Recording], skipping: SessionID?) -> String? {
     let sizes = { (list: [Recording]) in
       Dictionary(
         list.filter { $0.sessionId != skipping }.map { ($0.sessionId, $0.size) },
@@ -252,7 +252,7 @@ public actor WiFiTransport: RecordingTransport {
   }
 
   /// Wi-Fi has no state query: asks ``Configuration/recordingInProgress`` (the BLE session).
-  public func recordingInProgress() async throws(DeviceError) -> UInt32? {
+  public func recordingInProgress() async throws(DeviceError) -> SessionID? {
     await configuration.recordingInProgress()
   }
 
@@ -260,7 +260,7 @@ public actor WiFiTransport: RecordingTransport {
   /// frame (longer than a BLE frame: it never goes on that wire) until the PDU marked `last`.
   /// Returns nil after `receive` answered ``StreamDecision/stop`` (STOP was sent).
   public func stream(
-    sessionId: UInt32, start: UInt32, end: UInt32,
+    sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
     try begin()
@@ -304,7 +304,7 @@ public actor WiFiTransport: RecordingTransport {
   }
 
   /// DELETE with the recording's scene. Only after the whole batch is downloaded [sdk].
-  public func delete(sessionId: UInt32) async throws(DeviceError) {
+  public func delete(sessionId: SessionID) async throws(DeviceError) {
     try begin()
     defer { busy = false }
     try await send(.delete(session: sessionId, scene: scenes[sessionId] ?? 1))
