@@ -11,13 +11,15 @@ public final class ScriptedCentral: Central, Sendable {
   /// What the central advertises for its peripheral.
   public let advertisement: Advertisement
 
-  /// A V0095 Note with `serial` and `portVersion` whose replies come from `script`.
+  /// A V0095 Note with `serial` and `portVersion` whose replies come from `script`;
+  /// `beforeWrite` runs before each write is taken (to slow one down, say).
   public init(
     serial: String = "8881234567890123", portVersion: UInt16 = 10,
+    beforeWrite: @escaping @Sendable (PhoneMessage) async -> Void = { _ in },
     script: @escaping @Sendable (PhoneMessage) -> [[UInt8]]
   ) {
     let id = PeripheralID("scripted-1")
-    link = ScriptedLink(peripheral: id, script: script)
+    link = ScriptedLink(peripheral: id, beforeWrite: beforeWrite, script: script)
     let payload = ManufacturerPayload(
       projectCode: 888, firmware: FirmwareVersion(type: 0x56, code: 95), serial: serial,
       portVersion: portVersion)
@@ -56,6 +58,7 @@ public final class ScriptedLink: PeripheralLink, Sendable {
   public let events: BackpressureStream<LinkEvent>
   private let continuation: BackpressureStream<LinkEvent>.Continuation
   private let script: @Sendable (PhoneMessage) -> [[UInt8]]
+  private let beforeWrite: @Sendable (PhoneMessage) async -> Void
   private let record = Locked(Record())
 
   struct Record {
@@ -65,10 +68,16 @@ public final class ScriptedLink: PeripheralLink, Sendable {
     var disconnected = false
   }
 
-  /// A link to `peripheral` answering each written message with `script`'s frames.
-  public init(peripheral: PeripheralID, script: @escaping @Sendable (PhoneMessage) -> [[UInt8]]) {
+  /// A link to `peripheral` answering each written message with `script`'s frames, after
+  /// `beforeWrite` has run for it.
+  public init(
+    peripheral: PeripheralID,
+    beforeWrite: @escaping @Sendable (PhoneMessage) async -> Void = { _ in },
+    script: @escaping @Sendable (PhoneMessage) -> [[UInt8]]
+  ) {
     self.peripheral = peripheral
     self.script = script
+    self.beforeWrite = beforeWrite
     (events, continuation) = BackpressureStream<LinkEvent>.makeStream()
   }
 
@@ -109,6 +118,7 @@ public final class ScriptedLink: PeripheralLink, Sendable {
     guard case .control(let frame)? = try? Frame(decoding: value),
       let message = try? PhoneMessage(frame)
     else { return }
+    await beforeWrite(message)
     record.withLock {
       if $0.written.isEmpty { $0.subscribedBeforeFirstWrite = $0.subscribed }
       $0.written.append(message)

@@ -55,6 +55,47 @@ struct ModeBSessionTests {
     await session.close()
   }
 
+  /// A caller that gives up mid-stream (a background budget) has SYNC_STOP sent from the
+  /// cancellation handler; the next request must not be sealed after it and written before
+  /// it, or a device checking sequences strictly drops the stop (docs/mode-b.md).
+  @Test("streams cancelled mid-file, each followed at once by a request: every SYNC_STOP lands")
+  func cancelledStreamStopStaysInOrder() async throws {
+    let template = try await Self.template()
+    defer { template.cleanUp() }
+    let bench = try SyncBench(
+      seed: Self.seed, template: template, portVersion: 20,
+      modeB: ModeBParameters(sequencePolicy: .strict))
+    defer { bench.cleanUp() }
+    let session = try await bench.connect()
+    let id = try #require(try await session.listRecordings().first?.sessionId)
+    await bench.device.recordWireTrace(true)
+    let rounds = 12
+    for _ in 0..<rounds {
+      let (frames, arrived) = AsyncStream.makeStream(of: Void.self)
+      let streaming = Task {
+        try await session.streamRange(sessionId: id, start: 0) { _ in
+          arrived.yield()
+          return .continue
+        }
+      }
+      var iterator = frames.makeAsyncIterator()
+      _ = await iterator.next()
+      streaming.cancel()
+      _ = await streaming.result
+      _ = try await session.listRecordings()
+    }
+    await session.close()
+    let stops = await bench.device.wireTrace.filter { event in
+      if case .written(let bytes) = event {
+        WireTraceChecker.opcode(bytes) == 0x001D
+      } else {
+        false
+      }
+    }
+    #expect(stops.count == rounds, "every SYNC_STOP opened and was taken")
+    #expect(await bench.device.counters.refusedSealedWrites == 0)
+  }
+
   @Test("a tampered data notification is dropped and counted; the sync re-reads and completes")
   func tamperedNotification() async throws {
     let template = try await Self.template()

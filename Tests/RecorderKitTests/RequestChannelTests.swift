@@ -81,4 +81,49 @@ struct RequestChannelTests {
       central.link.written.map(\.name).dropFirst(6) == ["SYNC_START", "SYNC_STOP", "DELETE"])
     await session.close()
   }
+
+  /// The caller of a stream gives up (a background budget): the cancellation handler sends
+  /// SYNC_STOP from a task of its own. Here that write is slow; the next request must still
+  /// come after it (in Mode B a later-sealed write that overtook it would make the device drop
+  /// the stop as a sequence gone backwards).
+  @Test("a cancelled stream's SYNC_STOP is on the link before the next request's command")
+  func cancelledStreamStopsBeforeTheNextRequest() async throws {
+    let sessionId: SessionID = 0x69D2_6658
+    let central = ScriptedCentral(
+      beforeWrite: { message in
+        guard case .syncStop = message else { return }
+        for _ in 0..<2_000 { await Task.yield() }
+      },
+      script: { message in
+        switch message {
+        case .syncStart(let request):
+          return [
+            DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0))
+              .encoded(),
+            Frame.bulk(
+              BulkFrame(
+                sessionId: sessionId, offset: 0, data: [0xB8] + [UInt8](repeating: 1, count: 79))
+            ).encoded(),
+          ]
+        case .syncStop: return [DeviceMessage.syncStopped.encoded()]
+        default: return V0095Replies.standard(message)
+        }
+      })
+    let session = try await DeviceSessionTests.connect(central)
+    let (frames, arrived) = AsyncStream.makeStream(of: Void.self)
+    let streaming = Task {
+      try await session.streamRange(sessionId: sessionId, start: 0) { _ in
+        arrived.yield()
+        return .continue
+      }
+    }
+    var iterator = frames.makeAsyncIterator()
+    _ = await iterator.next()
+    streaming.cancel()
+    _ = await streaming.result
+    _ = try await session.battery()
+    #expect(
+      central.link.written.map(\.name).dropFirst(6) == ["SYNC_START", "SYNC_STOP", "BATTERY"])
+    await session.close()
+  }
 }

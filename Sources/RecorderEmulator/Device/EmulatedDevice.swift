@@ -283,7 +283,8 @@ public enum RecordingStopReason {
 
 /// One frame on the vendor characteristics, as the device saw it.
 public enum WireEvent: Sendable, Equatable {
-  /// A frame the phone wrote.
+  /// A frame the phone wrote and the device took: on a Mode B device as it opened (a
+  /// sealed write refused is not traced).
   case written([UInt8])
   /// A control frame (`01`) the device notified.
   case notified([UInt8])

@@ -10,12 +10,14 @@ extension EmulatedDevice {
     var value = sealedValue
     if speaksModeB {
       guard link.channel != nil else {
+        trace(.written(sealedValue))
         handlePreHandshakeWrite(sealedValue, at: instant)
         return
       }
       guard let opened = openSealedWrite(sealedValue) else { return }
       value = opened
     }
+    trace(.written(value))
     let control: ControlFrame
     do {
       switch try Frame(decoding: value, portVersion: portVersion) {

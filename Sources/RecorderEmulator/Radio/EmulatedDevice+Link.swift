@@ -352,7 +352,6 @@ extension EmulatedDevice {
       connection?.writeQueue.removeFirst()
       budget -= 1.0 / Double(configuration.link.packetsPerEvent(valueLength: write.value.count))
       write.acknowledgement?.resume()
-      trace(.written(write.value))
       handleWrite(write.value, at: instant)
     }
     guard var link = connection, link.id == id,

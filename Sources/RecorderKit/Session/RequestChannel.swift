@@ -165,13 +165,32 @@ actor RequestChannel {
     if Task.isCancelled { throw .cancelled }
     try await enterGate()
     defer { leaveGate() }
+    // A caller that gives up (a background budget expired) must stop the device at once:
+    // SYNC_STOP goes straight to the link, never ahead of SYNC_START, and is out before the
+    // gate opens for the next request (sealed, a later write must not overtake it).
+    let pendingStop = PendingStreamStop(
+      link: link, frame: PhoneMessage.syncStop.encoded(portVersion: portVersion), cipher: cipher)
+    let outcome: Result<StreamEnd, DeviceError>
+    do throws(DeviceError) {
+      outcome = .success(
+        try await streamHoldingGate(
+          sessionId: sessionId, start: start, end: end, silenceTimeout: silenceTimeout,
+          pendingStop: pendingStop, onData: onData))
+    } catch {
+      outcome = .failure(error)
+    }
+    await pendingStop.settle()
+    return try outcome.get()
+  }
+
+  /// ``stream(sessionId:start:end:silenceTimeout:onData:)`` once the gate is held.
+  private func streamHoldingGate(
+    sessionId: SessionID, start: UInt32, end: UInt32, silenceTimeout: Duration,
+    pendingStop: PendingStreamStop, onData: @Sendable (BulkFrame) async -> StreamDecision
+  ) async throws(DeviceError) -> StreamEnd {
     var tail: SyncTail?
     var headStatus: UInt8?
     var stopAsked = false
-    // A caller that gives up (a background budget expired) must stop the device at once:
-    // SYNC_STOP goes straight to the link, never ahead of SYNC_START.
-    let pendingStop = PendingStreamStop(
-      link: link, frame: PhoneMessage.syncStop.encoded(portVersion: portVersion), cipher: cipher)
     let request = PhoneMessage.syncStart(
       SyncStartRequest(sessionId: sessionId, start: start, end: end))
     do {
@@ -551,12 +570,20 @@ actor RequestChannel {
 /// link; a cancellation that comes earlier is acted on by the request's task, right after
 /// its SYNC_START write returns.
 ///
+/// The stream waits for it (``settle()``) before it leaves the gate: in Mode B the stop is
+/// sealed with the next send sequence, and a next request sealed after it but written before
+/// it would make the device drop the stop as a sequence gone backwards.
+///
 /// Thread-safe: `state` sits in one `Locked`; the write happens outside the lock.
 private final class PendingStreamStop: Sendable {
   private struct State {
     var requestWritten = false
     var cancelled = false
     var sent = false
+    /// The stream has left: nothing may be sent from here on.
+    var settled = false
+    /// The cancellation handler's send, while it runs.
+    var sending: Task<Void, Never>?
   }
 
   private let state = Locked(State())
@@ -573,8 +600,27 @@ private final class PendingStreamStop: Sendable {
 
   /// From the cancellation handler: stops the device now if SYNC_START is out.
   func cancelled() {
-    guard claim({ $0.cancelled = true }) else { return }
-    Task { await send() }
+    state.withLock { state in
+      state.cancelled = true
+      guard Self.mustSend(state) else { return }
+      state.sent = true
+      state.sending = Task { await self.send() }
+    }
+  }
+
+  /// From the stream, before it leaves the gate: waits for a stop the cancellation handler
+  /// is sending, or sends the one a cancellation owes that the handler has not reached yet
+  /// (it may run a moment after the stream saw the cancellation). Nothing is sent after.
+  func settle() async {
+    let (sending, owed) = state.withLock { state -> (Task<Void, Never>?, Bool) in
+      if Task.isCancelled { state.cancelled = true }
+      let owed = Self.mustSend(state)
+      if owed { state.sent = true }
+      state.settled = true
+      return (state.sending, owed)
+    }
+    if owed { await send() }
+    await sending?.value
   }
 
   /// From the request's task, once SYNC_START is with the link: stops the device at once if
@@ -588,10 +634,15 @@ private final class PendingStreamStop: Sendable {
   private func claim(_ update: (inout State) -> Void) -> Bool {
     state.withLock { state in
       update(&state)
-      guard state.requestWritten, state.cancelled, !state.sent else { return false }
+      guard Self.mustSend(state) else { return false }
       state.sent = true
       return true
     }
+  }
+
+  /// Whether SYNC_STOP is owed now and nobody has sent it.
+  private static func mustSend(_ state: State) -> Bool {
+    state.requestWritten && state.cancelled && !state.sent && !state.settled
   }
 
   private func send() async {
