@@ -116,7 +116,8 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
         "RecorderProtocol", "RecorderConcurrency", "HealthProfiles", "RecorderBluetooth",
-        "RecorderCrypto", .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
+        "RecorderCrypto", "RecorderTesting",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
     .executableTarget(
       name: "RecorderBench",

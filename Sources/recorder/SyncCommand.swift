@@ -117,7 +117,17 @@ struct SyncCommand: RecorderCommand {
   }
 
   func run() async throws {
-    let fileSystem = PosixFileSystem()
+    let powerLoss = try SimulatedPowerLoss.fromEnvironment()
+    do {
+      try await run(fileSystem: powerLoss?.fileSystem ?? PosixFileSystem())
+    } catch {
+      powerLoss?.finish()
+      throw error
+    }
+    powerLoss?.finish()
+  }
+
+  private func run(fileSystem: any DurableFileSystem) async throws {
     do { try fileSystem.createDirectory(out) } catch {
       throw CommandFailure(.ioError, "\(error)")
     }
