@@ -96,9 +96,8 @@ public enum RSAPrivateKeyFormat: Sendable, Equatable {
 
 /// The engine this platform uses.
 public enum CryptoEngines {
-  /// libcrypto on Linux; on Apple platforms the CryptoKit engine, which implements
-  /// the AEADs and answers ``CryptoError/unsupported(_:)`` for the rest (see
-  /// AppleCryptoEngine.swift).
+  /// libcrypto on Linux; on Apple platforms CryptoKit and Security (AppleCryptoEngine.swift),
+  /// which answer ``CryptoError/unsupported(_:)`` for raw ChaCha20 only.
   public static var current: any CryptoEngine {
     #if canImport(CryptoKit)
       AppleCryptoEngine()

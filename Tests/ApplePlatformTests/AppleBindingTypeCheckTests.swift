@@ -18,6 +18,22 @@ struct AppleBindingTypeCheckTests {
     #expect(!result.output.contains("warning:"), "\(result.output)")
   }
 
+  @Test("RecorderCrypto as built on Apple platforms: CryptoKit AEADs and digests, Security RSA")
+  func cryptoEngine() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    for framework in ["CryptoKit", "Security"] {
+      let standIn = try check.buildStandIn(framework)
+      #expect(standIn.succeeded, "\(framework): \(standIn.output)")
+    }
+    let files = try AppleBindingTypeCheck.sources("Sources/RecorderCrypto")
+    #expect(files.contains { $0.lastPathComponent == "AppleCryptoEngine.swift" })
+    // With a CryptoKit to import, the Apple engine is in and the libcrypto one is out.
+    let result = try check.typeCheck(module: "RecorderCrypto", files: files)
+    #expect(result.succeeded, "\(result.output)")
+    #expect(!result.output.contains("warning:"), "\(result.output)")
+  }
+
   @Test("a misspelt delegate method in a binding fails the check")
   func misspeltDelegateFails() throws {
     let check = try AppleBindingTypeCheck()

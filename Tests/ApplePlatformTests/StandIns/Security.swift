@@ -28,3 +28,51 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?)
   -> OSStatus { fatalError("stand-in") }
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus { fatalError("stand-in") }
+
+// Keys (SecKey) for the RSA of RecorderCrypto's Apple engine.
+public final class SecKey {}
+public typealias CFData = NSData
+public typealias CFError = NSError
+public typealias CFIndex = Int
+public var errSecSuccess: OSStatus { 0 }
+
+public var kSecAttrKeyType: CFString { "type" }
+public var kSecAttrKeyTypeRSA: CFString { "42" }
+public var kSecAttrKeyClass: CFString { "kcls" }
+public var kSecAttrKeyClassPublic: CFString { "0" }
+public var kSecAttrKeyClassPrivate: CFString { "1" }
+public var kSecAttrKeySizeInBits: CFString { "bsiz" }
+
+public struct SecKeyAlgorithm: RawRepresentable, Hashable {
+  public var rawValue: CFString
+  public init(rawValue: CFString) { self.rawValue = rawValue }
+  public static var rsaEncryptionPKCS1: SecKeyAlgorithm { fatalError("stand-in") }
+  public static var rsaEncryptionOAEPSHA1: SecKeyAlgorithm { fatalError("stand-in") }
+  public static var rsaEncryptionOAEPSHA256: SecKeyAlgorithm { fatalError("stand-in") }
+}
+
+public func SecKeyCreateRandomKey(
+  _ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? { fatalError("stand-in") }
+public func SecKeyCreateWithData(
+  _ keyData: CFData, _ attributes: CFDictionary,
+  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? { fatalError("stand-in") }
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? { fatalError("stand-in") }
+public func SecKeyCopyExternalRepresentation(
+  _ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? { fatalError("stand-in") }
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { fatalError("stand-in") }
+public func SecKeyCreateEncryptedData(
+  _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
+  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? { fatalError("stand-in") }
+public func SecKeyCreateDecryptedData(
+  _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
+  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? { fatalError("stand-in") }
+
+public typealias SecRandomRef = OpaquePointer
+public var kSecRandomDefault: SecRandomRef? { nil }
+public func SecRandomCopyBytes(_ rnd: SecRandomRef?, _ count: Int, _ bytes: UnsafeMutableRawPointer)
+  -> Int32 { fatalError("stand-in") }
