@@ -2,7 +2,20 @@
 // RecorderKit: get recordings off Tinnotech-based BLE voice recorders (Plaud Note / NotePin).
 // Layers and their allowed imports are in shared/DESIGN.md; the edges below are exactly those.
 
+import Foundation
 import PackageDescription
+
+/// Opus, LAME and libogg: system libraries found with pkg-config (Linux, Homebrew on a Mac),
+/// or on Apple platforms the static xcframeworks scripts/build-apple-xcframeworks.sh builds
+/// into ./Frameworks from the upstream releases, once they are there (iOS has no pkg-config).
+let appleFrameworks = FileManager.default.fileExists(
+  atPath: Context.packageDirectory + "/Frameworks/COpus.xcframework")
+
+func audioLibrary(_ name: String, pkgConfig: String, apt: String, brew: String) -> Target {
+  appleFrameworks
+    ? .binaryTarget(name: name, path: "Frameworks/\(name).xcframework")
+    : .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt]), .brew([brew])])
+}
 
 let package = Package(
   name: "RecorderKit",
@@ -20,15 +33,9 @@ let package = Package(
   ],
   targets: [
     // C libraries from the system, found with pkg-config (installed by `make deps`).
-    .systemLibrary(
-      name: "COpus", pkgConfig: "opus",
-      providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
-    .systemLibrary(
-      name: "CLame", pkgConfig: "lame",
-      providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
-    .systemLibrary(
-      name: "COgg", pkgConfig: "ogg",
-      providers: [.apt(["libogg-dev"]), .brew(["libogg"])]),
+    audioLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev", brew: "opus"),
+    audioLibrary("CLame", pkgConfig: "lame", apt: "libmp3lame-dev", brew: "lame"),
+    audioLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev", brew: "libogg"),
     .systemLibrary(
       name: "CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),

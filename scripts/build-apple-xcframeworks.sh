@@ -6,8 +6,12 @@
 # OUT defaults to ./Frameworks; it receives COpus.xcframework, CLame.xcframework and
 # COgg.xcframework (headers included).
 #
+# Package.swift uses the frameworks in ./Frameworks instead of the pkg-config system
+# libraries as soon as they exist there.
+#
 # UNTESTED: written on Linux, where neither xcodebuild nor the Apple SDKs exist. What would
-# check it: running it on a Mac, then `swift build` for iOS with the frameworks referenced.
+# check it: running it on a Mac, then `swift build` (and an iOS build in Xcode) with the
+# frameworks in place.
 #
 # Source archives are verified against scripts/apple-deps.sha256 ("<sha256>  <file>" lines).
 # That file is not filled in yet: on the first run the script prints the hashes it computed
@@ -69,13 +73,21 @@ build() { # project-dir extra-configure-flags...
   done
 }
 
-xcframework() { # module project-dir library-name
-  local module="$1" project="$2" lib="$3"
+# Each framework's headers get the module map Package.swift's `import COpus` (CLame, COgg)
+# needs: the header the package's shim includes (<opus.h>, <lame.h>, <ogg/ogg.h>), so Opus's
+# and LAME's headers are moved out of their include/opus and include/lame folders.
+xcframework() { # module project-dir library-name header [folder-to-flatten]
+  local module="$1" project="$2" lib="$3" header="$4" flatten="${5:-}"
   local base="$WORK/install/$project"
   for pair in sim mac; do
     mkdir -p "$base/$pair/lib"
     lipo -create "$base/$pair-arm64/lib/$lib" "$base/$pair-x86_64/lib/$lib" -output "$base/$pair/lib/$lib"
     cp -R "$base/$pair-arm64/include" "$base/$pair/include"
+  done
+  for slice in ios-arm64 sim mac; do
+    local include="$base/$slice/include"
+    if [[ -n "$flatten" ]]; then cp -R "$include/$flatten/." "$include/"; fi
+    printf 'module %s {\n  header "%s"\n  export *\n}\n' "$module" "$header" >"$include/module.modulemap"
   done
   rm -rf "$OUT/$module.xcframework"
   xcodebuild -create-xcframework \
@@ -92,8 +104,11 @@ build "$WORK/opus-$OPUS_VERSION" --disable-doc --disable-extra-programs
 build "$WORK/lame-$LAME_VERSION" --disable-frontend --disable-decoder
 build "$WORK/libogg-$OGG_VERSION"
 
-xcframework COpus "opus-$OPUS_VERSION" libopus.a
-xcframework CLame "lame-$LAME_VERSION" libmp3lame.a
-xcframework COgg "libogg-$OGG_VERSION" libogg.a
+xcframework COpus "opus-$OPUS_VERSION" libopus.a opus.h opus
+xcframework CLame "lame-$LAME_VERSION" libmp3lame.a lame.h lame
+xcframework COgg "libogg-$OGG_VERSION" libogg.a ogg/ogg.h
 
 echo "Built: $OUT/{COpus,CLame,COgg}.xcframework"
+# SwiftPM caches what the manifest evaluated to: without this it would go on using the
+# system libraries it chose before the frameworks existed.
+(cd "$ROOT" && swift package reset)

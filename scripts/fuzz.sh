@@ -50,7 +50,7 @@ deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc
       flags+=(-Xcc "-fmodule-map-file=Sources/$mod/module.modulemap")
       for lib in $(sed -n 's/^ *link "\(.*\)"/\1/p' "Sources/$mod/module.modulemap"); do flags+=("-l$lib"); done
       # Its pkg-config header paths (opus.h lives in /usr/include/opus, lame.h in …/lame).
-      local pc; pc=$(sed -n "s/.*name: \"$mod\", pkgConfig: \"\([^\"]*\)\".*/\1/p" Package.swift)
+      local pc; pc=$(sed -n "s/.*\(name: \|audioLibrary(\)\"$mod\", pkgConfig: \"\([^\"]*\)\".*/\2/p" Package.swift)
       [ -n "$pc" ] && for inc in $(pkg-config --cflags-only-I "$pc"); do flags+=(-Xcc "$inc"); done
     elif [ -d "Sources/$mod/include" ]; then
       # A C target (COpusShim): compile its .c files, give clang a module map for its header.
