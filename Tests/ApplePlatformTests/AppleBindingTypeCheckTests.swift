@@ -34,6 +34,39 @@ struct AppleBindingTypeCheckTests {
     #expect(!result.output.contains("warning:"), "\(result.output)")
   }
 
+  /// Package.swift on a Mac once scripts/build-apple-xcframeworks.sh has run: Opus, LAME and
+  /// libogg become binary targets; without the frameworks they stay system libraries.
+  @Test("the manifest takes the audio xcframeworks when ./Frameworks has them")
+  func manifestUsesXCFrameworks() throws {
+    let check = try AppleBindingTypeCheck()
+    defer { check.cleanUp() }
+    let manifest = AppleBindingTypeCheck.packageRoot.appendingPathComponent("Package.swift")
+    try FileManager.default.copyItem(
+      at: manifest, to: check.directory.appendingPathComponent("Package.swift"))
+    func audioTargets() throws -> [String: String] {
+      let dump = try AppleBindingTypeCheck.run(
+        "swift",
+        [
+          "package", "--package-path", check.directory.path, "--manifest-cache", "none",
+          "dump-package",
+        ])
+      let json = try JSONSerialization.jsonObject(with: Data(dump.output.utf8)) as? [String: Any]
+      let targets = json?["targets"] as? [[String: Any]] ?? []
+      var types: [String: String] = [:]
+      for target in targets {
+        guard let name = target["name"] as? String, ["COpus", "CLame", "COgg"].contains(name)
+        else { continue }
+        types[name] = target["type"] as? String
+      }
+      return types
+    }
+    #expect(try audioTargets() == ["COpus": "system", "CLame": "system", "COgg": "system"])
+    try FileManager.default.createDirectory(
+      at: check.directory.appendingPathComponent("Frameworks/COpus.xcframework"),
+      withIntermediateDirectories: true)
+    #expect(try audioTargets() == ["COpus": "binary", "CLame": "binary", "COgg": "binary"])
+  }
+
   @Test("a misspelt delegate method in a binding fails the check")
   func misspeltDelegateFails() throws {
     let check = try AppleBindingTypeCheck()
