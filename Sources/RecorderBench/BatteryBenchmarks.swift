@@ -109,9 +109,10 @@ enum BatteryBenchmarks {
       let record = try rig.journal.read({
         try $0.recording(serial: rig.device.serial, sessionId: file.sessionId.rawValue)
       }),
-      let raw = record.rawPath
+      let stored = record.rawPath
     else { throw BenchError("the hour did not sync") }
-    return (cpu, wall, raw)
+    // The journal keeps paths under the root relative to it.
+    return (cpu, wall, stored.hasPrefix("/") ? stored : rig.root + "/" + stored)
   }
 
   /// CRC-16 and the TOC check of every 255-byte frame, as the engine's receiver does them.
