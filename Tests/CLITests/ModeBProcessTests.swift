@@ -100,13 +100,7 @@ struct ModeBProcessTests {
       ])
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
-    var cloud: String?
-    waitUntil(timeout: .seconds(30)) {
-      cloud = emulator.child.stdout.split(separator: "\n").first { $0.hasPrefix("cloud ") }
-        .map { String($0.dropFirst("cloud ".count)) }
-      return cloud != nil
-    }
-    let url = try #require(cloud)
+    let url = try emulator.cloud()
     let keys = ["--key-store", directory.file("keys")]
     let cloudOptions = ["--cloud", url, "--user-token-file", tokenFile]
 

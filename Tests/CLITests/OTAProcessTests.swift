@@ -48,13 +48,7 @@ extension ProcessTests {
       in: directory, token: "partneruser1", minutes: [0.1], timeScale: 5,
       extra: ["--cloud", "--cloud-token-file", tokenFile, "--new-firmware", "V0097"])
     defer { emulator.stop() }
-    var cloud: String?
-    waitUntil(timeout: .seconds(30)) {
-      cloud = emulator.child.stdout.split(separator: "\n").first { $0.hasPrefix("cloud ") }
-        .map { String($0.dropFirst("cloud ".count)) }
-      return cloud != nil
-    }
-    let url = try #require(cloud)
+    let url = try emulator.cloud()
     #expect(emulator.child.stdout.split(separator: "\n").first.map(String.init) == emulator.url)
     let jwt = try String(contentsOfFile: tokenFile, encoding: .utf8)
       .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -192,16 +192,22 @@ final class EmulatorProcess: @unchecked Sendable {
   var device: [String] { ["--device", url, "--token", token] + keyOptions }
 
   /// The Wi-Fi join port from the emulator's second stdout line (`hotspot tcp://…`).
-  func hotspot() throws -> String {
-    var address: String?
+  func hotspot() throws -> String { try announced("hotspot") }
+
+  /// The cloud emulator's URL (`recorder emulate --cloud` prints `cloud http://…`).
+  func cloud() throws -> String { try announced("cloud") }
+
+  /// What the emulator printed on its stdout line starting with `name` and a space.
+  private func announced(_ name: String) throws -> String {
+    var value: String?
     waitUntil(timeout: .seconds(30)) {
-      address =
-        child.stdout.split(separator: "\n").first { $0.hasPrefix("hotspot ") }
-        .map { String($0.dropFirst("hotspot ".count)) }
-      return address != nil || !child.process.isRunning
+      value =
+        child.stdout.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        .map { String($0.dropFirst(name.count + 1)) }
+      return value != nil || !child.process.isRunning
     }
-    guard let address else { throw HarnessError("recorder emulate printed no hotspot line") }
-    return address
+    guard let value else { throw HarnessError("recorder emulate printed no \(name) line") }
+    return value
   }
 
   func manifest() throws -> Manifest {
