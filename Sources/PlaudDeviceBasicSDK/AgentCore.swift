@@ -110,6 +110,10 @@ actor AgentCore {
     }
     let serial = target.serialNumber
     var sessionConfiguration = DeviceSession.Configuration(token: handshakeToken)
+    sessionConfiguration.modeB = UserKeyRing(
+      store: configuration.userKeyStore
+        ?? FileKeyStore(directory: configuration.storageRoot + "/keys")
+    ).credentials(forUser: handshakeToken.revealed)
     sessionConfiguration.clock = clock
     sessionConfiguration.unixTime = configuration.unixTime
     sessionConfiguration.timeZoneSeconds = configuration.timeZoneSeconds

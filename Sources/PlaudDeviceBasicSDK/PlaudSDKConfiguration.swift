@@ -27,6 +27,11 @@ public struct PlaudSDKConfiguration: Sendable {
   }
   /// Local time-zone offset in seconds, sent with TIME_SYNC and reported by `bleBind`.
   public var timeZoneSeconds: @Sendable () -> Int = { TimeZone.current.secondsFromGMT() }
+  /// Where the user's Mode B key lives (devices with portVersion 20 and up, PROTOCOL.md §9):
+  /// made on first use, one per user token (a new token gets a new key, as the vendor
+  /// reference refreshes it), read only when such a device is met. nil: 0600 files under
+  /// `<storageRoot>/keys`; on iOS the default configuration uses the Keychain.
+  public var userKeyStore: (any SecureKeyStore)?
 
   // MARK: Wi-Fi Fast Transfer (PROTOCOL.md §6)
 

@@ -21,14 +21,17 @@ struct FacadeBench {
   let beacon: RangeBeacon
   let joinServer: HotspotJoinServer?
 
-  init(seed: UInt64 = 1, wifi: Bool = false) throws {
+  /// `portVersion` 20 or more: a Mode B device (PROTOCOL.md §9).
+  init(seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
     // No hotspot start-up delay: the facade joins on real time, the device runs on a manual
     // clock (RecorderKitTests' SyncWiFiJoinTests cover the delay).
+    var deviceConfiguration = DeviceConfiguration(
+      seed: seed, wifi: WiFiParameters(hotspotStartupDelay: .zero))
+    deviceConfiguration.portVersion = portVersion
     device = try EmulatedDevice(
-      configuration: DeviceConfiguration(
-        seed: seed, wifi: WiFiParameters(hotspotStartupDelay: .zero)),
-      flashDirectory: directory + "/flash", time: .manual(clock))
+      configuration: deviceConfiguration, flashDirectory: directory + "/flash",
+      time: .manual(clock))
     central = EmulatorCentral(device: device)
     beacon = RangeBeacon(device: device)
     var configuration = PlaudSDKConfiguration(

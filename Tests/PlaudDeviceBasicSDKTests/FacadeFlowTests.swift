@@ -185,6 +185,29 @@ struct FacadeFlowTests {
     #expect(await bench.device.isConnected == false)
   }
 
+  /// Vendor code, unchanged, against a Mode B device: the facade makes the user key on first
+  /// use, gives it to the device when asked (FE11), and the session runs sealed.
+  @Test("a Mode B device (portVersion 20): connect, list, the user key kept in the store")
+  func modeBDevice() async throws {
+    let bench = try FacadeBench(portVersion: 20)
+    defer { bench.cleanUp() }
+    _ = try await bench.device.populate(count: 2, seed: 3)
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBleDevice(bleDevice: BleDevice(serialNumber: bench.device.serial))
+    try await eventually("storage") { log.count("bleStorage") == 1 }
+    #expect(log.has("bleBind 8881234567890123 status=0 port=20 tz=3"), "\(log.all)")
+    bench.agent.getFileList(startSessionId: 0)
+    try await eventually("list") { log.count("bleFileList") == 1 }
+    #expect(await bench.device.counters.refusedSealedWrites == 0)
+    #expect(await bench.device.modeBUserKey != nil, "the device was given the user key")
+    let keys = try FileManager.default.contentsOfDirectory(atPath: bench.directory + "/store/keys")
+    #expect(keys.count == 1 && keys[0].hasPrefix("mode-b-user-key-"), "\(keys)")
+    bench.agent.disconnect()
+  }
+
   @Test("a wrong token: bleBind status 1, then bleConnectState -2")
   func wrongToken() async throws {
     let bench = try FacadeBench()

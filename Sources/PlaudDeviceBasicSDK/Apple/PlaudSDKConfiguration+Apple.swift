@@ -27,6 +27,8 @@
         storageRoot: (support.first?.path ?? NSTemporaryDirectory()) + "/PlaudDeviceBasicSDK",
         beaconMonitor: beacons)
       configuration.hotspotJoiner = HotspotConfigurationJoiner(system: SystemHotspotConfiguration())
+      // Mode B's user key: the Keychain, this device only.
+      configuration.userKeyStore = KeychainKeyStore(keychain: SystemKeychain())
       // On the Wi-Fi interface's own address once joined, port 8081 [sdk]; only clients on
       // the device's network are admitted.
       configuration.wifiServer = WiFiLink.Configuration(host: nil, port: 8081)
