@@ -8,8 +8,9 @@ import PackageDescription
 /// Opus, LAME and libogg: system libraries found with pkg-config (Linux, Homebrew on a Mac),
 /// or on Apple platforms the static xcframeworks scripts/build-apple-xcframeworks.sh builds
 /// into ./Frameworks from the upstream releases, once they are there (iOS has no pkg-config).
-let appleFrameworks = FileManager.default.fileExists(
-  atPath: Context.packageDirectory + "/Frameworks/COpus.xcframework")
+let appleFrameworks = ["COpus", "CLame", "COgg"].allSatisfy {
+  FileManager.default.fileExists(atPath: Context.packageDirectory + "/Frameworks/\($0).xcframework")
+}
 
 func audioLibrary(_ name: String, pkgConfig: String, apt: String, brew: String) -> Target {
   appleFrameworks

@@ -75,7 +75,9 @@ build() { # project-dir extra-configure-flags...
 
 # Each framework's headers get the module map Package.swift's `import COpus` (CLame, COgg)
 # needs: the header the package's shim includes (<opus.h>, <lame.h>, <ogg/ogg.h>), so Opus's
-# and LAME's headers are moved out of their include/opus and include/lame folders.
+# and LAME's headers are moved out of their include/opus and include/lame folders. The map
+# goes in a folder named after the module: three frameworks each with a module.modulemap at
+# the root of their headers collide in one Xcode build ("multiple commands produce").
 xcframework() { # module project-dir library-name header [folder-to-flatten]
   local module="$1" project="$2" lib="$3" header="$4" flatten="${5:-}"
   local base="$WORK/install/$project"
@@ -86,8 +88,13 @@ xcframework() { # module project-dir library-name header [folder-to-flatten]
   done
   for slice in ios-arm64 sim mac; do
     local include="$base/$slice/include"
-    if [[ -n "$flatten" ]]; then cp -R "$include/$flatten/." "$include/"; fi
-    printf 'module %s {\n  header "%s"\n  export *\n}\n' "$module" "$header" >"$include/module.modulemap"
+    if [[ -n "$flatten" ]]; then
+      cp -R "$include/$flatten/." "$include/"
+      rm -rf "${include:?}/$flatten"
+    fi
+    mkdir -p "$include/$module"
+    printf 'module %s {\n  header "../%s"\n  export *\n}\n' "$module" "$header" \
+      >"$include/$module/module.modulemap"
   done
   rm -rf "$OUT/$module.xcframework"
   xcodebuild -create-xcframework \

@@ -43,9 +43,18 @@ public final class PowerLossFileSystem: DurableFileSystem {
     }
   }
 
-  /// - Parameter crashAfter: operations that succeed before the power goes (nil = never).
-  public init(crashAfter: Int? = nil) {
+  /// Called once, at the operation the power goes at (before it throws): a process-level
+  /// harness rolls the disk back there and ends the process.
+  private let onPowerLoss: (@Sendable (PowerLossFileSystem) -> Void)?
+
+  /// - Parameters:
+  ///   - crashAfter: operations that succeed before the power goes (nil = never).
+  ///   - onPowerLoss: run once at the cut, outside the bookkeeping's lock.
+  public init(
+    crashAfter: Int? = nil, onPowerLoss: (@Sendable (PowerLossFileSystem) -> Void)? = nil
+  ) {
     state = Locked(State(crashAfter: crashAfter))
+    self.onPowerLoss = onPowerLoss
   }
 
   /// Operations performed so far (to choose crash points).
@@ -58,15 +67,16 @@ public final class PowerLossFileSystem: DurableFileSystem {
 
   /// Counts an operation; throws once the power is gone.
   private func tick() throws(StorageError) {
-    let crashed = state.withLock { state -> Bool in
-      if state.crashed { return true }
+    let (crashed, justNow) = state.withLock { state -> (Bool, Bool) in
+      if state.crashed { return (true, false) }
       if let limit = state.crashAfter, state.operations >= limit {
         state.crashed = true
-        return true
+        return (true, true)
       }
       state.operations += 1
-      return false
+      return (false, false)
     }
+    if justNow { onPowerLoss?(self) }
     if crashed { throw .powerLost }
   }
 

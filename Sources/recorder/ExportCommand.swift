@@ -152,6 +152,7 @@ struct ExportCommand: RecorderCommand {
         case .wrongKey, .noKey: .noPermission
         case .header: .dataError
         case .io: .ioError
+        case .unsupported: .failure
         }
       throw CommandFailure(code, "\(input): \(error)")
     }

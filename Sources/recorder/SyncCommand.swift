@@ -118,13 +118,8 @@ struct SyncCommand: RecorderCommand {
 
   func run() async throws {
     let powerLoss = try SimulatedPowerLoss.fromEnvironment()
-    do {
-      try await run(fileSystem: powerLoss?.fileSystem ?? PosixFileSystem())
-    } catch {
-      powerLoss?.finish()
-      throw error
-    }
-    powerLoss?.finish()
+    defer { powerLoss?.finish() }
+    try await run(fileSystem: powerLoss?.fileSystem ?? PosixFileSystem())
   }
 
   private func run(fileSystem: any DurableFileSystem) async throws {

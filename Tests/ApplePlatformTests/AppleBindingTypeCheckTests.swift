@@ -61,9 +61,14 @@ struct AppleBindingTypeCheckTests {
       return types
     }
     #expect(try audioTargets() == ["COpus": "system", "CLame": "system", "COgg": "system"])
-    try FileManager.default.createDirectory(
-      at: check.directory.appendingPathComponent("Frameworks/COpus.xcframework"),
-      withIntermediateDirectories: true)
+    // All three or none: a half-built Frameworks folder keeps the system libraries.
+    for (index, name) in ["COpus", "CLame", "COgg"].enumerated() {
+      #expect(
+        try audioTargets().values.allSatisfy { $0 == "system" }, "\(index) of 3 frameworks there")
+      try FileManager.default.createDirectory(
+        at: check.directory.appendingPathComponent("Frameworks/\(name).xcframework"),
+        withIntermediateDirectories: true)
+    }
     #expect(try audioTargets() == ["COpus": "binary", "CLame": "binary", "COgg": "binary"])
   }
 

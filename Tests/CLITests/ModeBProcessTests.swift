@@ -108,7 +108,7 @@ struct ModeBProcessTests {
     let refused = try RecorderProcess.run(
       ["ls", "--json", "--device", emulator.url, "--token", deviceToken] + keys,
       in: directory, label: "no-cloud")
-    #expect(refused.status != 0, "\(refused.stdout)")
+    #expect(refused.status == 69, "\(refused.stderr)")
 
     let out = directory.file("out")
     let sync = try RecorderProcess.run(

@@ -16,8 +16,7 @@ struct PowerLossProcessTests {
     arguments: [10, 20] as [UInt16])
   func powerCuts(portVersion: UInt16) throws {
     let seed =
-      ProcessInfo.processInfo.environment["POWER_LOSS_SEED"].flatMap { UInt64($0) }
-      ?? UInt64(Date().timeIntervalSince1970)
+      ProcessInfo.processInfo.environment["POWER_LOSS_SEED"].flatMap { UInt64($0) } ?? 0x5057_4C53
     print("power loss seed: \(seed), port \(portVersion) (rerun with POWER_LOSS_SEED=\(seed))")
     var random = SeededGenerator(seed: seed)
 
@@ -38,9 +37,9 @@ struct PowerLossProcessTests {
     // each eighth of its operations): transfers, stores, exports and deletes all get one.
     let points = 8
     for index in 0..<points {
+      let low = operations * index / points
       let cut = Int.random(
-        in: (operations * index / points)...max(0, operations * (index + 1) / points - 1),
-        using: &random)
+        in: low...max(low, operations * (index + 1) / points - 1), using: &random)
       let context = "seed \(seed), port \(portVersion), cut after \(cut) of \(operations)"
       let directory = try TemporaryDirectory("power")
       let emulator = try EmulatorProcess(
@@ -77,7 +76,12 @@ struct PowerLossProcessTests {
 
   /// The count a run that finished before its cut reports.
   static func operationCount(_ stderr: String) -> Int? {
-    guard let range = stderr.range(of: "power-loss hook: ") else { return nil }
-    return Int(stderr[range.upperBound...].prefix { $0.isNumber })
+    let prefix = "power-loss hook: "
+    guard
+      let line = stderr.split(separator: "\n").first(where: {
+        $0.hasPrefix(prefix) && $0.hasSuffix("file operations, no cut")
+      })
+    else { return nil }
+    return Int(line.dropFirst(prefix.count).prefix { $0.isNumber })
   }
 }

@@ -106,7 +106,15 @@ struct CloudClientTests {
     #expect(await session.info.serial == serial)
     await session.close()
     #expect(await device.device.counters.refusedSerialSignatures == 1)
-    #expect(bench.cloud.userPublicKey(of: "4f1c-22aa-9d03") == (try key.publicKey()))
+    // gen-key runs beside the handshake (real loopback HTTP): wait for it, bounded.
+    let registered = try key.publicKey()
+    let started = ContinuousClock.now
+    while bench.cloud.userPublicKey(of: "4f1c-22aa-9d03") != registered,
+      ContinuousClock.now - started < .seconds(20)
+    {
+      await Task.yield()
+    }
+    #expect(bench.cloud.userPublicKey(of: "4f1c-22aa-9d03") == registered)
   }
 
   @Test("a cloud failure is reported and the handshake goes on with an empty signature")
@@ -120,6 +128,10 @@ struct CloudClientTests {
     }
     #expect(await credentials.serialSignature(Self.serial) == [])
     await credentials.publishUserKey(try TestUserKey.key().publicKey())
+    let started = ContinuousClock.now
+    while reports.withLock({ $0.count }) < 2, ContinuousClock.now - started < .seconds(20) {
+      await Task.yield()
+    }
     #expect(reports.withLock { $0.count } == 2)
     for error in reports.withLock({ $0 }) {
       #expect(!"\(error)".contains(bench.jwt), "no token in a cloud error")

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderCrypto
 import RecorderEmulator
 import RecorderKit
@@ -96,6 +97,24 @@ struct ModeBSessionTests {
     #expect(await bench.device.counters.refusedSealedWrites == 0)
   }
 
+  /// The signature may take a cloud round trip; a device drops a central that has not
+  /// authenticated within about a second, so it is asked for before the link is up.
+  @Test("the serial signature is asked for before the link to the device is up")
+  func signatureBeforeTheLink() async throws {
+    let bench = try SyncBench(seed: Self.seed, portVersion: 20)
+    defer { bench.cleanUp() }
+    let device = bench.device
+    let connectedWhenAsked = Locked<[Bool]>([])
+    let credentials = ModeBCredentials(userKey: try TestUserKey.key()) { _ in
+      let connected = await device.isConnected
+      connectedWhenAsked.withLock { $0.append(connected) }
+      return []
+    }
+    let session = try await bench.connect(modeB: credentials)
+    await session.close()
+    #expect(connectedWhenAsked.withLock { $0 } == [false])
+  }
+
   @Test("a tampered data notification is dropped and counted; the sync re-reads and completes")
   func tamperedNotification() async throws {
     let template = try await Self.template()
@@ -186,7 +205,6 @@ struct ModeBE2EESyncTests {
     defer { bench.cleanUp() }
     let recording = try await bench.device.addRecording(duration: .seconds(4))
     let session = try await bench.connect()
-    defer { Task { await session.close() } }
     let transport = BLETransport(session: session)
     let workspace = try SyncWorkspace(root: bench.root, userKey: ModeBCredentials(userKey: key))
     let request = RecordingExport.Request(sessionId: recording.sessionId, format: .wav)
@@ -212,5 +230,6 @@ struct ModeBE2EESyncTests {
       try await keyless.exportRecording(mp3, over: transport, clock: bench.sessionClock)
     }
     #expect(!bench.exportNames().contains { $0.hasSuffix(".mp3") || $0.contains(".plain") })
+    await session.close()
   }
 }

@@ -83,16 +83,21 @@ struct RequestChannelTests {
   }
 
   /// The caller of a stream gives up (a background budget): the cancellation handler sends
-  /// SYNC_STOP from a task of its own. Here that write is slow; the next request must still
-  /// come after it (in Mode B a later-sealed write that overtook it would make the device drop
-  /// the stop as a sequence gone backwards).
+  /// SYNC_STOP from a task of its own. Here that write is held until the next request is
+  /// either waiting at the gate (right) or written (wrong); the next request must come after
+  /// it (in Mode B a later-sealed write that overtook it would make the device drop the stop
+  /// as a sequence gone backwards).
   @Test("a cancelled stream's SYNC_STOP is on the link before the next request's command")
   func cancelledStreamStopsBeforeTheNextRequest() async throws {
     let sessionId: SessionID = 0x69D2_6658
+    let (held, release) = AsyncStream.makeStream(of: Void.self)
+    let stopWriting = Locked(false)
     let central = ScriptedCentral(
       beforeWrite: { message in
         guard case .syncStop = message else { return }
-        for _ in 0..<2_000 { await Task.yield() }
+        stopWriting.withLock { $0 = true }
+        var iterator = held.makeAsyncIterator()
+        _ = await iterator.next()
       },
       script: { message in
         switch message {
@@ -120,8 +125,18 @@ struct RequestChannelTests {
     var iterator = frames.makeAsyncIterator()
     _ = await iterator.next()
     streaming.cancel()
+    let battery = Task { try await session.battery() }
+    // SYNC_STOP's write has begun and BATTERY waits its turn, or (wrongly) went out already.
+    while true {
+      let queued = await session.channel.queuedRequests
+      let batteryOut = central.link.written.contains { $0.name == "BATTERY" }
+      if stopWriting.withLock({ $0 }), queued >= 1 || batteryOut { break }
+      await Task.yield()
+    }
+    release.yield()
+    release.finish()
     _ = await streaming.result
-    _ = try await session.battery()
+    _ = try await battery.value
     #expect(
       central.link.written.map(\.name).dropFirst(6) == ["SYNC_START", "SYNC_STOP", "BATTERY"])
     await session.close()

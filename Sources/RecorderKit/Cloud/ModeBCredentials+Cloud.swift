@@ -3,9 +3,10 @@ import RecorderCrypto
 
 extension ModeBCredentials {
   /// These credentials with the partner cloud in the loop (PROTOCOL.md §8, docs/mode-b.md):
-  /// the serial signature sent as `FE10` comes from `sn-sign`, and the user's public key is
-  /// registered with `gen-key` when a device asks for it (`FE11`). Signatures are kept per
-  /// serial for the life of the returned credentials. A cloud failure goes to
+  /// the serial signature sent as `FE10` comes from `sn-sign` (``DeviceSession`` asks for
+  /// it before connecting when the advertisement names a Mode B device), and the user's
+  /// public key is registered with `gen-key` when a device asks for it (`FE11`), beside the
+  /// handshake. Signatures are kept per serial for the life of the returned credentials. A cloud failure goes to
   /// `report` and the handshake goes on (an empty signature, the key not registered): the
   /// device, not the phone, decides whether that is enough.
   public func usingCloud(
@@ -27,11 +28,15 @@ extension ModeBCredentials {
         return []
       }
     }
+    // Registered beside the handshake, not before it goes on: the device is waiting for the
+    // key (and drops a central that has not authenticated within about a second [device]).
     credentials.publishUserKey = { publicKey in
-      do throws(CloudError) {
-        try await cloud.registerUserKey(publicKey)
-      } catch {
-        report(error)
+      Task {
+        do throws(CloudError) {
+          try await cloud.registerUserKey(publicKey)
+        } catch {
+          report(error)
+        }
       }
     }
     return credentials

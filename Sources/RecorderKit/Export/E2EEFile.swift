@@ -61,6 +61,8 @@ public enum E2EEFile {
     let stream: ChaCha20Stream
     do {
       stream = try ChaCha20Stream(key: key, nonce: header.nonce, counter: 0)
+    } catch .unsupported(let operation) {
+      throw .unsupported(operation)
     } catch {
       throw .wrongKey
     }
@@ -152,6 +154,9 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
   case noKey
   /// A file could not be read or written.
   case io(path: String, reason: String)
+  /// This platform's crypto cannot decrypt it (raw ChaCha20 on Apple platforms, see
+  /// `CryptoEngine`).
+  case unsupported(String)
 
   public var description: String {
     switch self {
@@ -159,6 +164,8 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
     case .wrongKey: "the file's key does not unwrap with this private key (another user's file)"
     case .noKey: "the recording is end-to-end encrypted and no private key was given"
     case .io(let path, let reason): "\(path): \(reason)"
+    case .unsupported(let operation):
+      "\(operation) is not available on this platform: the recording cannot be decrypted here"
     }
   }
 }

@@ -81,6 +81,18 @@ public actor DeviceSession {
   public static func connect(
     to device: DiscoveredDevice, using central: any Central, configuration: Configuration
   ) async throws(DeviceError) -> DeviceSession {
+    var configuration = configuration
+    if let serial = device.serial, let credentials = configuration.modeB,
+      (device.portVersion ?? 0) >= ProtocolDefaults.modeBPortVersion
+    {
+      // Mode B's serial signature is asked for before the link is up: it may take a cloud
+      // round trip, and a device drops a central that has not authenticated within about a
+      // second [device].
+      let signature = await credentials.serialSignature(serial)
+      configuration.modeB?.serialSignature = { asked in
+        asked == serial ? signature : await credentials.serialSignature(asked)
+      }
+    }
     let state = await central.settledState(on: configuration.clock)
     guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
     let link: any PeripheralLink

@@ -179,7 +179,11 @@ actor RequestChannel {
     } catch {
       outcome = .failure(error)
     }
-    await pendingStop.settle()
+    // Owed only when the stream ended because its caller gave up: a tail, a refusal or a
+    // stop already answered leaves nothing to stop.
+    var gaveUp = false
+    if case .failure(.cancelled) = outcome { gaveUp = true }
+    await pendingStop.settle(callerGaveUp: gaveUp)
     return try outcome.get()
   }
 
@@ -219,6 +223,7 @@ actor RequestChannel {
     } catch let error as DeviceError {
       if case .timeout = error, !Task.isCancelled {
         // Silence (§3.3): stop on the same link; the caller re-issues from its last good byte.
+        pendingStop.stopSentByStream()
         try await stopStreamHoldingGate()
         return .silent
       }
@@ -231,6 +236,7 @@ actor RequestChannel {
     }
     if let tail { return .tail(tail) }
     if Task.isCancelled { throw .cancelled }
+    pendingStop.stopSentByStream()
     try await stopStreamHoldingGate()
     return stopAsked ? .stopped : .silent
   }
@@ -608,18 +614,26 @@ private final class PendingStreamStop: Sendable {
     }
   }
 
+  /// From the stream, about to send SYNC_STOP itself (silence, or its consumer asked): no
+  /// second one is owed, whatever happens next.
+  func stopSentByStream() {
+    state.withLock { $0.sent = true }
+  }
+
   /// From the stream, before it leaves the gate: waits for a stop the cancellation handler
-  /// is sending, or sends the one a cancellation owes that the handler has not reached yet
-  /// (it may run a moment after the stream saw the cancellation). Nothing is sent after.
-  func settle() async {
+  /// is sending, or, when the stream ended because its caller gave up (`callerGaveUp`),
+  /// sends the one the handler has not reached yet (it may run a moment after the stream saw
+  /// the cancellation). The write runs in a task of its own: this one is cancelled, and a
+  /// link may abandon a cancelled task's write. Nothing is sent after.
+  func settle(callerGaveUp: Bool) async {
     let (sending, owed) = state.withLock { state -> (Task<Void, Never>?, Bool) in
-      if Task.isCancelled { state.cancelled = true }
+      if callerGaveUp { state.cancelled = true }
       let owed = Self.mustSend(state)
       if owed { state.sent = true }
       state.settled = true
       return (state.sending, owed)
     }
-    if owed { await send() }
+    if owed { await Task { await self.send() }.value }
     await sending?.value
   }
 
