@@ -19,11 +19,21 @@ func exportReporter(for callback: AudioExportCallback, on queue: DispatchQueue) 
 
 /// Files: list, export, delete. Each a translation onto one RecorderKit call.
 extension AgentCore {
-  /// The storage root's workspace (journal, raw files, default exports), opened once.
+  /// The Mode B user keys (``PlaudSDKConfiguration/userKeyStore``).
+  nonisolated var userKeyRing: UserKeyRing {
+    UserKeyRing(
+      store: configuration.userKeyStore
+        ?? FileKeyStore(directory: configuration.storageRoot + "/keys"))
+  }
+
+  /// The storage root's workspace (journal, raw files, default exports), opened once. Its
+  /// key decrypts end-to-end encrypted recordings: the key of the last connection's user.
   func openWorkspace() throws(PlaudSDKError) -> SyncWorkspace {
     if let workspace { return workspace }
+    let keyUser = self.keyUser
+    let credentials = userKeyRing.credentials(forCurrentUser: { keyUser.current })
     do {
-      let opened = try SyncWorkspace(root: configuration.storageRoot)
+      let opened = try SyncWorkspace(root: configuration.storageRoot, userKey: credentials)
       workspace = opened
       return opened
     } catch {

@@ -20,7 +20,12 @@ actor AgentCore {
   private var scanTask: Task<Void, Never>?
   var workspace: SyncWorkspace?
   /// The handshake token of the last successful connection: the Wi-Fi handshake sends it.
-  var handshakeToken: RecorderDeviceToken?
+  var handshakeToken: RecorderDeviceToken? {
+    didSet { keyUser.withLock { $0 = handshakeToken?.revealed } }
+  }
+  /// Whose Mode B key decrypts end-to-end encrypted recordings on export: the user of the
+  /// last connection (read by the workspace's credentials, outside the actor).
+  let keyUser = Guarded<String?>(nil)
   /// Whether the device's hotspot is up (WIFI_OPEN answered 0, no WIFI_CLOSE since).
   let hotspotOpen = Guarded(false)
   /// Audio channels of the device connected last (Wi-Fi does not report them).
@@ -110,10 +115,7 @@ actor AgentCore {
     }
     let serial = target.serialNumber
     var sessionConfiguration = DeviceSession.Configuration(token: handshakeToken)
-    sessionConfiguration.modeB = UserKeyRing(
-      store: configuration.userKeyStore
-        ?? FileKeyStore(directory: configuration.storageRoot + "/keys")
-    ).credentials(forUser: handshakeToken.revealed)
+    sessionConfiguration.modeB = userKeyRing.credentials(forUser: handshakeToken.revealed)
     sessionConfiguration.clock = clock
     sessionConfiguration.unixTime = configuration.unixTime
     sessionConfiguration.timeZoneSeconds = configuration.timeZoneSeconds

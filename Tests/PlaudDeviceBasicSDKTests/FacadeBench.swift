@@ -21,14 +21,23 @@ struct FacadeBench {
   let beacon: RangeBeacon
   let joinServer: HotspotJoinServer?
 
-  /// `portVersion` 20 or more: a Mode B device (PROTOCOL.md §9).
-  init(seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10) throws {
+  /// `portVersion` 20 or more: a Mode B device (PROTOCOL.md §9); with `e2ee` too, its
+  /// recordings are stored end-to-end encrypted to the user key the facade will find in its
+  /// key store (made here first, as an earlier session of the app would have).
+  init(seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10, e2ee: Bool = false)
+    throws
+  {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
     // No hotspot start-up delay: the facade joins on real time, the device runs on a manual
     // clock (RecorderKitTests' SyncWiFiJoinTests cover the delay).
     var deviceConfiguration = DeviceConfiguration(
       seed: seed, wifi: WiFiParameters(hotspotStartupDelay: .zero))
     deviceConfiguration.portVersion = portVersion
+    if e2ee {
+      let ring = UserKeyRing(store: FileKeyStore(directory: directory + "/store/keys"))
+      let key = try ring.userKey(forUser: deviceConfiguration.token.revealed)
+      deviceConfiguration.modeB.e2eeUserKey = try key.publicKey()
+    }
     device = try EmulatedDevice(
       configuration: deviceConfiguration, flashDirectory: directory + "/flash",
       time: .manual(clock))

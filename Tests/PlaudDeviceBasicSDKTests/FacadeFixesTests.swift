@@ -66,6 +66,31 @@ struct FacadeFixesTests {
     #expect(log.count("bleDataComplete") == 1)
   }
 
+  /// Vendor code exporting from a Mode B device whose recordings are end-to-end encrypted:
+  /// the facade decrypts with the user key of its store, in each format asked.
+  @Test("an end-to-end encrypted recording exports decrypted, and re-exports too")
+  func e2eeRecordingExports() async throws {
+    let bench = try FacadeBench(seed: 23, portVersion: 20, e2ee: true)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(4))
+    let log = CallbackLog()
+    try await Self.connect(bench, log)
+    let id = Int(recording.sessionId.rawValue)
+    let frames = (recording.size - 512) / 80
+    for (format, bytes) in [(AudioExportFormat.wav, 44 + frames * 640), (.pcm, frames * 640)] {
+      let before = log.count("onComplete") + log.count("onError")
+      bench.agent.exportAudio(
+        sessionId: id, outputDir: bench.exports, format: format, callback: log)
+      try await eventually("\(format)") {
+        log.count("onComplete") + log.count("onError") == before + 1
+      }
+      let path = bench.exports + "/\(bench.device.serial)-\(id).\(format == .wav ? "wav" : "pcm")"
+      #expect(log.has("onComplete \(path)"), "\(log.all.filter { $0.hasPrefix("on") })")
+      let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+      #expect(size == bytes, "\(format)")
+    }
+  }
+
   @Test("a recording kept unverified is reported as unverified, not as missing")
   func unverifiedIsReportedAsSuch() async throws {
     let bench = try FacadeBench(seed: 23)

@@ -137,9 +137,19 @@ public struct UserKeyRing: Sendable {
   /// Mode B credentials whose key comes from this ring for `user`, read only when a Mode B
   /// device is met.
   public func credentials(forUser user: String) -> ModeBCredentials {
+    credentials(forCurrentUser: { user })
+  }
+
+  /// Mode B credentials whose key is this ring's for whoever `user` names when the key is
+  /// needed (a user that can change, as an app's signed-in user does); nil then is
+  /// ``ModeBError/noUserKey``.
+  public func credentials(forCurrentUser user: @escaping @Sendable () -> String?)
+    -> ModeBCredentials
+  {
     ModeBCredentials { () throws(ModeBError) -> RSAPrivateKey in
+      guard let current = user() else { throw .noUserKey }
       do throws(KeyStoreError) {
-        return try userKey(forUser: user)
+        return try userKey(forUser: current)
       } catch {
         throw .keyStore(error)
       }
