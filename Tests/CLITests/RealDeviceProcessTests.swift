@@ -134,8 +134,12 @@ extension ProcessTests {
     let size = manifest.recordings.reduce(0) { $0 + $1.size }
     #expect(after.deletes.count == 1)
     #expect(after.connections == 1, "reconnected on a lossy link")
+    // Each loss is re-read from the last good byte, not from the start (that would move
+    // several times the size). How little is re-read is a figure for `make bench` (1.014×
+    // at a loss every 256 KiB), not a bound here: under ThreadSanitizer the bytes in flight
+    // when the stop lands grow with the slowdown.
     #expect(
-      Double(after.dataBytesSent) <= 1.05 * Double(size), "moved \(after.dataBytesSent) for \(size)"
+      Double(after.dataBytesSent) <= 1.5 * Double(size), "moved \(after.dataBytesSent) for \(size)"
     )
     #expect(Double(after.dataBytesSent) > Double(size), "no frame was lost")
   }
