@@ -36,6 +36,35 @@ struct E2EEFileTests {
     #expect(plain.first == ProtocolDefaults.opusTOCByte)
   }
 
+  /// Decrypted audio never goes through a symlink planted at the output path, nor into a
+  /// file that already existed with a looser mode: the output is a fresh 0600 file.
+  @Test("the plaintext output is a fresh 0600 file, never a planted symlink's target")
+  func outputIsFreshAndPrivate() throws {
+    let input = Self.temporary("in")
+    let output = Self.temporary("out")
+    let victim = Self.temporary("victim")
+    defer { unlink(input); unlink(output); unlink(victim) }
+    Self.write(Self.fixtureBytes, to: input)
+    Self.write(Array("keep me".utf8), to: victim)
+    try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: victim)
+    let key = try RSAPrivateKey(pem: E2EEFixture.userKeyPEM)
+    try E2EEFile.decrypt(input, to: output, userKey: key)
+    #expect(FileManager.default.contents(atPath: victim) == Data("keep me".utf8))
+    let attributes = try FileManager.default.attributesOfItem(atPath: output)
+    #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    let plain = try #require(FileManager.default.contents(atPath: output))
+    #expect(Digest.sha256(Array(plain)).hexDigits() == E2EEFixture.plainSHA256)
+
+    // A world-readable file already there is replaced, not reused with its mode.
+    unlink(output)
+    FileManager.default.createFile(
+      atPath: output, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+    try E2EEFile.decrypt(input, to: output, userKey: key)
+    let mode = try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o600)
+  }
+
   @Test("a recording larger than one chunk round-trips through encrypt and decrypt, streaming")
   func multiChunkRoundTrip() throws {
     let plainPath = Self.temporary("plain")

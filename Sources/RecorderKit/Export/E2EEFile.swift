@@ -97,7 +97,12 @@ public enum E2EEFile {
       throw .io(path: input, reason: "cannot open")
     }
     defer { try? reader.close() }
-    let descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    // A fresh file, never an existing one: whatever sits at `output` (a stale plaintext
+    // from a crash, a symlink planted there) is removed, and the new one is created
+    // exclusively, so decrypted audio never goes through a link or into a file others could
+    // already read.
+    unlink(output)
+    let descriptor = open(output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       throw .io(path: output, reason: String(cString: strerror(errno)))
     }
