@@ -638,10 +638,10 @@ private final class PendingStreamStop: Sendable {
   }
 
   /// From the request's task, once SYNC_START is with the link: stops the device at once if
-  /// the caller already gave up.
+  /// the caller already gave up (writing from a task of its own: this one is cancelled).
   func requestWritten() async {
     guard claim({ $0.requestWritten = true }) else { return }
-    await send()
+    await Task { await self.send() }.value
   }
 
   /// Records one side's news; true for the one caller that must now send SYNC_STOP.
