@@ -148,6 +148,12 @@ enum DERWriter {
 enum Base64 {
   private static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+  /// Each byte's value as a base64 digit, or -1.
+  private static let digits: [Int8] = {
+    var table = [Int8](repeating: -1, count: 256)
+    for (value, character) in alphabet.enumerated() { table[Int(character)] = Int8(value) }
+    return table
+  }()
 
   static func encode(_ bytes: [UInt8]) -> String {
     var out: [UInt8] = []
@@ -185,7 +191,8 @@ enum Base64 {
           value <<= 6
           continue
         }
-        guard padding == 0, let digit = alphabet.firstIndex(of: character) else { return nil }
+        let digit = digits[Int(character)]
+        guard padding == 0, digit >= 0 else { return nil }
         value = value << 6 | UInt32(digit)
       }
       out.append(UInt8(value >> 16 & 0xFF))
