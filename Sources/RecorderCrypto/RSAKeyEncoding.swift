@@ -32,10 +32,12 @@ enum RSAKeyEncoding {
   /// The label and DER bytes of the first PEM block in `text`.
   /// - Throws: ``CryptoError/invalidKey`` when there is no well-formed block.
   static func der(fromPEM text: String) throws(CryptoError) -> (label: String, der: [UInt8]) {
-    let lines = text.split(whereSeparator: \.isNewline).map { line in
-      String(
-        line.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
-      )
+    // Lines split and trimmed on the UTF-8 bytes (LF, CR LF or CR; spaces and tabs).
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+    let lines = text.utf8.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }).map { line in
+      let start = line.firstIndex { !blank($0) } ?? line.endIndex
+      let end = line.lastIndex { !blank($0) }.map { line.index(after: $0) } ?? start
+      return String(decoding: line[start..<max(start, end)], as: UTF8.self)
     }
     guard
       let begin = lines.firstIndex(where: { $0.hasPrefix("-----BEGIN ") && $0.hasSuffix("-----") })

@@ -28,6 +28,19 @@ import Testing
     #expect(RSAKeyEncoding.pem(publicKey.spkiDER, label: "PUBLIC KEY") == (try publicKey.pem()))
   }
 
+  /// PEM as people paste it: CR LF line ends, indented lines, text around the block.
+  @Test func pemWithCRLFIndentsAndSurroundingText() throws {
+    let publicKey = try Self.key.get().publicKey()
+    let pem = try publicKey.pem()
+    let messy =
+      "a key follows\r\n"
+      + pem.split(separator: "\n").map { "  \t" + $0 + " " }.joined(separator: "\r\n")
+      + "\r\nthanks"
+    let (label, der) = try RSAKeyEncoding.der(fromPEM: messy)
+    #expect(label == "PUBLIC KEY")
+    #expect(der == publicKey.spkiDER)
+  }
+
   @Test func base64MatchesFoundation() {
     var random = SystemRandomNumberGenerator()
     for length in [0, 1, 2, 3, 4, 5, 63, 64, 65, 300] {
