@@ -37,7 +37,7 @@ demo: deps
 	$$($(SWIFT) build --show-bin-path)/recorder demo
 
 ## fuzz: libFuzzer over every parser of outside bytes, FUZZ_RUNS executions each (10 M:
-##       about 5-60 min a target on 2 cores), corpus kept minimized in Fuzz/corpus/<target>;
+##       6 min to over 1 h a target on 2 cores), corpus kept minimized in Fuzz/corpus/<target>;
 ##       `make fuzz FUZZ_RUNS= FUZZ_SECONDS=60` for a quick run by time
 fuzz: deps
 	@FUZZ_RUNS=$(FUZZ_RUNS) ./scripts/fuzz.sh $(FUZZ_SECONDS)
