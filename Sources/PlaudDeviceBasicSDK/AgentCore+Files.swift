@@ -113,12 +113,18 @@ extension AgentCore {
       return
     }
     let emit = self.emit
-    for await event in workspace.export(request, over: BLETransport(session: current), clock: clock)
-    {
+    let timeUp = backgroundTimeUp
+    let events = workspace.export(
+      request, over: BLETransport(session: current), clock: clock, stopWhen: { timeUp.current })
+    for await event in events {
       switch event {
       case .data(let id, let offset, let bytes):
         emit { $0.bleData(sessionId: Int(id), start: offset, data: Data(bytes)) }
       case .transferred: emit { $0.bleDataComplete() }
+      case .finished(.failure(.stopped(let id))):
+        let error = PlaudSDKError.backgroundTimeEnded(sessionId: Int(id))
+        fail(error)
+        report { $0.onError(error.description) }
       case .progress, .finished: reportExport(event, to: report)
       }
     }

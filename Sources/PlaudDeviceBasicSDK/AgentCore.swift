@@ -33,6 +33,9 @@ actor AgentCore {
   private let token = Guarded<(jwt: String?, domain: String?)>((nil, nil))
   private let lastError = Guarded<PlaudSDKError?>(nil)
   let beaconsActive = Guarded(false)
+  /// True once the system ended the background time of the command running now
+  /// (``BackgroundCommands``): a transfer in flight stops at its next frame.
+  nonisolated let backgroundTimeUp = Guarded(false)
 
   /// - Parameter emit: queues a delegate callback on the callback queue, in call order.
   init(

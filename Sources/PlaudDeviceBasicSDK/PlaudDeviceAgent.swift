@@ -47,6 +47,8 @@ public final class PlaudDeviceAgent: Sendable {
   public let wifiAgent: PlaudWiFiAgent
   private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
   private let delegateReference = Guarded(WeakReference<AnyObject>(nil))
+  /// Each command inside a background task (``PlaudSDKConfiguration/backgroundTasks``).
+  private let backgroundCommands: BackgroundCommands
 
   /// An agent of its own (RecorderKit addition; the vendor has only ``shared``).
   public init(configuration: PlaudSDKConfiguration) {
@@ -62,7 +64,11 @@ public final class PlaudDeviceAgent: Sendable {
         event(target)
       }
     }
-    wifiAgent = PlaudWiFiAgent(configuration: configuration, agentCore: core, queue: queue)
+    let runner = BackgroundCommands.runner(for: configuration)
+    backgroundCommands = BackgroundCommands(
+      runner: runner, name: "PlaudDeviceBasicSDK.device", timeUp: core.backgroundTimeUp)
+    wifiAgent = PlaudWiFiAgent(
+      configuration: configuration, agentCore: core, queue: queue, background: runner)
     Task {
       for await command in stream { await command() }
     }
@@ -79,9 +85,10 @@ public final class PlaudDeviceAgent: Sendable {
   /// RecorderKit addition: the detail of the last failure reported through a callback.
   public var lastError: PlaudSDKError? { core.lastErrorValue }
 
+  /// Queues a command: one at a time, in call order, each inside a background task.
   func enqueue(_ work: @escaping @Sendable (AgentCore) async -> Void) {
-    let core = self.core
-    commands.yield { await work(core) }
+    let (core, background) = (self.core, backgroundCommands)
+    commands.yield { await background.run { await work(core) } }
   }
 
   // MARK: - Initialisation

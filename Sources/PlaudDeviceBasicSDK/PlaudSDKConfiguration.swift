@@ -32,6 +32,13 @@ public struct PlaudSDKConfiguration: Sendable {
   /// reference refreshes it), read only when such a device is met. nil: 0600 files under
   /// `<storageRoot>/keys`; on iOS the default configuration uses the Keychain.
   public var userKeyStore: (any SecureKeyStore)?
+  /// The OS's background time (iOS: `UIApplication.beginBackgroundTask`, the default there).
+  /// Each command of ``PlaudDeviceAgent`` and ``PlaudWiFiAgent`` then runs inside a
+  /// background task, so it can finish after the app leaves the foreground. When the system
+  /// ends that time, a transfer in flight stops at its next frame with its bytes kept
+  /// (`onError` says so; the next `exportAudio` resumes), other commands finish, and the task
+  /// ends at once as iOS requires. nil (Linux, tests without one): commands just run.
+  public var backgroundTasks: (any BackgroundTaskMirror)?
 
   // MARK: Wi-Fi Fast Transfer (PROTOCOL.md §6)
 

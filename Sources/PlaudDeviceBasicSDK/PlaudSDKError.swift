@@ -18,6 +18,10 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The Wi-Fi call needs a Wi-Fi session: `connectWifi` first, then wait for
   /// `wifiHandshake(0)`.
   case wifiNotConnected
+  /// The system ended the app's background time (``PlaudSDKConfiguration/backgroundTasks``)
+  /// while recording `sessionId` was moving: the transfer stopped with its bytes kept, and
+  /// the next export of it resumes from them.
+  case backgroundTimeEnded(sessionId: Int)
   /// The device or the sync failed; the text says how.
   case operationFailed(String)
 
@@ -31,6 +35,8 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
     case .noHotspotJoiner:
       "no hotspot joiner is configured (PlaudSDKConfiguration.hotspotJoiner): this platform cannot join the device's Wi-Fi"
     case .wifiNotConnected: "no Wi-Fi session: call connectWifi and wait for wifiHandshake(0)"
+    case .backgroundTimeEnded(let id):
+      "the system ended the app's background time: the transfer of recording \(id) stopped with its bytes kept; export it again to resume"
     case .operationFailed(let text): text
     }
   }

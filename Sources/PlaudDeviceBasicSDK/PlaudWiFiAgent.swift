@@ -35,8 +35,14 @@ public final class PlaudWiFiAgent: Sendable {
   /// Queues a delegate callback on the callback queue, in call order.
   private let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void
   private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
+  /// Each command inside a background task; when the time runs out, a transfer in flight
+  /// stops (`WiFiSession/stopTransfer()`) and the session stays up.
+  private let backgroundCommands: BackgroundCommands
 
-  init(configuration: PlaudSDKConfiguration, agentCore: AgentCore, queue: DispatchQueue) {
+  init(
+    configuration: PlaudSDKConfiguration, agentCore: AgentCore, queue: DispatchQueue,
+    background: BackgroundTaskRunner?
+  ) {
     self.queue = queue
     storageRoot = configuration.storageRoot
     let reference = Guarded(WeakReference<AnyObject>(nil))
@@ -49,7 +55,11 @@ public final class PlaudWiFiAgent: Sendable {
       }
     }
     self.emit = emit
-    core = WiFiCore(configuration: configuration, core: agentCore, emit: emit)
+    let core = WiFiCore(configuration: configuration, core: agentCore, emit: emit)
+    self.core = core
+    backgroundCommands = BackgroundCommands(
+      runner: background, name: "PlaudDeviceBasicSDK.wifi", timeUp: Guarded(false),
+      onTimeUp: { core.requestStop() })
     let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     commands = continuation
     Task {
@@ -60,8 +70,8 @@ public final class PlaudWiFiAgent: Sendable {
   deinit { commands.finish() }
 
   private func enqueue(_ work: @escaping @Sendable (WiFiCore) async -> Void) {
-    let core = self.core
-    commands.yield { await work(core) }
+    let (core, background) = (self.core, backgroundCommands)
+    commands.yield { await background.run { await work(core) } }
   }
 
   /// The delegate, held weakly. Assign it before ``connectWifi(_:_:_:)``.

@@ -4,6 +4,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
+import RecorderTesting
 import Testing
 
 /// An app's delegate as the vendor's background guide writes it: a beacon wake-up connects
@@ -127,7 +128,7 @@ struct FacadeBackgroundFlowTests {
     let engine = SyncEngine(
       journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
       clock: AnyClock(clock))
-    let application = ScriptedApplication()
+    let application = ScriptedBackgroundTasks()
     let runner = BackgroundTaskRunner(
       application: application, budget: BackgroundBudget(clock: AnyClock(clock)))
 

@@ -1,5 +1,6 @@
 import RecorderConcurrency
 import RecorderKit
+import RecorderTesting
 import Testing
 
 @Suite("Platform services' decisions against scripted OS events", .timeLimit(.minutes(1)))
@@ -79,7 +80,7 @@ struct PlatformServicesTests {
 
   @Test("a background task: expiry cancels the work through the budget and ends the task once")
   func backgroundTaskExpiry() async throws {
-    let application = ScriptedApplication()
+    let application = ScriptedBackgroundTasks()
     let budget = BackgroundBudget(clock: AnyClock(ManualClock()))
     let runner = BackgroundTaskRunner(application: application, budget: budget)
     let started = Locked(false)

@@ -1,65 +1,6 @@
 import RecorderConcurrency
 import RecorderKit
 
-/// Core Location as a script: records calls, sends the callbacks a test fires.
-final class ScriptedLocationManager: LocationManagerMirror {
-  enum Call: Equatable, Sendable {
-    case requestAlways
-    case start(String)
-    case stop(String)
-  }
-
-  let status = Locked(LocationAuthorizationMirror.notDetermined)
-  let calls = Locked<[Call]>([])
-  private let sink: LocationBeaconMonitor.EventSink
-
-  init(sink: @escaping LocationBeaconMonitor.EventSink) { self.sink = sink }
-
-  /// Sends a delegate callback (an authorization change also changes the status).
-  func fire(_ event: LocationManagerEvent) {
-    if case .didChangeAuthorization(let new) = event { status.withLock { $0 = new } }
-    sink(event)
-  }
-
-  var authorizationStatus: LocationAuthorizationMirror { status.withLock { $0 } }
-  func requestAlwaysAuthorization() { calls.withLock { $0.append(.requestAlways) } }
-  func startMonitoring(for region: BeaconRegionMirror) {
-    calls.withLock { $0.append(.start(region.identifier)) }
-  }
-  func stopMonitoring(for region: BeaconRegionMirror) {
-    calls.withLock { $0.append(.stop(region.identifier)) }
-  }
-}
-
-/// UIApplication's background tasks as a script: a test expires them.
-final class ScriptedApplication: BackgroundTaskMirror {
-  struct State {
-    var next = 0
-    var handlers: [Int: @Sendable () -> Void] = [:]
-    var ended: [Int] = []
-    var refuse = false
-  }
-  let state = Locked(State())
-
-  func beginBackgroundTask(
-    withName name: String, expirationHandler: @escaping @Sendable () -> Void
-  ) -> Int? {
-    state.withLock { state in
-      guard !state.refuse else { return nil }
-      state.next += 1
-      state.handlers[state.next] = expirationHandler
-      return state.next
-    }
-  }
-
-  func endBackgroundTask(_ identifier: Int) { state.withLock { $0.ended.append(identifier) } }
-
-  /// The system's time is up for every task begun.
-  func expireAll() {
-    for handler in state.withLock({ Array($0.handlers.values) }) { handler() }
-  }
-}
-
 /// BGTaskScheduler as a script: a test launches the registered task.
 final class ScriptedScheduler: TaskSchedulerMirror {
   struct State {

@@ -24,9 +24,11 @@ struct FacadeBench {
   /// `portVersion` 20 or more: a Mode B device (PROTOCOL.md §9); with `e2ee` too, its
   /// recordings are stored end-to-end encrypted to the user key the facade will find in its
   /// key store (made here first, as an earlier session of the app would have).
-  init(seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10, e2ee: Bool = false)
-    throws
-  {
+  /// With `backgroundTasks`, every facade command runs inside one of its background tasks.
+  init(
+    seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10, e2ee: Bool = false,
+    backgroundTasks: (any BackgroundTaskMirror)? = nil
+  ) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
     // No hotspot start-up delay: the facade joins on real time, the device runs on a manual
     // clock (RecorderKitTests' SyncWiFiJoinTests cover the delay).
@@ -49,6 +51,7 @@ struct FacadeBench {
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
     configuration.scanTimeout = .seconds(5)
+    configuration.backgroundTasks = backgroundTasks
     if wifi {
       let device = self.device
       let server = try HotspotJoinServer { request in await device.joinHotspot(request) }

@@ -32,6 +32,10 @@
       // On the Wi-Fi interface's own address once joined, port 8081 [sdk]; only clients on
       // the device's network are admitted.
       configuration.wifiServer = WiFiLink.Configuration(host: nil, port: 8081)
+      #if canImport(UIKit) && canImport(BackgroundTasks)
+        // Every command inside a background task (macOS apps are not suspended this way).
+        configuration.backgroundTasks = SystemBackgroundTasks()
+      #endif
       return configuration
     }
   }

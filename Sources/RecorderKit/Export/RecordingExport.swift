@@ -107,7 +107,8 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
   /// (read twice, identical bytes): not exported, and never deleted from the device on
   /// this copy's word (PROTOCOL.md §10).
   case unverified(sessionId: SessionID, rawPath: String)
-  /// ``WiFiSession/stopTransfer()`` stopped it; the session stays up.
+  /// ``WiFiSession/stopTransfer()`` or the export's `shouldStop` stopped it; the link stays
+  /// up and the bytes that arrived are kept for the next export to resume from.
   case stopped(sessionId: SessionID)
   /// Another export of this workspace is moving the same recording right now (say one over
   /// BLE and one over Wi-Fi): two transfers never share its partial file. Ask again when
@@ -133,17 +134,22 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
 
 extension SyncWorkspace {
   /// Exports one recording (see ``RecordingExport``) over `transport`. Cancelling the
-  /// consuming task cancels the export (over Wi-Fi that ends the session; use
-  /// ``WiFiSession/export(_:into:)`` and ``WiFiSession/stopTransfer()`` to keep it).
+  /// consuming task cancels the export, and the stream ends without its `.finished` event
+  /// (over Wi-Fi that also ends the session; use ``WiFiSession/export(_:into:)`` and
+  /// ``WiFiSession/stopTransfer()`` to keep it). To stop a transfer and still hear how it
+  /// ended, answer true from `shouldStop` instead: the next frame is refused, the link stays
+  /// up, the bytes so far are kept (the next export resumes from them) and the stream ends
+  /// with ``RecordingExportError/stopped(sessionId:)``.
   /// - Parameters:
   ///   - request: the recording, format and folder.
   ///   - transport: BLE or Wi-Fi, to the device that holds it.
   ///   - clock: the sync engine's clock (speed, checkpoints).
+  ///   - shouldStop: asked before each frame; true stops the transfer. Must not block.
   public func export(
     _ request: RecordingExport.Request, over transport: any RecordingTransport,
-    clock: AnyClock = .continuous
+    clock: AnyClock = .continuous, stopWhen shouldStop: @escaping @Sendable () -> Bool = { false }
   ) -> AsyncStream<RecordingExport.Event> {
-    exportEvents(request, over: transport, clock: clock, shouldStop: { false })
+    exportEvents(request, over: transport, clock: clock, shouldStop: shouldStop)
   }
 
   /// ``export(_:over:clock:)`` for a caller that needs only the outcome.

@@ -1,0 +1,90 @@
+import RecorderConcurrency
+import RecorderKit
+
+/// `UIApplication`'s background tasks as a script: records each task begun and ended, and
+/// plays the system's side (expiring the time, refusing a task), so what an app or the
+/// facade does around background time is tested on any platform.
+public final class ScriptedBackgroundTasks: BackgroundTaskMirror {
+  /// What the script has seen.
+  public struct State: Sendable {
+    /// The name of each task begun, in order; its identifier is its index + 1.
+    public var begun: [String] = []
+    /// The identifiers ended, in order.
+    public var ended: [Int] = []
+    /// Expiration handlers of the tasks not ended yet.
+    fileprivate var handlers: [Int: @Sendable () -> Void] = [:]
+    /// While true, `beginBackgroundTask` answers nil (`UIBackgroundTaskIdentifier.invalid`).
+    public var refuse = false
+    /// Identifiers ended more than once, or never begun (a misuse iOS reports).
+    public var misused: [Int] = []
+
+    /// Tasks begun and not ended.
+    public var running: [Int] { handlers.keys.sorted() }
+  }
+
+  /// The script's state, to read or to change (`refuse`).
+  public let state = Locked(State())
+
+  public init() {}
+
+  public func beginBackgroundTask(
+    withName name: String, expirationHandler: @escaping @Sendable () -> Void
+  ) -> Int? {
+    state.withLock { state in
+      guard !state.refuse else { return nil }
+      state.begun.append(name)
+      state.handlers[state.begun.count] = expirationHandler
+      return state.begun.count
+    }
+  }
+
+  public func endBackgroundTask(_ identifier: Int) {
+    state.withLock { state in
+      if state.handlers.removeValue(forKey: identifier) == nil { state.misused.append(identifier) }
+      state.ended.append(identifier)
+    }
+  }
+
+  /// The system's time is up: the expiration handler of every task still running is called
+  /// (outside the script's lock, as the system calls them on the main thread).
+  public func expireAll() {
+    for handler in state.withLock({ state in state.running.compactMap { state.handlers[$0] } }) {
+      handler()
+    }
+  }
+}
+
+/// Core Location as a script: records the calls made to it and sends the delegate callbacks
+/// a test fires (an authorization change also changes the status it reports).
+public final class ScriptedLocationManager: LocationManagerMirror {
+  /// A call made to the manager.
+  public enum Call: Equatable, Sendable {
+    case requestAlways
+    case start(String)
+    case stop(String)
+  }
+
+  /// The authorization status it reports.
+  public let status = Locked(LocationAuthorizationMirror.notDetermined)
+  /// Every call, in order.
+  public let calls = Locked<[Call]>([])
+  private let sink: LocationBeaconMonitor.EventSink
+
+  /// The manager `LocationBeaconMonitor` makes, sending its callbacks to `sink`.
+  public init(sink: @escaping LocationBeaconMonitor.EventSink) { self.sink = sink }
+
+  /// Sends a delegate callback.
+  public func fire(_ event: LocationManagerEvent) {
+    if case .didChangeAuthorization(let new) = event { status.withLock { $0 = new } }
+    sink(event)
+  }
+
+  public var authorizationStatus: LocationAuthorizationMirror { status.withLock { $0 } }
+  public func requestAlwaysAuthorization() { calls.withLock { $0.append(.requestAlways) } }
+  public func startMonitoring(for region: BeaconRegionMirror) {
+    calls.withLock { $0.append(.start(region.identifier)) }
+  }
+  public func stopMonitoring(for region: BeaconRegionMirror) {
+    calls.withLock { $0.append(.stop(region.identifier)) }
+  }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import PlaudDeviceBasicSDK
+import RecorderKit
+import RecorderTesting
+import Testing
+
+/// The vendor's background flows through the facade with the OS's background time scripted
+/// (`ScriptedBackgroundTasks` playing `UIApplication`): the facade's own
+/// `BackgroundTaskRunner` and `BackgroundBudget` decide, not a test double of them.
+@Suite("The facade spends the OS's background time", .timeLimit(.minutes(3)))
+struct FacadeBackgroundTimeTests {
+  @Test(
+    "auto-sync after a stop on the device: every command runs in a background task, each ended once"
+  )
+  func autoSyncInsideBackgroundTasks() async throws {
+    let tasks = ScriptedBackgroundTasks()
+    let bench = try FacadeBench(seed: 31, backgroundTasks: tasks)
+    defer { bench.cleanUp() }
+    let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
+    bench.agent.delegate = app
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { app.log.has("bleBind 0") }
+    let sessionId = try #require(await bench.device.startRecordingOnDevice())
+    try await bench.anyClock.sleep(for: .seconds(8))
+    await bench.device.stopRecordingOnDevice()
+    try await eventually("synced", timeout: .seconds(60)) {
+      app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == 1
+    }
+    try await eventually("every task ended") { tasks.state.withLock { $0.running.isEmpty } }
+    let state = tasks.state.withLock { $0 }
+    // connectBySN, getFileList, exportAudio, deleteFile: one task each, none left running.
+    #expect(state.begun.count == 4, "\(state.begun)")
+    #expect(state.begun.allSatisfy { $0 == "PlaudDeviceBasicSDK.device" })
+    #expect(state.ended.sorted() == Array(1...state.begun.count))
+    #expect(state.misused.isEmpty)
+    let files = try FileManager.default.contentsOfDirectory(atPath: bench.exports)
+    #expect(files == ["\(bench.device.serial)-\(sessionId).mp3"])
+    #expect(try await bench.device.recordings().isEmpty)
+  }
+
+  @Test(
+    "the OS ending background time mid-export stops it with its bytes kept; the next export resumes"
+  )
+  func expiryMidExport() async throws {
+    let tasks = ScriptedBackgroundTasks()
+    let bench = try FacadeBench(seed: 32, backgroundTasks: tasks)
+    defer { bench.cleanUp() }
+    let made = try await bench.device.addRecording(duration: .seconds(120))
+    let digest = try #require(
+      try await bench.device.recordings(includingDigests: true).first?.sha256)
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    try await eventually("bind") { log.count("bleBind") == 1 }
+    let id = Int(made.sessionId.rawValue)
+    bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .opus, callback: log)
+    try await eventually("mid-transfer") { await bench.device.counters.bytesNotified > 40_000 }
+    // The export runs inside the one task still running; iOS's time is up.
+    #expect(tasks.state.withLock { $0.running.count } == 1)
+    tasks.expireAll()
+    // Ended at once, from the expiration handler, as iOS requires.
+    #expect(tasks.state.withLock { $0.running.isEmpty })
+    try await eventually("stopped") { log.count("onError") == 1 }
+    let error = try #require(log.all.first { $0.hasPrefix("onError") })
+    #expect(error.contains("background time"), "\(error)")
+    #expect(bench.agent.lastError == .backgroundTimeEnded(sessionId: id))
+    #expect(log.count("onComplete") == 0)
+    #expect(try await bench.device.recordings().count == 1, "nothing deleted")
+
+    // The bytes are kept: the list says where the next export resumes.
+    bench.agent.getFileList(startSessionId: 0)
+    try await eventually("list") { log.count("bleFileList") == 1 }
+    let listed = try #require(log.all.first { $0.hasPrefix("bleFileList") })
+    let offset = try #require(
+      Int(listed.split(separator: ":")[2].trimmingCharacters(in: .punctuationCharacters)))
+    #expect(offset > 0, "\(listed)")
+    let sentBefore = await bench.device.counters.dataBytesSent
+
+    bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .opus, callback: log)
+    try await eventually("exported", timeout: .seconds(60)) { log.count("onComplete") == 1 }
+    let resent = await bench.device.counters.dataBytesSent - sentBefore
+    #expect(
+      resent < made.size - offset / 2,
+      "resumed from \(offset) of \(made.size), sent \(resent) again, before \(sentBefore)")
+    let raw = bench.directory + "/store/\(bench.device.serial)/\(made.sessionId).opus-raw"
+    #expect(try FileDigest.sha256Hex(ofFile: raw) == digest)
+    bench.agent.deleteFile(sessionId: id)
+    try await eventually("deleted") { log.has("bleDeleteFile status=0") }
+    #expect(try await bench.device.recordings().isEmpty)
+    let state = tasks.state.withLock { $0 }
+    #expect(state.running.isEmpty && state.misused.isEmpty)
+    #expect(state.ended.sorted() == Array(1...state.begun.count))
+  }
+
+  @Test("a background task the OS refuses does not keep a command from running")
+  func refusedTaskStillRuns() async throws {
+    let tasks = ScriptedBackgroundTasks()
+    tasks.state.withLock { $0.refuse = true }
+    let bench = try FacadeBench(seed: 33, backgroundTasks: tasks)
+    defer { bench.cleanUp() }
+    let made = try await bench.device.addRecording(duration: .seconds(10))
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    bench.agent.connectBySN(bench.device.serial)
+    bench.agent.exportAudio(
+      sessionId: Int(made.sessionId.rawValue), outputDir: bench.exports, format: .wav,
+      callback: log)
+    try await eventually("exported") { log.count("onComplete") + log.count("onError") == 1 }
+    #expect(log.count("onComplete") == 1, "\(log.all.filter { !$0.hasPrefix("bleData") })")
+    #expect(tasks.state.withLock { $0.begun.isEmpty && $0.ended.isEmpty })
+  }
+}
