@@ -121,22 +121,25 @@ extension AgentCore {
       case .data(let id, let offset, let bytes):
         emit { $0.bleData(sessionId: Int(id), start: offset, data: Data(bytes)) }
       case .transferred: emit { $0.bleDataComplete() }
-      case .finished(.failure(.stopped(let id))):
-        let error = PlaudSDKError.backgroundTimeEnded(sessionId: Int(id))
-        fail(error)
-        report { $0.onError(error.description) }
-      case .progress, .finished: reportExport(event, to: report)
+      case .progress, .finished: reportExport(event, to: report, backgroundTimeUp: timeUp.current)
       }
     }
   }
 
   /// An export's progress and outcome on its callback: `onProgress(percent)`, then
-  /// `onProgress(100)` → `onComplete(path)` or `onError(why)`. Returns the failure.
+  /// `onProgress(100)` → `onComplete(path)` or `onError(why)`. Returns the failure. A
+  /// transfer stopped because `backgroundTimeUp` is reported as
+  /// ``PlaudSDKError/backgroundTimeEnded(sessionId:)``.
   @discardableResult
-  nonisolated func reportExport(_ event: RecordingExport.Event, to report: ExportReporter)
-    -> RecordingExportError?
-  {
+  nonisolated func reportExport(
+    _ event: RecordingExport.Event, to report: ExportReporter, backgroundTimeUp: Bool = false
+  ) -> RecordingExportError? {
     switch event {
+    case .finished(.failure(.stopped(let id))) where backgroundTimeUp:
+      let error = PlaudSDKError.backgroundTimeEnded(sessionId: Int(id))
+      fail(error)
+      report { $0.onError(error.description) }
+      return .stopped(sessionId: id)
     case .progress(let progress):
       let percent = progress.percent
       let message = progress.bytes == 0 ? "starting" : "receiving"

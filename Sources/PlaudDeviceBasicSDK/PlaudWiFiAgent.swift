@@ -58,7 +58,7 @@ public final class PlaudWiFiAgent: Sendable {
     let core = WiFiCore(configuration: configuration, core: agentCore, emit: emit)
     self.core = core
     backgroundCommands = BackgroundCommands(
-      runner: background, name: "PlaudDeviceBasicSDK.wifi", timeUp: Guarded(false),
+      runner: background, name: "PlaudDeviceBasicSDK.wifi", timeUp: core.backgroundTimeUp,
       onTimeUp: { core.requestStop() })
     let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     commands = continuation

@@ -64,7 +64,9 @@ extension WiFiCore {
       case .progress: core.reportExport(event, to: report)
       case .finished:
         reporter.flush()
-        if case .sync(.device(let error)) = core.reportExport(event, to: report) {
+        let failure = core.reportExport(
+          event, to: report, backgroundTimeUp: backgroundTimeUp.current)
+        if case .sync(.device(let error)) = failure {
           await failed(error, .syncFile)
         }
       }

@@ -24,6 +24,9 @@ actor WiFiCore {
   nonisolated let state = Guarded(WiFiAgentState())
   /// The session up now, also for stopping from any thread.
   private nonisolated let current = Guarded<WiFiSession?>(nil)
+  /// True once the system ended the background time of the command running now
+  /// (``BackgroundCommands``); its transfer is then stopped with ``requestStop()``.
+  nonisolated let backgroundTimeUp = Guarded(false)
 
   init(
     configuration: PlaudSDKConfiguration, core: AgentCore,

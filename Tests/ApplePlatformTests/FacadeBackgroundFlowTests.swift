@@ -72,6 +72,8 @@ struct FacadeBackgroundFlowTests {
       clock: AnyClock(clock), beaconMonitor: beacons)
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
+    let tasks = ScriptedBackgroundTasks()
+    configuration.backgroundTasks = tasks
     let agent = PlaudDeviceAgent(configuration: configuration)
     let app = WakeUpApp(agent: agent)
     agent.delegate = app
@@ -82,6 +84,8 @@ struct FacadeBackgroundFlowTests {
     let system = try #require(location.withLock { $0 })
     while system.calls.withLock({ $0 }).isEmpty { await Task.yield() }
     #expect(system.calls.withLock { $0 } == [.start("PLAUD-" + device.serial)])
+    while !tasks.state.withLock({ $0.running.isEmpty }) { await Task.yield() }
+    let beforeWake = tasks.state.withLock { $0.begun.count }
 
     // The recorder comes into range: iOS calls didEnterRegion (relaunching the app if needed).
     system.fire(.didEnterRegion(identifier: "PLAUD-" + device.serial))
@@ -96,6 +100,12 @@ struct FacadeBackgroundFlowTests {
     }
     #expect(bound)
     #expect(await device.isConnected)
+    // The wake-up's connect ran inside a background task of its own, ended once.
+    while !tasks.state.withLock({ $0.running.isEmpty }) { await Task.yield() }
+    let state = tasks.state.withLock { $0 }
+    #expect(state.begun.count == beforeWake + 1, "\(state.begun)")
+    #expect(state.begun.last == "PlaudDeviceBasicSDK.device")
+    #expect(state.ended.sorted() == Array(1...state.begun.count) && state.misused.isEmpty)
   }
 
   @Test(

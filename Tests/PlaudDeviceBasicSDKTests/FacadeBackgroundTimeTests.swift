@@ -1,5 +1,6 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderConcurrency
 import RecorderKit
 import RecorderTesting
 import Testing
@@ -91,8 +92,52 @@ struct FacadeBackgroundTimeTests {
     bench.agent.deleteFile(sessionId: id)
     try await eventually("deleted") { log.has("bleDeleteFile status=0") }
     #expect(try await bench.device.recordings().isEmpty)
+    try await eventually("every task ended") { tasks.state.withLock { $0.running.isEmpty } }
     let state = tasks.state.withLock { $0 }
-    #expect(state.running.isEmpty && state.misused.isEmpty)
+    #expect(state.misused.isEmpty)
+    #expect(state.ended.sorted() == Array(1...state.begun.count))
+  }
+
+  @Test("over Wi-Fi too: the OS ending background time stops the export, the session stays up")
+  func expiryMidWiFiExport() async throws {
+    let tasks = ScriptedBackgroundTasks()
+    let bench = try FacadeBench(seed: 34, wifi: true, backgroundTasks: tasks)
+    defer { bench.cleanUp() }
+    let made = try await bench.device.addRecording(duration: .seconds(600))
+    let id = Int(made.sessionId.rawValue)
+    let log = CallbackLog()
+    _ = try await WiFiAgentTests.openWiFi(bench, log)
+    let wifi = bench.agent.wifiAgent
+    try await eventually("commands ended") { tasks.state.withLock { $0.running.isEmpty } }
+    // iOS's time runs out at the first data: the export's task is the one running.
+    let running = Locked<[String]>([])
+    log.reaction.withLock {
+      $0 = { entry in
+        guard entry == "wifiSyncFileData", running.withLock({ $0.isEmpty }) else { return }
+        running.withLock { list in
+          list = tasks.state.withLock { state in state.running.map { state.begun[$0 - 1] } }
+        }
+        tasks.expireAll()
+      }
+    }
+    wifi.exportAudioViaWiFi(
+      sessionId: id, outputDir: bench.exports, format: .opus, channels: 1, callback: log)
+    try await eventually("stopped") { log.count("onError") + log.count("onComplete") == 1 }
+    #expect(running.withLock { $0 } == ["PlaudDeviceBasicSDK.wifi"])
+    let error = try #require(log.all.first { $0.hasPrefix("onError") })
+    #expect(error.contains("background time"), "\(error)")
+    #expect(bench.agent.lastError == .backgroundTimeEnded(sessionId: id))
+    #expect(wifi.isConnected && !log.has("wifiClose"))
+
+    log.reaction.withLock { $0 = nil }
+    wifi.exportAudioViaWiFi(
+      sessionId: id, outputDir: bench.exports, format: .opus, channels: 1, callback: log)
+    try await eventually("exported", timeout: .seconds(120)) { log.count("onComplete") == 1 }
+    bench.agent.endWiFiTransfer()
+    try await eventually("ended") { log.has("wifiClose 0") }
+    try await eventually("every task ended") { tasks.state.withLock { $0.running.isEmpty } }
+    let state = tasks.state.withLock { $0 }
+    #expect(state.misused.isEmpty)
     #expect(state.ended.sorted() == Array(1...state.begun.count))
   }
 
