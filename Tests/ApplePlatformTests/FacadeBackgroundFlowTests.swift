@@ -170,3 +170,76 @@ struct FacadeBackgroundFlowTests {
     #expect(try await device.recordings().isEmpty)
   }
 }
+
+@Suite("A long backlog in processing tasks, against the emulated device", .timeLimit(.minutes(2)))
+struct BacklogSyncTests {
+  @Test("the system expires the first launch mid-backlog; the next launch resumes and finishes")
+  func backlogAcrossLaunches() async throws {
+    let clock = ManualClock()
+    let directory = NSTemporaryDirectory() + "backlog-\(UUID().uuidString)"
+    defer {
+      clock.stopAutoAdvance()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
+    let device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: 11), flashDirectory: directory + "/flash",
+      time: .manual(clock))
+    for _ in 0..<4 { try await device.addRecording(duration: .seconds(60)) }
+    let made = try await device.recordings(includingDigests: true)
+    let central = EmulatorCentral(device: device)
+    clock.startAutoAdvance()
+    var session = DeviceSession.Configuration(token: device.configuration.token)
+    session.clock = AnyClock(clock)
+    let root = directory + "/root"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    var options = SyncEngine.Options()
+    options.format = .opus
+    let engine = SyncEngine(
+      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
+      clock: AnyClock(clock))
+    let scheduler = ScriptedScheduler()
+    let processor = BacklogProcessor(
+      scheduler: scheduler, budget: BackgroundBudget(clock: AnyClock(clock)),
+      identifier: "ai.recorderkit.backlog")
+    let runs = AsyncStream<Bool>.makeStream()
+    let registered = processor.registerSync(
+      engine: engine,
+      connect: { [session] in
+        let found = try await DeviceScanner(central: central).find(
+          serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
+        return try await DeviceSession.connect(to: found, using: central, configuration: session)
+      }, finished: { runs.continuation.yield($0.expiredAt != nil) })
+    #expect(registered)
+    var finished = runs.stream.makeAsyncIterator()
+
+    // First launch: the system's time runs out in the second recording.
+    let first = scheduler.launch()
+    let size = Int64(made[0].size)
+    while (first.progress.withLock { $0.last ?? 0 }) < 100 * (size + size / 2) / (4 * size) {
+      await Task.yield()
+    }
+    first.expire()
+    #expect(await finished.next() == true)
+    #expect(first.completed.withLock { $0 } == false)
+    #expect(scheduler.state.withLock { $0.submitted } == 1, "asked for another launch")
+    let left = try await device.recordings().count
+    #expect(left >= 3, "at most the first recording deleted")
+    let percents = first.progress.withLock { $0 }
+    #expect(percents == percents.sorted() && (percents.last ?? 100) < 100, "\(percents)")
+
+    // Second launch: resumes from the journal and finishes the backlog.
+    let second = scheduler.launch()
+    #expect(await finished.next() == false)
+    #expect(second.completed.withLock { $0 } == true)
+    #expect(scheduler.state.withLock { $0.submitted } == 1, "no further launch asked for")
+    #expect(second.progress.withLock { $0.last } == 100)
+    #expect(try await device.recordings().isEmpty)
+    // Resumed where the first launch stopped, not from the start of the file it cut.
+    let sent = await device.counters.dataBytesSent
+    #expect(sent < made.reduce(0) { $0 + $1.size } + made[0].size / 4, "\(sent) bytes sent")
+    for recording in made {
+      let raw = root + "/\(device.serial)/\(recording.sessionId).opus-raw"
+      #expect(try FileDigest.sha256Hex(ofFile: raw) == recording.sha256)
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import RecorderConcurrency
+import RecorderProtocol
+
+/// A sync's events folded into what a processing task shows: bytes done of bytes to do.
+///
+/// The total is what the device listed; a file counts the bytes its transfer reached (a
+/// resumed file starts where it resumes). A run that completes reports the total as done.
+public struct SyncProgressTally: Sendable, Equatable {
+  /// Bytes the device listed in this run.
+  public private(set) var total: Int64 = 0
+  private var reached: [SessionID: Int64] = [:]
+
+  public init() {}
+
+  /// Bytes done, at most ``total``.
+  public var completed: Int64 { min(total, reached.values.reduce(0, +)) }
+
+  /// Folds `event` in; true when ``completed`` or ``total`` changed.
+  public mutating func add(_ event: SyncEvent) -> Bool {
+    let before = (completed, total)
+    switch event {
+    case .listed(_, let bytes):
+      total = bytes
+      reached = [:]
+    case .fileProgress(let sessionId, _, let bytes, _, _):
+      reached[sessionId] = max(reached[sessionId] ?? 0, bytes)
+    case .fileStored, .fileExported, .fileDeleted, .fileSkipped, .overall: break
+    }
+    return before != (completed, total)
+  }
+}
+
+extension BacklogProcessor {
+  /// Registers a whole-device sync as the backlog's work (once, at app launch): each launch
+  /// connects with `connect`, runs `engine`'s sync over BLE with its progress (bytes done of
+  /// bytes listed) on the task, and closes the session. A run that completes is `.done`; one
+  /// the system's expiry cancelled, or one that failed (the recorder out of range, say),
+  /// leaves its checkpoint in the journal, completes the task without success and asks for
+  /// another launch, which resumes.
+  ///
+  /// Takes over `engine`'s ``SyncEngine/events`` (a single-consumer stream): use another
+  /// engine where the app reads them itself.
+  /// - Parameters:
+  ///   - engine: the sync engine (journal, folder, export and delete options).
+  ///   - connect: finds and connects to the recorder (a pending connect restored by the
+  ///     system, or ``DeviceScanner`` with a timeout).
+  ///   - finished: told how each launch ended.
+  /// - Returns: false when the identifier is not permitted.
+  public func registerSync(
+    engine: SyncEngine, connect: @escaping @Sendable () async throws -> DeviceSession,
+    finished: @escaping @Sendable (BackgroundBudget.Run<Outcome>) -> Void = { _ in }
+  ) -> Bool {
+    let report = Locked<(@Sendable (Int64, Int64) -> Void)?>(nil)
+    let tally = Locked(SyncProgressTally())
+    Task {
+      for await event in engine.events {
+        let changed = tally.withLock { tally in
+          tally.add(event) ? (tally.completed, tally.total) : nil
+        }
+        if let (completed, total) = changed { report.withLock { $0 }?(completed, total) }
+      }
+    }
+    return register(
+      { progress in
+        tally.withLock { $0 = SyncProgressTally() }
+        report.withLock { $0 = progress }
+        defer { report.withLock { $0 = nil } }
+        let session = try await connect()
+        do {
+          _ = try await engine.sync(using: BLETransport(session: session))
+        } catch {
+          await session.close()
+          throw error
+        }
+        await session.close()
+        let total = tally.withLock { $0.total }
+        progress(total, total)
+        return .done
+      }, finished: finished)
+  }
+}
