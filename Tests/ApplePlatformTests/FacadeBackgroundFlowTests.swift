@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderStore
 import RecorderTesting
 import Testing
@@ -173,6 +174,31 @@ struct FacadeBackgroundFlowTests {
 
 @Suite("A long backlog in processing tasks, against the emulated device", .timeLimit(.minutes(2)))
 struct BacklogSyncTests {
+  @Test("the progress tally: listed bytes are the total, each file counts the bytes it reached")
+  func progressTally() {
+    var tally = SyncProgressTally()
+    let progress = { (id: SessionID, bytes: Int64) -> SyncEvent in
+      .fileProgress(sessionId: id, fraction: 0, bytes: bytes, bytesPerSecond: 0, eta: nil)
+    }
+    let steps: [(SyncEvent, changed: Bool, completed: Int64, total: Int64)] = [
+      (.listed(files: 2, bytes: 1_000), true, 0, 1_000),
+      (progress(1, 300), true, 300, 1_000),
+      // A re-issue from an earlier offset is not a step back.
+      (progress(1, 200), false, 300, 1_000),
+      (progress(2, 400), true, 700, 1_000),
+      (.fileStored(sessionId: 1, verified: true), false, 700, 1_000),
+      // Never past the total.
+      (progress(2, 2_000), true, 1_000, 1_000),
+      // A new run starts over.
+      (.listed(files: 1, bytes: 500), true, 0, 500),
+    ]
+    for (index, step) in steps.enumerated() {
+      let changed = tally.add(step.0)
+      #expect(changed == step.changed, "step \(index)")
+      #expect((tally.completed, tally.total) == (step.completed, step.total), "step \(index)")
+    }
+  }
+
   @Test("the system expires the first launch mid-backlog; the next launch resumes and finishes")
   func backlogAcrossLaunches() async throws {
     let clock = ManualClock()
