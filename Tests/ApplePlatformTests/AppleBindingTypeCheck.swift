@@ -102,7 +102,7 @@ struct AppleBindingTypeCheck {
     process.arguments = [tool] + arguments
     let log = FileManager.default.temporaryDirectory
       .appendingPathComponent("\(tool)-\(UUID().uuidString).log")
-    FileManager.default.createFile(atPath: log.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: log) }
     let handle = try FileHandle(forWritingTo: log)
     process.standardOutput = handle

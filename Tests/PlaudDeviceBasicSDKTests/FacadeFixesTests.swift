@@ -113,7 +113,7 @@ struct FacadeFixesTests {
     // Identical reads under a CRC that never matches are "verified by agreement" now; a
     // journal from before per-range checks kept such a file as "unverified": play that.
     #expect(report.files.map(\.verified) == [true])
-    try Journal(path: bench.directory + "/store/journal.sqlite").write { tx in
+    _ = try Journal(path: bench.directory + "/store/journal.sqlite").write { tx in
       try tx.update(serial: bench.device.serial, sessionId: recording.sessionId.rawValue) {
         $0.verification = .unverified
       }

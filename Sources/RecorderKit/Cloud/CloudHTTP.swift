@@ -189,7 +189,7 @@ private final class DownloadDelegate: NSObject, URLSessionDataDelegate, @uncheck
     var failure: String?
     if status == 200 || status == 206 {
       if !FileManager.default.fileExists(atPath: path) {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
       }
       file = FileHandle(forUpdatingAtPath: path)
       if let file {
