@@ -118,7 +118,10 @@ let package = Package(
       exclude: ["StandIns"]),
     .target(
       name: "PlaudDeviceBasicSDK",
-      dependencies: ["RecorderKit", "RecorderProtocol", "RecorderCoreBluetooth"]),
+      dependencies: [
+        "RecorderKit", "RecorderProtocol", "RecorderCoreBluetooth",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
+      ]),
     .executableTarget(
       name: "recorder",
       dependencies: [
@@ -185,7 +188,8 @@ let package = Package(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [
         "PlaudDeviceBasicSDK", "RecorderKit", "RecorderProtocol", "RecorderEmulator",
-        "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency",
+        "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency", "TestSupport",
+        .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
   ]
 )
