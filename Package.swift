@@ -182,7 +182,7 @@ let package = Package(
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
         "RecorderCrypto",
       ]),
-    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto"]),
+    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto", "TestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio", "TestSupport"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",

@@ -9,10 +9,9 @@
   /// type-checked there against stand-ins (ApplePlatformTests), and its DER and PEM handling
   /// (RSAKeyEncoding) is tested against libcrypto.
   ///
-  /// Raw ChaCha20 (the E2EE file body) has no CryptoKit or Security API: it answers
-  /// ``CryptoError/unsupported(_:)`` until a vetted implementation is added on Apple
-  /// platforms (swift-crypto's `_CryptoExtras.ChaCha20CTR`, or libcrypto as an xcframework
-  /// like Opus's), never a hand-written one.
+  /// Raw ChaCha20 (the E2EE file body) has no CryptoKit or Security API, and CryptoKit's
+  /// AEAD never hands out keystream block 0, where the file starts: it is
+  /// ``PortableChaCha20``, checked on Linux against RFC 8439 and against libcrypto's ChaCha20.
   struct AppleCryptoEngine: CryptoEngine {
     func aeadSeal(
       _ plaintext: [UInt8], algorithm: AEADAlgorithm, key: [UInt8], nonce: [UInt8],
@@ -63,7 +62,7 @@
 
     func makeChaCha20(key: [UInt8], nonce: [UInt8], counter: UInt32) throws(CryptoError)
       -> any ChaCha20Keystream
-    { throw .unsupported("raw ChaCha20") }
+    { try PortableChaCha20(key: key, nonce: nonce, counter: counter) }
 
     // MARK: RSA, through Security (which reads and writes PKCS#1 only: the PEM, PKCS#8 and
     // SubjectPublicKeyInfo wrapping is RSAKeyEncoding's, tested on Linux against libcrypto)

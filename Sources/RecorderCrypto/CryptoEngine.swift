@@ -97,7 +97,7 @@ public enum RSAPrivateKeyFormat: Sendable, Equatable {
 /// The engine this platform uses.
 public enum CryptoEngines {
   /// libcrypto on Linux; on Apple platforms CryptoKit and Security (AppleCryptoEngine.swift),
-  /// which answer ``CryptoError/unsupported(_:)`` for raw ChaCha20 only.
+  /// with raw ChaCha20 from `PortableChaCha20` (CryptoKit has none).
   public static var current: any CryptoEngine {
     #if canImport(CryptoKit)
       AppleCryptoEngine()

@@ -159,8 +159,8 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
   case noKey
   /// A file could not be read or written.
   case io(path: String, reason: String)
-  /// This platform's crypto cannot decrypt it (raw ChaCha20 on Apple platforms, see
-  /// `CryptoEngine`).
+  /// This platform's crypto engine cannot decrypt it (an engine without raw ChaCha20, see
+  /// `CryptoEngine`; both engines shipped have it).
   case unsupported(String)
 
   public var description: String {
