@@ -149,7 +149,7 @@ struct ExportCommand: RecorderCommand {
     } catch let error as E2EEError {
       let code: ExitCode =
         switch error {
-        case .wrongKey, .noKey: .noPermission
+        case .wrongKey, .noKey, .userKey: .noPermission
         case .header: .dataError
         case .io: .ioError
         case .unsupported: .failure

@@ -230,6 +230,20 @@ struct ModeBE2EESyncTests {
       try await keyless.exportRecording(mp3, over: transport, clock: bench.sessionClock)
     }
     #expect(!bench.exportNames().contains { $0.hasSuffix(".mp3") || $0.contains(".plain") })
+
+    // A key store that fails says so: not "no key was given".
+    let broken = try SyncWorkspace(
+      root: bench.root,
+      userKey: ModeBCredentials { () throws(ModeBError) -> RSAPrivateKey in
+        throw .keyStore(.io(path: "/keys/user", reason: "locked"))
+      })
+    do {
+      _ = try await broken.exportRecording(mp3, over: transport, clock: bench.sessionClock)
+      Issue.record("exported without a readable key")
+    } catch {
+      #expect("\(error)".contains("user key: /keys/user"), "\(error)")
+      #expect(!"\(error)".contains("no private key"), "\(error)")
+    }
     await session.close()
   }
 }

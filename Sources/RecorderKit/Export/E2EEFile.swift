@@ -76,12 +76,21 @@ public enum E2EEFile {
   /// with `credentials`' key into a 0600 file at `scratch` (the caller removes it when the
   /// path returned is not `raw`), with the channel count the header records.
   /// - Throws: ``E2EEError``: ``E2EEError/noKey`` when the file is encrypted and there are no
-  ///   credentials (or their key cannot be read), a wrong key, a bad header, file errors.
+  ///   credentials, ``E2EEError/userKey(_:)`` when their key cannot be read (a key store
+  ///   failing), a wrong key, a bad header, file errors.
   static func plainSource(
     _ raw: String, recordedChannels: Int, scratch: String, credentials: ModeBCredentials?
   ) throws(E2EEError) -> (path: String, channels: Int) {
     guard isEncrypted(path: raw) else { return (raw, recordedChannels) }
-    guard let credentials, let key = try? credentials.userKey() else { throw .noKey }
+    guard let credentials else { throw .noKey }
+    let key: RSAPrivateKey
+    do {
+      key = try credentials.userKey()
+    } catch .noUserKey {
+      throw .noKey
+    } catch {
+      throw .userKey(error)
+    }
     let header = try decrypt(raw, to: scratch, userKey: key)
     return (scratch, header.channels == 2 ? 2 : 1)
   }
@@ -157,6 +166,9 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
   case wrongKey
   /// The file is end-to-end encrypted and no private key was given.
   case noKey
+  /// The user's private key could not be read (its key store failed, or it is not a key):
+  /// the recording stays as it is until it can.
+  case userKey(ModeBError)
   /// A file could not be read or written.
   case io(path: String, reason: String)
   /// This platform's crypto engine cannot decrypt it (an engine without raw ChaCha20, see
@@ -168,6 +180,7 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
     case .header(let error): "\(error)"
     case .wrongKey: "the file's key does not unwrap with this private key (another user's file)"
     case .noKey: "the recording is end-to-end encrypted and no private key was given"
+    case .userKey(let error): "the recording is end-to-end encrypted and \(error)"
     case .io(let path, let reason): "\(path): \(reason)"
     case .unsupported(let operation):
       "\(operation) is not available on this platform: the recording cannot be decrypted here"
