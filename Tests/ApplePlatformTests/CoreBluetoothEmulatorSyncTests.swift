@@ -12,18 +12,12 @@ struct CoreBluetoothEmulatorSyncTests {
   @Test("mirror → CoreBluetoothCentral → DeviceSession → emulator: every recording byte-exact")
   func syncByteExact() async throws {
     let seed: UInt64 = 14
-    let clock = ManualClock()
-    let directory = NSTemporaryDirectory() + "corebt-sync-\(UUID().uuidString)"
-    defer {
-      clock.stopAutoAdvance()
-      try? FileManager.default.removeItem(atPath: directory)
-    }
-    let device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
-      time: .manual(clock))
+    let bench = try RecorderBench("corebt-sync", seed: seed)
+    defer { bench.cleanUp() }
+    let (clock, device) = (bench.clock, bench.device)
     for seconds in [20, 75, 3] { try await device.addRecording(duration: .seconds(seconds)) }
     let made = try await device.recordings(includingDigests: true)
-    let emulator = EmulatorCentral(device: device)
+    let emulator = bench.central
     let system = Locked<EmulatedSystemBluetooth?>(nil)
     let central = CoreBluetoothCentral(
       configuration: CoreBluetoothCentral.Configuration(clock: AnyClock(clock))
@@ -40,13 +34,8 @@ struct CoreBluetoothEmulatorSyncTests {
       serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
     let session = try await DeviceSession.connect(
       to: found, using: central, configuration: configuration)
-    let root = directory + "/root"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    var options = SyncEngine.Options()
-    options.format = .opus
-    let engine = SyncEngine(
-      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
-      clock: AnyClock(clock))
+    let root = bench.root
+    let engine = try bench.makeEngine()
     let report = try await engine.sync(using: BLETransport(session: session))
     await session.close()
 

@@ -49,15 +49,9 @@ struct FacadeBackgroundFlowTests {
 
   @Test("a Core Location region entry wakes the facade, which reconnects by serial and binds")
   func beaconWakeUp() async throws {
-    let clock = ManualClock()
-    let directory = NSTemporaryDirectory() + "facade-beacon-\(UUID().uuidString)"
-    defer {
-      clock.stopAutoAdvance()
-      try? FileManager.default.removeItem(atPath: directory)
-    }
-    let device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: 3), flashDirectory: directory + "/flash",
-      time: .manual(clock))
+    let bench = try RecorderBench("facade-beacon", seed: 3)
+    defer { bench.cleanUp() }
+    let (clock, device) = (bench.clock, bench.device)
     let location = Locked<ScriptedLocationManager?>(nil)
     let beacons = LocationBeaconMonitor(
       configuration: .init(
@@ -69,7 +63,7 @@ struct FacadeBackgroundFlowTests {
       return manager
     }
     var configuration = PlaudSDKConfiguration(
-      central: EmulatorCentral(device: device), storageRoot: directory + "/store",
+      central: bench.central, storageRoot: bench.directory + "/store",
       clock: AnyClock(clock), beaconMonitor: beacons)
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
@@ -112,38 +106,18 @@ struct FacadeBackgroundFlowTests {
   @Test(
     "the OS ending background time mid-sync stops it through the budget; the next grant ends it")
   func budgetExpiryMidSync() async throws {
-    let clock = ManualClock()
-    let directory = NSTemporaryDirectory() + "budget-expiry-\(UUID().uuidString)"
-    defer {
-      clock.stopAutoAdvance()
-      try? FileManager.default.removeItem(atPath: directory)
-    }
-    let device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: 5), flashDirectory: directory + "/flash",
-      time: .manual(clock))
+    let bench = try RecorderBench("budget-expiry", seed: 5)
+    defer { bench.cleanUp() }
+    let (device, root) = (bench.device, bench.root)
     for seconds in [30, 30] { try await device.addRecording(duration: .seconds(seconds)) }
     let made = try await device.recordings(includingDigests: true)
-    let central = EmulatorCentral(device: device)
-    clock.startAutoAdvance()
-    var session = DeviceSession.Configuration(token: device.configuration.token)
-    session.clock = AnyClock(clock)
-    let connect = { [session] () async throws -> DeviceSession in
-      let found = try await DeviceScanner(central: central).find(
-        serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
-      return try await DeviceSession.connect(to: found, using: central, configuration: session)
-    }
-    let root = directory + "/root"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    var options = SyncEngine.Options()
-    options.format = .opus
-    let engine = SyncEngine(
-      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
-      clock: AnyClock(clock))
+    bench.clock.startAutoAdvance()
+    let engine = try bench.makeEngine()
     let application = ScriptedBackgroundTasks()
     let runner = BackgroundTaskRunner(
-      application: application, budget: BackgroundBudget(clock: AnyClock(clock)))
+      application: application, budget: BackgroundBudget(clock: bench.anyClock))
 
-    let first = try await connect()
+    let first = try await bench.connect()
     let interrupted = Task {
       await runner.run(named: "sync") { try await engine.sync(using: BLETransport(session: first)) }
     }
@@ -156,7 +130,7 @@ struct FacadeBackgroundFlowTests {
     await first.close()
     #expect(try await device.recordings().count == made.count, "nothing deleted unfinished")
 
-    let second = try await connect()
+    let second = try await bench.connect()
     let finished = try #require(
       await runner.run(named: "sync") {
         try await engine.sync(using: BLETransport(session: second))
@@ -201,40 +175,21 @@ struct BacklogSyncTests {
 
   @Test("the system expires the first launch mid-backlog; the next launch resumes and finishes")
   func backlogAcrossLaunches() async throws {
-    let clock = ManualClock()
-    let directory = NSTemporaryDirectory() + "backlog-\(UUID().uuidString)"
-    defer {
-      clock.stopAutoAdvance()
-      try? FileManager.default.removeItem(atPath: directory)
-    }
-    let device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: 11), flashDirectory: directory + "/flash",
-      time: .manual(clock))
+    let bench = try RecorderBench("backlog", seed: 11)
+    defer { bench.cleanUp() }
+    let (device, root) = (bench.device, bench.root)
     for _ in 0..<4 { try await device.addRecording(duration: .seconds(60)) }
     let made = try await device.recordings(includingDigests: true)
-    let central = EmulatorCentral(device: device)
-    clock.startAutoAdvance()
-    var session = DeviceSession.Configuration(token: device.configuration.token)
-    session.clock = AnyClock(clock)
-    let root = directory + "/root"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    var options = SyncEngine.Options()
-    options.format = .opus
-    let engine = SyncEngine(
-      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
-      clock: AnyClock(clock))
+    bench.clock.startAutoAdvance()
+    let engine = try bench.makeEngine()
     let scheduler = ScriptedScheduler()
     let processor = BacklogProcessor(
-      scheduler: scheduler, budget: BackgroundBudget(clock: AnyClock(clock)),
+      scheduler: scheduler, budget: BackgroundBudget(clock: bench.anyClock),
       identifier: "ai.recorderkit.backlog")
     let runs = AsyncStream<Bool>.makeStream()
     let registered = processor.registerSync(
-      engine: engine,
-      connect: { [session] in
-        let found = try await DeviceScanner(central: central).find(
-          serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
-        return try await DeviceSession.connect(to: found, using: central, configuration: session)
-      }, finished: { runs.continuation.yield($0.expiredAt != nil) })
+      engine: engine, connect: bench.connect,
+      finished: { runs.continuation.yield($0.expiredAt != nil) })
     #expect(registered)
     var finished = runs.stream.makeAsyncIterator()
 

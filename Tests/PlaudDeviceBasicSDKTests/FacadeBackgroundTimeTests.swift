@@ -18,24 +18,16 @@ struct FacadeBackgroundTimeTests {
     let bench = try FacadeBench(seed: 31, backgroundTasks: tasks)
     defer { bench.cleanUp() }
     let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
-    bench.agent.delegate = app
-    bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-    bench.agent.connectBySN(bench.device.serial)
+    bench.connect(app)
     try await eventually("bind") { app.log.has("bleBind 0") }
-    let sessionId = try #require(await bench.device.startRecordingOnDevice())
-    try await bench.anyClock.sleep(for: .seconds(8))
-    await bench.device.stopRecordingOnDevice()
+    let sessionId = try await bench.recordOnDevice(for: .seconds(8))
     try await eventually("synced", timeout: .seconds(60)) {
       app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == 1
     }
-    try await eventually("every task ended") { tasks.state.withLock { $0.running.isEmpty } }
-    let state = tasks.state.withLock { $0 }
-    // connectBySN, getFileList, exportAudio, deleteFile: one task each, none left running.
+    let state = try await Self.everyTaskEndedOnce(tasks)
+    // connectBySN, getFileList, exportAudio, deleteFile: one task each.
     #expect(state.begun.count == 4, "\(state.begun)")
     #expect(state.begun.allSatisfy { $0 == "PlaudDeviceBasicSDK.device" })
-    #expect(state.ended.sorted() == Array(1...state.begun.count))
-    #expect(state.misused.isEmpty)
     let files = try FileManager.default.contentsOfDirectory(atPath: bench.exports)
     #expect(files == ["\(bench.device.serial)-\(sessionId).mp3"])
     #expect(try await bench.device.recordings().isEmpty)
@@ -52,10 +44,7 @@ struct FacadeBackgroundTimeTests {
     let digest = try #require(
       try await bench.device.recordings(includingDigests: true).first?.sha256)
     let log = CallbackLog()
-    bench.agent.delegate = log
-    bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-    bench.agent.connectBySN(bench.device.serial)
+    bench.connect(log)
     try await eventually("bind") { log.count("bleBind") == 1 }
     let id = Int(made.sessionId.rawValue)
     bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .opus, callback: log)
@@ -92,10 +81,7 @@ struct FacadeBackgroundTimeTests {
     bench.agent.deleteFile(sessionId: id)
     try await eventually("deleted") { log.has("bleDeleteFile status=0") }
     #expect(try await bench.device.recordings().isEmpty)
-    try await eventually("every task ended") { tasks.state.withLock { $0.running.isEmpty } }
-    let state = tasks.state.withLock { $0 }
-    #expect(state.misused.isEmpty)
-    #expect(state.ended.sorted() == Array(1...state.begun.count))
+    _ = try await Self.everyTaskEndedOnce(tasks)
   }
 
   @Test("over Wi-Fi too: the OS ending background time stops the export, the session stays up")
@@ -135,10 +121,18 @@ struct FacadeBackgroundTimeTests {
     try await eventually("exported", timeout: .seconds(120)) { log.count("onComplete") == 1 }
     bench.agent.endWiFiTransfer()
     try await eventually("ended") { log.has("wifiClose 0") }
+    _ = try await Self.everyTaskEndedOnce(tasks)
+  }
+
+  /// Waits until no task runs; expects each one begun to have been ended exactly once.
+  static func everyTaskEndedOnce(_ tasks: ScriptedBackgroundTasks) async throws
+    -> ScriptedBackgroundTasks.State
+  {
     try await eventually("every task ended") { tasks.state.withLock { $0.running.isEmpty } }
     let state = tasks.state.withLock { $0 }
-    #expect(state.misused.isEmpty)
-    #expect(state.ended.sorted() == Array(1...state.begun.count))
+    #expect(state.misused.isEmpty, "ended twice or never begun: \(state.misused)")
+    #expect(state.ended.sorted() == Array(state.begun.indices.map { $0 + 1 }))
+    return state
   }
 
   @Test("a background task the OS refuses does not keep a command from running")
@@ -149,10 +143,7 @@ struct FacadeBackgroundTimeTests {
     defer { bench.cleanUp() }
     let made = try await bench.device.addRecording(duration: .seconds(10))
     let log = CallbackLog()
-    bench.agent.delegate = log
-    bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-    bench.agent.connectBySN(bench.device.serial)
+    bench.connect(log)
     bench.agent.exportAudio(
       sessionId: Int(made.sessionId.rawValue), outputDir: bench.exports, format: .wav,
       callback: log)

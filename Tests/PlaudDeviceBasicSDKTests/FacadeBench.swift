@@ -3,8 +3,10 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderProtocol
 import RecorderRemoteLink
 import RecorderTesting
+import Testing
 
 /// An emulated recorder on a manual clock, and a facade agent wired to it in process. With
 /// `wifi`, the device also answers hotspot joins on a loopback join port
@@ -70,6 +72,22 @@ struct FacadeBench {
   }
 
   var exports: String { directory + "/exports" }
+
+  /// Sets `delegate`, the user token, and connects by serial: the answers arrive on
+  /// `delegate`.
+  func connect(_ delegate: any PlaudDeviceAgentProtocol) {
+    agent.delegate = delegate
+    agent.initSDK(userAccessToken: Self.userToken, customDomain: "platform-us.plaud.ai")
+    agent.connectBySN(device.serial)
+  }
+
+  /// The user records `duration` (virtual time) with the device's button: its session id.
+  func recordOnDevice(for duration: Duration) async throws -> SessionID {
+    let sessionId = try #require(await device.startRecordingOnDevice())
+    try await anyClock.sleep(for: duration)
+    await device.stopRecordingOnDevice()
+    return sessionId
+  }
   var anyClock: AnyClock { AnyClock(clock) }
 
   func cleanUp() {

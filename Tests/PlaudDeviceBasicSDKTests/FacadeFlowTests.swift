@@ -282,14 +282,9 @@ struct FacadeFlowTests {
     let bench = try FacadeBench(seed: 6)
     defer { bench.cleanUp() }
     let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
-    bench.agent.delegate = app
-    bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
-    bench.agent.connectBySN(bench.device.serial)
+    bench.connect(app)
     try await eventually("bind") { app.log.has("bleBind 0") }
-    let sessionId = try #require(await bench.device.startRecordingOnDevice())
-    try await bench.anyClock.sleep(for: .seconds(8))
-    await bench.device.stopRecordingOnDevice()
+    let sessionId = try await bench.recordOnDevice(for: .seconds(8))
     let stoppedAt = app.clock.elapsed
     try await eventually("stop seen") { app.log.has("bleRecordStop") }
     try await eventually("synced", timeout: .seconds(30)) {

@@ -1,0 +1,54 @@
+import Foundation
+import RecorderConcurrency
+import RecorderEmulator
+import RecorderKit
+import RecorderStore
+
+/// An emulated recorder on a manual clock (not yet advancing) in a temporary folder, with
+/// what the platform tests need around it: a connect over the in-process central and a sync
+/// engine over a journal of its own.
+struct RecorderBench {
+  let clock = ManualClock()
+  let directory: String
+  let device: EmulatedDevice
+  let central: EmulatorCentral
+
+  /// - Parameters:
+  ///   - name: the folder's prefix.
+  ///   - seed: the device's seed (its serial, token and recordings' bytes).
+  init(_ name: String, seed: UInt64) throws {
+    directory = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
+    device = try EmulatedDevice(
+      configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
+      time: .manual(clock))
+    central = EmulatorCentral(device: device)
+  }
+
+  var anyClock: AnyClock { AnyClock(clock) }
+  /// The sync engine's root.
+  var root: String { directory + "/root" }
+
+  func cleanUp() {
+    clock.stopAutoAdvance()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// Finds the device by serial and connects with its token.
+  func connect() async throws -> DeviceSession {
+    var session = DeviceSession.Configuration(token: device.configuration.token)
+    session.clock = anyClock
+    let found = try await DeviceScanner(central: central).find(
+      serial: device.serial, timeout: .seconds(30), clock: anyClock)
+    return try await DeviceSession.connect(to: found, using: central, configuration: session)
+  }
+
+  /// A sync engine keeping Opus exports under ``root``.
+  func makeEngine() throws -> SyncEngine {
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    var options = SyncEngine.Options()
+    options.format = .opus
+    return SyncEngine(
+      journal: try Journal(path: root + "/journal.sqlite"), root: root, options: options,
+      clock: anyClock)
+  }
+}
