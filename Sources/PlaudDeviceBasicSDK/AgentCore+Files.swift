@@ -87,7 +87,7 @@ extension AgentCore {
       reportsData: true)
   }
 
-  /// `SyncWorkspace/export(_:over:clock:)` over BLE: `onProgress(0)` → `bleData`… →
+  /// `SyncWorkspace/export(_:over:clock:stopWhen:)` over BLE: `onProgress(0)` → `bleData`… →
   /// `bleDataComplete` with `onProgress(1…99)` → `onProgress(100)` → `onComplete`, or
   /// `onError`.
   func export(

@@ -14,7 +14,7 @@ import RecorderStore
 /// while the same export asked twice is served from the file already in place. A recording
 /// the journal already holds verified is exported without asking the device anything.
 ///
-/// Start one with ``SyncWorkspace/export(_:over:clock:)``; its events are
+/// Start one with ``SyncWorkspace/export(_:over:clock:stopWhen:)``; its events are
 /// ``Event/progress(_:)`` (the first at 0 before the device is asked), optionally
 /// ``Event/data(sessionId:offset:bytes:)`` as frames arrive, ``Event/transferred(sessionId:)``
 /// when the device's last byte arrived, then exactly one ``Event/finished(_:)``.
@@ -152,7 +152,7 @@ extension SyncWorkspace {
     exportEvents(request, over: transport, clock: clock, shouldStop: shouldStop)
   }
 
-  /// ``export(_:over:clock:)`` for a caller that needs only the outcome.
+  /// ``export(_:over:clock:stopWhen:)`` for a caller that needs only the outcome.
   public func exportRecording(
     _ request: RecordingExport.Request, over transport: any RecordingTransport,
     clock: AnyClock = .continuous
