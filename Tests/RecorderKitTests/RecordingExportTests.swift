@@ -88,6 +88,46 @@ struct RecordingExportTests {
     await session.close()
   }
 
+  /// Two exports into one folder at once (the facade's BLE and Wi-Fi agents share a
+  /// workspace and, usually, an output folder): one export's start must not sweep away the
+  /// other's temporary as if a crash had left it.
+  @Test("an export starting in a folder leaves another export's temporary there alone")
+  func concurrentExportsIntoOneFolder() async throws {
+    let bench = try SyncBench(seed: 54)
+    defer { bench.cleanUp() }
+    let long = try await bench.device.addRecording(duration: .seconds(900))
+    let short = try await bench.device.addRecording(duration: .seconds(4))
+    let session = try await bench.connect()
+    let workspace = try SyncWorkspace(root: bench.root)
+    let ble = BLETransport(session: session)
+    let folder = bench.directory + "/shared"
+    // The long one is stored first, so its export is a long encode from the stored copy.
+    _ = try await workspace.exportRecording(
+      .init(sessionId: long.sessionId, format: .opus), over: ble, clock: bench.sessionClock)
+    let encoding = Task {
+      try await workspace.exportRecording(
+        .init(sessionId: long.sessionId, format: .mp3, directory: folder), over: ble,
+        clock: bench.sessionClock)
+    }
+    let started = ContinuousClock.now
+    while !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(where: {
+      $0.hasPrefix(".partial-")
+    }) {
+      if ContinuousClock.now - started > .seconds(60) { break }
+      await Task.yield()
+    }
+    // While it encodes, another export into the same folder starts a sync there.
+    let other = try await workspace.exportRecording(
+      .init(sessionId: short.sessionId, format: .mp3, directory: folder), over: ble,
+      clock: bench.sessionClock)
+    let first = try await encoding.value
+    #expect(FileManager.default.fileExists(atPath: first.path))
+    #expect(FileManager.default.fileExists(atPath: other.path))
+    let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+    #expect(!left.contains { $0.hasPrefix(".partial-") }, "\(left)")
+    await session.close()
+  }
+
   @Test("a recording the device does not have is notOnDevice")
   func missing() async throws {
     let bench = try SyncBench(seed: 52)

@@ -302,12 +302,15 @@ extension SyncWorkspace {
     {
       return finalPath
     }
-    let temporary = directory + "/.partial-" + name
     let raw = paths.resolved(rawPath)
+    let temporary = ExportTemporaries.claim(name, in: directory)
+    defer { ExportTemporaries.release(temporary) }
     var scratch: String?
     defer { if let scratch { unlink(scratch) } }
     do {
       try fileSystem.createDirectory(directory)
+      // What a crashed export left in this folder (its decrypted audio too) goes first.
+      try ExportTemporaries.removeStale(in: directory, fileSystem: fileSystem)
       // An end-to-end encrypted raw copy is decrypted into a 0600 scratch file first.
       let plain = try E2EEFile.plainSource(
         raw, recordedChannels: record.channels, scratch: temporary + ".plain",

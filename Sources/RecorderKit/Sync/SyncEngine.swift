@@ -357,10 +357,11 @@ public actor SyncEngine {
   {
     let name = "\(record.serial)-\(record.sessionId).\(format.fileExtension)"
     let finalPath = exportDirectory + "/" + name
-    let temporary = exportDirectory + "/.partial-" + name
     guard let rawPath = record.rawPath else {
       throw .journal("recording \(record.sessionId) is stored without a raw path")
     }
+    let temporary = ExportTemporaries.claim(name, in: exportDirectory)
+    defer { ExportTemporaries.release(temporary) }
     let plain = try plainSource(paths.resolved(rawPath), record: record, beside: temporary)
     defer { if plain.path != paths.resolved(rawPath) { unlink(plain.path) } }
     do {
@@ -569,10 +570,11 @@ public actor SyncEngine {
     }
   }
 
-  /// Exports interrupted mid-write leave `.partial-*` files: never under a final name.
+  /// Exports interrupted mid-write leave `.partial-*` files: never under a final name. Those
+  /// of exports still running (another engine's, another process's) stay.
   private func cleanUpStaleTemporaries() throws(SyncError) {
-    for name in fileSystem.contents(of: exportDirectory) where name.hasPrefix(".partial-") {
-      try storage { () throws(StorageError) in try fileSystem.remove(exportDirectory + "/" + name) }
+    try storage { () throws(StorageError) in
+      try ExportTemporaries.removeStale(in: exportDirectory, fileSystem: fileSystem)
     }
   }
 
