@@ -38,9 +38,14 @@ struct RecordingExportTests {
     // Another format in another folder: that file, from the stored bytes (no radio).
     let sent = await bench.device.counters.dataBytesSent
     let other = bench.directory + "/other"
+    // What a crashed export left there (a decrypted scratch, say) is swept first.
+    try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+    let stale = other + "/.partial-\(bench.device.serial)-\(id).wav.plain"
+    FileManager.default.createFile(atPath: stale, contents: Data([1, 2, 3]))
     let wav = try await workspace.exportRecording(
       .init(sessionId: id, format: .wav, directory: other), over: ble, clock: bench.sessionClock)
     #expect(wav.path == other + "/\(bench.device.serial)-\(id).wav")
+    #expect(!FileManager.default.fileExists(atPath: stale))
     let header = try #require(FileManager.default.contents(atPath: wav.path)).prefix(4)
     #expect(Array(header) == Array("RIFF".utf8))
     #expect(FileManager.default.fileExists(atPath: mp3))
