@@ -35,9 +35,12 @@ public struct PlaudSDKConfiguration: Sendable {
   /// The OS's background time (iOS: `UIApplication.beginBackgroundTask`, the default there).
   /// Each command of ``PlaudDeviceAgent`` and ``PlaudWiFiAgent`` then runs inside a
   /// background task, so it can finish after the app leaves the foreground. When the system
-  /// ends that time, a transfer in flight stops at its next frame with its bytes kept
-  /// (`onError` says so; the next `exportAudio` resumes), other commands finish, and the task
-  /// ends at once as iOS requires. nil (Linux, tests without one): commands just run.
+  /// ends that time, a transfer in flight stops at its next frame with its bytes kept, and
+  /// ``PlaudDeviceAgent/lastError`` is ``PlaudSDKError/backgroundTimeEnded(sessionId:)``
+  /// (an export's `onError` says so and the next export resumes; `syncFile` ends with
+  /// `wifiSyncFileStop(0)`, `startDownloadAll` with `wifiDownloadAllCompleted`); other
+  /// commands finish, and the task ends at once as iOS requires. nil (Linux, tests without
+  /// one): commands just run.
   public var backgroundTasks: (any BackgroundTaskMirror)?
 
   // MARK: Wi-Fi Fast Transfer (PROTOCOL.md §6)

@@ -144,7 +144,9 @@ public final class PlaudWiFiAgent: Sendable {
   /// Streams bytes `[start, end)` of one recording (`end` 0: to its end; `start` a
   /// `BleFile.offset` to resume): `wifiSyncFile(sessionId, 0)` → `wifiSyncFileData`… →
   /// `wifiDataComplete()`; refused: `wifiSyncFile(sessionId, status)` →
-  /// `wifiCommonErr(12, status)`. Nothing is stored: the app keeps the bytes. `scene` is
+  /// `wifiCommonErr(12, status)`; stopped because the system ended the app's background
+  /// time: `wifiSyncFileStop(0)` after the data so far, with `lastError`
+  /// `backgroundTimeEnded`. Nothing is stored: the app keeps the bytes. `scene` is
   /// accepted for compatibility: RecorderKit always sends the scene the device listed, so a
   /// mismatch cannot get the transfer rejected.
   public func syncFile(_ sessionId: Int, _ start: Int, _ end: Int = 0, _ scene: Int = 1) {

@@ -8,8 +8,9 @@ import RecorderProtocol
 extension WiFiCore {
   /// `WiFiSession/read(sessionId:from:to:)` of `[start, end)` (`end` 0: to the end):
   /// `wifiSyncFile(id, 0)` → `wifiSyncFileData`… → `wifiDataComplete()`; stopped: the data
-  /// so far (the stop answers `wifiSyncFileStop` itself); refused: `wifiSyncFile(id,
-  /// status)` → `wifiCommonErr(12, status)`.
+  /// so far (the stop answers `wifiSyncFileStop` itself; the system ending background time:
+  /// `wifiSyncFileStop(0)` here, `backgroundTimeEnded` in `lastError`); refused:
+  /// `wifiSyncFile(id, status)` → `wifiCommonErr(12, status)`.
   func sync(sessionId: Int, start: Int, end: Int) async {
     let refuse: (Int) -> WiFiDelegateEvent = { status in { $0.wifiSyncFile(sessionId, status) } }
     guard let session else { return refused(.wifiNotConnected, .syncFile, first: refuse) }
@@ -21,10 +22,18 @@ extension WiFiCore {
     begin(sessionId: sessionId, all: false)
     defer { finish(all: false) }
     let reporter = WiFiTransferReporter(emit: emit)
-    for await event in await session.read(sessionId: id, from: from, to: to == 0 ? nil : to) {
+    let timeUp = backgroundTimeUp
+    let events = await session.read(
+      sessionId: id, from: from, to: to == 0 ? nil : to, stopWhen: { timeUp.current })
+    for await event in events {
       switch event {
       case .data(let id, let offset, let bytes): reporter.data(id, offset: offset, bytes: bytes)
       case .finished(.complete): reporter.transferred(id)
+      case .finished(.stopped) where timeUp.current:
+        // Nobody asked for this stop: say why, as a stop the app asked for would.
+        reporter.flush()
+        core.fail(.backgroundTimeEnded(sessionId: sessionId))
+        emit { $0.wifiSyncFileStop(0) }
       case .finished(.stopped): reporter.flush()
       case .finished(.notOnDevice):
         refused(
@@ -57,7 +66,10 @@ extension WiFiCore {
     begin(sessionId: sessionId, all: false)
     defer { finish(all: false) }
     let reporter = WiFiTransferReporter(emit: emit)
-    for await event in await session.export(request, into: workspace) {
+    let timeUp = backgroundTimeUp
+    for await event in await session.export(
+      request, into: workspace, stopWhen: { timeUp.current })
+    {
       switch event {
       case .data(let id, let offset, let bytes): reporter.data(id, offset: offset, bytes: bytes)
       case .transferred(let id): reporter.transferred(id)
@@ -105,7 +117,10 @@ extension WiFiCore {
       format: format.fileFormat, channels: channels, directory: outputDir, reportsData: true)
     let reporter = WiFiTransferReporter(emit: emit)
     var total = 0
-    for await event in await session.downloadAll(request, into: workspace) {
+    let timeUp = backgroundTimeUp
+    for await event in await session.downloadAll(
+      request, into: workspace, stopWhen: { timeUp.current })
+    {
       switch event {
       case .listed(let recordings): total = recordings.count
       case .progress(let progress):
@@ -123,6 +138,8 @@ extension WiFiCore {
         let listed = result.recordings != nil
         if case .sync(.device(let error)) = result.failure {
           await failed(error, listed ? .syncFile : .fileList)
+        } else if case .stopped(let id)? = result.failure, timeUp.current {
+          core.fail(.backgroundTimeEnded(sessionId: Int(id)))
         } else if let failure = result.failure {
           core.fail(.operationFailed(failure.description))
         }

@@ -15,6 +15,9 @@ public final class ScriptedBackgroundTasks: BackgroundTaskMirror {
     fileprivate var handlers: [Int: @Sendable () -> Void] = [:]
     /// While true, `beginBackgroundTask` answers nil (`UIBackgroundTaskIdentifier.invalid`).
     public var refuse = false
+    /// While true, the system expires each task it grants before `beginBackgroundTask` has
+    /// returned (its handler runs first, as it may on another thread).
+    public var expireOnBegin = false
     /// Identifiers ended more than once, or never begun (a misuse iOS reports).
     public var misused: [Int] = []
 
@@ -25,19 +28,24 @@ public final class ScriptedBackgroundTasks: BackgroundTaskMirror {
   /// The script's state, to read or to change (`refuse`).
   public let state = Locked(State())
 
+  /// A system that grants every task and never expires one until told.
   public init() {}
 
+  /// Records the task; nil while ``State/refuse``.
   public func beginBackgroundTask(
     withName name: String, expirationHandler: @escaping @Sendable () -> Void
   ) -> Int? {
-    state.withLock { state in
-      guard !state.refuse else { return nil }
+    let (granted, expireNow) = state.withLock { state -> (Int?, Bool) in
+      guard !state.refuse else { return (nil, false) }
       state.begun.append(name)
       state.handlers[state.begun.count] = expirationHandler
-      return state.begun.count
+      return (state.begun.count, state.expireOnBegin)
     }
+    if expireNow { expirationHandler() }
+    return granted
   }
 
+  /// Records the end (a second end, or one of a task never begun, is ``State/misused``).
   public func endBackgroundTask(_ identifier: Int) {
     state.withLock { state in
       if state.handlers.removeValue(forKey: identifier) == nil { state.misused.append(identifier) }
@@ -79,11 +87,15 @@ public final class ScriptedLocationManager: LocationManagerMirror {
     sink(event)
   }
 
+  /// The status set by the last ``fire(_:)`` of an authorization change.
   public var authorizationStatus: LocationAuthorizationMirror { status.withLock { $0 } }
+  /// Records ``Call/requestAlways``.
   public func requestAlwaysAuthorization() { calls.withLock { $0.append(.requestAlways) } }
+  /// Records ``Call/start(_:)``.
   public func startMonitoring(for region: BeaconRegionMirror) {
     calls.withLock { $0.append(.start(region.identifier)) }
   }
+  /// Records ``Call/stop(_:)``.
   public func stopMonitoring(for region: BeaconRegionMirror) {
     calls.withLock { $0.append(.stop(region.identifier)) }
   }

@@ -107,6 +107,22 @@ struct PlatformServicesTests {
     #expect(refused == nil)
   }
 
+  @Test("a task the system expires before begin returns: the work is stopped, the task ended once")
+  func expiryBeforeBeginReturns() async throws {
+    let application = ScriptedBackgroundTasks()
+    application.state.withLock { $0.expireOnBegin = true }
+    let runner = BackgroundTaskRunner(
+      application: application, budget: BackgroundBudget(clock: AnyClock(ManualClock())))
+    let result = try #require(
+      await runner.run(named: "sync") { () async throws -> Int in
+        while !Task.isCancelled { await Task.yield() }
+        throw CancellationError()
+      })
+    #expect(result.expiredAt != nil, "the work was stopped")
+    let state = application.state.withLock { $0 }
+    #expect(state.ended == [1] && state.misused.isEmpty, "\(state.ended) \(state.misused)")
+  }
+
   @Test("a processing task works through a backlog and asks again until it is done")
   func backlogProcessing() async throws {
     let scheduler = ScriptedScheduler()

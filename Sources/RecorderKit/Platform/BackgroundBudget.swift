@@ -28,14 +28,23 @@ public final class BackgroundBudget: Sendable {
   private let clock: AnyClock
   private let running = Locked<[Int: @Sendable (Duration) -> Void]>([:])
   private let nextID = Locked(0)
+  private let expiries = Locked(0)
 
   /// - Parameter clock: the clock the grant runs on (virtual in tests).
   public init(clock: AnyClock) { self.clock = clock }
 
+  /// How many times ``expire()`` has been called. A caller that asks the platform for time
+  /// notes it first and passes it to ``run(granted:expiredSince:_:)``, so an expiry that
+  /// comes before the work is running still stops it.
+  public var expiryCount: Int { expiries.withLock { $0 } }
+
   /// Runs `work` with `granted` time (nil: until ``expire()``); cancels it when the time is
   /// up and waits for it to return.
+  /// - Parameter expiredSince: an ``expiryCount`` read earlier: if ``expire()`` was called
+  ///   since, the work is cancelled as soon as it starts.
   public func run<Value: Sendable>(
-    granted: Duration?, _ work: @escaping @Sendable () async throws -> Value
+    granted: Duration?, expiredSince: Int? = nil,
+    _ work: @escaping @Sendable () async throws -> Value
   ) async -> Run<Value> {
     let id = nextID.withLock { next in
       next += 1
@@ -59,6 +68,8 @@ public final class BackgroundBudget: Sendable {
       if first { task.cancel() }
     }
     running.withLock { $0[id] = cancel }
+    // An expiry between the caller's count and this registration found nothing to cancel.
+    if let expiredSince, expiryCount != expiredSince { cancel(clock.elapsed) }
     let timer = Task {
       guard let granted else { return }
       // The grant ends at this instant, whenever this task next gets to run.
@@ -76,6 +87,7 @@ public final class BackgroundBudget: Sendable {
 
   /// The platform ended background time early: every running work is cancelled now.
   public func expire() {
+    expiries.withLock { $0 += 1 }
     let now = clock.elapsed
     for cancel in running.withLock({ Array($0.values) }) { cancel(now) }
   }

@@ -31,28 +31,34 @@ public struct BackgroundTaskRunner: Sendable {
   public func run<Value: Sendable>(
     named name: String, _ work: @escaping @Sendable () async throws -> Value
   ) async -> BackgroundBudget.Run<Value>? {
-    let ended = Locked(false)
-    let identifier = Locked<Int?>(nil)
+    // The task's identifier, whether the system expired it and whether it was ended, in one
+    // lock: the expiration handler may run on another thread before `begin` has returned.
+    let task = Locked<(id: Int?, expired: Bool, ended: Bool)>((nil, false, false))
     let application = self.application
-    let end: @Sendable () -> Void = {
-      let first = ended.withLock { ended -> Bool in
-        defer { ended = true }
-        return !ended
+    let endOnce: @Sendable () -> Void = {
+      let id = task.withLock { task -> Int? in
+        guard !task.ended, let id = task.id else { return nil }
+        task.ended = true
+        return id
       }
-      guard first, let id = identifier.withLock({ $0 }) else { return }
-      application.endBackgroundTask(id)
+      if let id { application.endBackgroundTask(id) }
     }
     let budget = self.budget
+    // An expiry before the work is registered with the budget must still stop it.
+    let expiries = budget.expiryCount
     let granted = application.beginBackgroundTask(withName: name) {
+      task.withLock { $0.expired = true }
       budget.expire()
-      end()
+      endOnce()
     }
     guard let granted else { return nil }
-    identifier.withLock { $0 = granted }
-    // The system may have expired the task before its identifier was known.
-    if ended.withLock({ $0 }) { application.endBackgroundTask(granted) }
-    let run = await budget.run(granted: nil, work)
-    end()
+    let expiredEarly = task.withLock { task -> Bool in
+      task.id = granted
+      return task.expired
+    }
+    if expiredEarly { endOnce() }
+    let run = await budget.run(granted: nil, expiredSince: expiries, work)
+    endOnce()
     return run
   }
 }

@@ -10,6 +10,7 @@ public struct SyncProgressTally: Sendable, Equatable {
   public private(set) var total: Int64 = 0
   private var reached: [SessionID: Int64] = [:]
 
+  /// An empty tally: nothing listed yet.
   public init() {}
 
   /// Bytes done, at most ``total``.
@@ -52,30 +53,39 @@ extension BacklogProcessor {
   ) -> Bool {
     let report = Locked<(@Sendable (Int64, Int64) -> Void)?>(nil)
     let tally = Locked(SyncProgressTally())
-    Task {
-      for await event in engine.events {
-        let changed = tally.withLock { tally in
-          tally.add(event) ? (tally.completed, tally.total) : nil
-        }
-        if let (completed, total) = changed { report.withLock { $0 }?(completed, total) }
-      }
-    }
-    return register(
+    let registered = register(
       { progress in
         tally.withLock { $0 = SyncProgressTally() }
         report.withLock { $0 = progress }
+        // Events still on their way when this launch ends go nowhere.
         defer { report.withLock { $0 = nil } }
         let session = try await connect()
+        let done: SyncReport
         do {
-          _ = try await engine.sync(using: BLETransport(session: session))
+          done = try await engine.sync(using: BLETransport(session: session))
         } catch {
           await session.close()
           throw error
         }
         await session.close()
-        let total = tally.withLock { $0.total }
+        report.withLock { $0 = nil }
+        // The events may lag the run: the report's own bytes count too, and nothing to do is
+        // done all the same.
+        let total = max(tally.withLock { $0.total }, done.files.reduce(0) { $0 + $1.size }, 1)
         progress(total, total)
         return .done
       }, finished: finished)
+    guard registered else { return false }
+    Task {
+      for await event in engine.events {
+        let changed = tally.withLock { tally in
+          tally.add(event) ? (tally.completed, tally.total) : nil
+        }
+        // Called under the lock: once a launch has cleared it, no late event reaches that
+        // launch's task (after its 100 %, say).
+        if let (completed, total) = changed { report.withLock { $0?(completed, total) } }
+      }
+    }
+    return true
   }
 }

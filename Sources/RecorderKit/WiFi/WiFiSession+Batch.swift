@@ -71,12 +71,14 @@ public enum WiFiBatch {
 
 extension WiFiSession {
   /// Downloads every recording into `workspace` and exports each as asked (see
-  /// ``WiFiBatch``), stoppable with ``stopTransfer()``.
-  public func downloadAll(_ request: WiFiBatch.Request, into workspace: SyncWorkspace)
-    -> AsyncStream<WiFiBatch.Event>
-  {
+  /// ``WiFiBatch``), stoppable with ``stopTransfer()`` or `shouldStop`, asked before each
+  /// frame.
+  public func downloadAll(
+    _ request: WiFiBatch.Request, into workspace: SyncWorkspace,
+    stopWhen shouldStop: @escaping @Sendable () -> Bool = { false }
+  ) -> AsyncStream<WiFiBatch.Event> {
     let (events, continuation) = AsyncStream.makeStream(of: WiFiBatch.Event.self)
-    let shouldStop = stopCheck()
+    let shouldStop = stopCheck(or: shouldStop)
     let transport = link.transport
     let clock = self.clock
     let task = Task {

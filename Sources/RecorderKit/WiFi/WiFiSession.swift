@@ -117,11 +117,12 @@ public actor WiFiSession {
   /// thread; a transfer started after this call is not affected.
   public nonisolated func stopTransfer() { stops.withLock { $0 += 1 } }
 
-  /// A check that answers true once ``stopTransfer()`` was called after this moment.
-  func stopCheck() -> @Sendable () -> Bool {
+  /// A check that answers true once ``stopTransfer()`` was called after this moment, or
+  /// once `also` does.
+  func stopCheck(or also: @escaping @Sendable () -> Bool = { false }) -> @Sendable () -> Bool {
     let stops = self.stops
     let generation = stops.withLock { $0 }
-    return { stops.withLock { $0 } != generation }
+    return { stops.withLock { $0 } != generation || also() }
   }
 
   /// LIST: the device's recordings (remembered for reads and deletes).
@@ -132,12 +133,14 @@ public actor WiFiSession {
 
   /// Streams bytes `[start, end)` of one recording (`end` nil: to its end), storing
   /// nothing: the caller keeps the bytes. Lists first when the recording is not known yet,
-  /// for its size and scene.
-  public func read(sessionId: SessionID, from start: UInt32, to end: UInt32? = nil)
-    -> AsyncStream<ReadEvent>
-  {
+  /// for its size and scene. Stopped by ``stopTransfer()``, or before any frame for which
+  /// `shouldStop` answers true.
+  public func read(
+    sessionId: SessionID, from start: UInt32, to end: UInt32? = nil,
+    stopWhen shouldStop: @escaping @Sendable () -> Bool = { false }
+  ) -> AsyncStream<ReadEvent> {
     let (events, continuation) = AsyncStream.makeStream(of: ReadEvent.self)
-    let shouldStop = stopCheck()
+    let shouldStop = stopCheck(or: shouldStop)
     let task = Task {
       let ending = await self.runRead(
         sessionId: sessionId, start: start, end: end, shouldStop: shouldStop,
@@ -179,13 +182,15 @@ public actor WiFiSession {
   }
 
   /// Exports one recording over this session into `workspace` (see ``RecordingExport``):
-  /// journalled and resumable like a BLE export, and stoppable with ``stopTransfer()``
-  /// (``RecordingExportError/stopped(sessionId:)``; the session stays up).
-  public func export(_ request: RecordingExport.Request, into workspace: SyncWorkspace)
-    -> AsyncStream<RecordingExport.Event>
-  {
+  /// journalled and resumable like a BLE export, and stoppable with ``stopTransfer()`` or
+  /// `shouldStop`, asked before each frame (``RecordingExportError/stopped(sessionId:)``;
+  /// the session stays up).
+  public func export(
+    _ request: RecordingExport.Request, into workspace: SyncWorkspace,
+    stopWhen shouldStop: @escaping @Sendable () -> Bool = { false }
+  ) -> AsyncStream<RecordingExport.Event> {
     workspace.exportEvents(
-      request, over: link.transport, clock: clock, shouldStop: stopCheck())
+      request, over: link.transport, clock: clock, shouldStop: stopCheck(or: shouldStop))
   }
 
   /// DELETE of one recording (with the scene the device listed; lists first when it is not
