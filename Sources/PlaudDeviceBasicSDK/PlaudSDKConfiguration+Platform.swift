@@ -31,11 +31,27 @@ extension PlaudSDKConfiguration {
   }
 
   /// The XDG data directory of `environment`: `XDG_DATA_HOME` when it is an absolute path
-  /// (the specification ignores a relative one), else `$HOME/.local/share`, else the
-  /// temporary directory.
-  static func linuxDataHome(_ environment: [String: String]) -> String {
+  /// (the specification ignores a relative one), else `~/.local/share` with `HOME`, or
+  /// without it (a service) the user's home from the password database, else the temporary
+  /// directory.
+  static func linuxDataHome(
+    _ environment: [String: String], accountHome: () -> String? = Self.accountHome
+  ) -> String {
     if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data }
-    if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/share" }
+    if let home = environment["HOME"] ?? accountHome(), home.hasPrefix("/") {
+      return (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.local/share"
+    }
     return String(NSTemporaryDirectory().dropLast(NSTemporaryDirectory().hasSuffix("/") ? 1 : 0))
+  }
+
+  /// This process's user's home directory from the password database, if it has one.
+  static func accountHome() -> String? {
+    var entry = passwd()
+    var found: UnsafeMutablePointer<passwd>?
+    var buffer = [CChar](repeating: 0, count: 4096)
+    guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil,
+      let directory = entry.pw_dir
+    else { return nil }
+    return String(cString: directory)
   }
 }

@@ -47,14 +47,22 @@ struct FacadeBackgroundTimeTests {
     bench.connect(log)
     try await eventually("bind") { log.count("bleBind") == 1 }
     let id = Int(made.sessionId.rawValue)
+    // iOS's time runs out at the 100th data callback, mid-transfer; what was running then,
+    // and right after the expiration handler returned.
+    let seen = Locked<(before: Int, after: Int)?>(nil)
+    log.reaction.withLock {
+      $0 = { entry in
+        guard entry == "bleData", log.count("bleData") == 100 else { return }
+        let before = tasks.state.withLock { $0.running.count }
+        tasks.expireAll()
+        seen.withLock { $0 = (before, tasks.state.withLock { $0.running.count }) }
+      }
+    }
     bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .opus, callback: log)
-    try await eventually("mid-transfer") { await bench.device.counters.bytesNotified > 40_000 }
-    // The export runs inside the one task still running; iOS's time is up.
-    #expect(tasks.state.withLock { $0.running.count } == 1)
-    tasks.expireAll()
-    // Ended at once, from the expiration handler, as iOS requires.
-    #expect(tasks.state.withLock { $0.running.isEmpty })
-    try await eventually("stopped") { log.count("onError") == 1 }
+    try await eventually("stopped") { log.count("onError") + log.count("onComplete") == 1 }
+    log.reaction.withLock { $0 = nil }
+    // The export ran inside the one task running, ended at once from the handler.
+    #expect(seen.withLock { $0 }.map { [$0.before, $0.after] } == [1, 0])
     let error = try #require(log.all.first { $0.hasPrefix("onError") })
     #expect(error.contains("background time"), "\(error)")
     #expect(bench.agent.lastError == .backgroundTimeEnded(sessionId: id))

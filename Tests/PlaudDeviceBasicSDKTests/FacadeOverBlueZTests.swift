@@ -20,11 +20,17 @@
       #expect(central.options.busAddress == nil, "the system bus (DBUS_SYSTEM_BUS_ADDRESS)")
       #expect(configuration.storageRoot.hasSuffix("/PlaudDeviceBasicSDK"))
       #expect(!configuration.storageRoot.hasPrefix(NSTemporaryDirectory()))
-      let home = PlaudSDKConfiguration.linuxDataHome
-      #expect(home(["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data")
-      #expect(home(["XDG_DATA_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.local/share")
-      #expect(home(["HOME": "/home/u"]) == "/home/u/.local/share")
-      #expect(home([:]).hasPrefix("/") && !home([:]).hasSuffix("/"))
+      let home = { (environment: [String: String], account: String?) in
+        PlaudSDKConfiguration.linuxDataHome(environment) { account }
+      }
+      #expect(home(["XDG_DATA_HOME": "/data", "HOME": "/home/u"], nil) == "/data")
+      #expect(
+        home(["XDG_DATA_HOME": "relative", "HOME": "/home/u"], nil) == "/home/u/.local/share")
+      #expect(home(["HOME": "/home/u/"], nil) == "/home/u/.local/share")
+      // A service without HOME: the account's home, not the temporary directory.
+      #expect(home([:], "/var/lib/svc") == "/var/lib/svc/.local/share")
+      #expect(home([:], nil).hasPrefix("/") && !home([:], nil).hasSuffix("/"))
+      #expect(PlaudSDKConfiguration.accountHome()?.hasPrefix("/") == true)
     }
 
     @Test("connect by serial, bind, list, export, delete: the vendor's calls through bluetoothd")

@@ -114,12 +114,11 @@ struct RecordingExportTests {
         .init(sessionId: long.sessionId, format: .mp3, directory: folder), over: ble,
         clock: bench.sessionClock)
     }
-    let started = ContinuousClock.now
-    while !((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(where: {
-      $0.hasPrefix(".partial-")
-    }) {
-      if ContinuousClock.now - started > .seconds(60) { break }
-      await Task.yield()
+    // (A fail-fast: the test means nothing unless the other export is mid-write.)
+    try await waitUntil("the long export's temporary") {
+      ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
+        $0.hasPrefix(".partial-")
+      }
     }
     // While it encodes, another export into the same folder starts a sync there.
     let other = try await workspace.exportRecording(
@@ -127,6 +126,12 @@ struct RecordingExportTests {
       clock: bench.sessionClock)
     let first = try await encoding.value
     #expect(FileManager.default.fileExists(atPath: first.path))
+    // Still encoding when the other one was done, or the overlap proved nothing.
+    #expect(
+      (try FileManager.default.attributesOfItem(atPath: first.path)[.modificationDate] as? Date)
+        ?? .distantPast
+        >= (try FileManager.default.attributesOfItem(atPath: other.path)[.modificationDate]
+          as? Date) ?? .distantFuture)
     #expect(FileManager.default.fileExists(atPath: other.path))
     let left = try FileManager.default.contentsOfDirectory(atPath: folder)
     #expect(!left.contains { $0.hasPrefix(".partial-") }, "\(left)")

@@ -303,14 +303,20 @@ extension SyncWorkspace {
       return finalPath
     }
     let raw = paths.resolved(rawPath)
-    let temporary = ExportTemporaries.claim(name, in: directory)
-    defer { ExportTemporaries.release(temporary) }
-    var scratch: String?
-    defer { if let scratch { unlink(scratch) } }
+    let claim: ExportTemporary
     do {
       try fileSystem.createDirectory(directory)
       // What a crashed export left in this folder (its decrypted audio too) goes first.
-      try ExportTemporaries.removeStale(in: directory, fileSystem: fileSystem)
+      ExportTemporary.removeStale(in: directory, fileSystem: fileSystem)
+      claim = try ExportTemporary(name, in: directory)
+    } catch {
+      throw .storage(error)
+    }
+    defer { claim.release() }
+    let temporary = claim.path
+    var scratch: String?
+    defer { if let scratch { unlink(scratch) } }
+    do {
       // An end-to-end encrypted raw copy is decrypted into a 0600 scratch file first.
       let plain = try E2EEFile.plainSource(
         raw, recordedChannels: record.channels, scratch: temporary + ".plain",

@@ -360,8 +360,11 @@ public actor SyncEngine {
     guard let rawPath = record.rawPath else {
       throw .journal("recording \(record.sessionId) is stored without a raw path")
     }
-    let temporary = ExportTemporaries.claim(name, in: exportDirectory)
-    defer { ExportTemporaries.release(temporary) }
+    let claim = try storage { () throws(StorageError) in
+      try ExportTemporary(name, in: exportDirectory)
+    }
+    defer { claim.release() }
+    let temporary = claim.path
     let plain = try plainSource(paths.resolved(rawPath), record: record, beside: temporary)
     defer { if plain.path != paths.resolved(rawPath) { unlink(plain.path) } }
     do {
@@ -573,9 +576,7 @@ public actor SyncEngine {
   /// Exports interrupted mid-write leave `.partial-*` files: never under a final name. Those
   /// of exports still running (another engine's, another process's) stay.
   private func cleanUpStaleTemporaries() throws(SyncError) {
-    try storage { () throws(StorageError) in
-      try ExportTemporaries.removeStale(in: exportDirectory, fileSystem: fileSystem)
-    }
+    ExportTemporary.removeStale(in: exportDirectory, fileSystem: fileSystem)
   }
 
   /// The export of `record` in `format`, ready to open, if the journal has one.
