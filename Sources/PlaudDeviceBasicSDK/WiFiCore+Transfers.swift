@@ -6,7 +6,7 @@ import RecorderProtocol
 /// onto one `WiFiSession` call; the delegate hears the bytes through a
 /// `WiFiTransferReporter`.
 extension WiFiCore {
-  /// `WiFiSession/read(sessionId:from:to:)` of `[start, end)` (`end` 0: to the end):
+  /// `WiFiSession/read(sessionId:from:to:stopWhen:)` of `[start, end)` (`end` 0: to the end):
   /// `wifiSyncFile(id, 0)` → `wifiSyncFileData`… → `wifiDataComplete()`; stopped: the data
   /// so far (the stop answers `wifiSyncFileStop` itself; the system ending background time:
   /// `wifiSyncFileStop(0)` here, `backgroundTimeEnded` in `lastError`); refused:
@@ -45,7 +45,7 @@ extension WiFiCore {
     }
   }
 
-  /// `WiFiSession/export(_:into:)`: the callback hears `onProgress(0)` …
+  /// `WiFiSession/export(_:into:stopWhen:)`: the callback hears `onProgress(0)` …
   /// `onProgress(100)` → `onComplete`, or `onError`; the delegate hears the transfer as for
   /// `syncFile`.
   func export(

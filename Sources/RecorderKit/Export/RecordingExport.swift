@@ -135,7 +135,7 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
 extension SyncWorkspace {
   /// Exports one recording (see ``RecordingExport``) over `transport`. Cancelling the
   /// consuming task cancels the export, and the stream ends without its `.finished` event
-  /// (over Wi-Fi that also ends the session; use ``WiFiSession/export(_:into:)`` and
+  /// (over Wi-Fi that also ends the session; use ``WiFiSession/export(_:into:stopWhen:)`` and
   /// ``WiFiSession/stopTransfer()`` to keep it). To stop a transfer and still hear how it
   /// ended, answer true from `shouldStop` instead: the next frame is refused, the link stays
   /// up, the bytes so far are kept (the next export resumes from them) and the stream ends

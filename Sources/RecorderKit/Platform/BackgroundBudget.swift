@@ -4,7 +4,7 @@ import RecorderConcurrency
 /// on a virtual clock (shared/seeds/003: iOS gives a few tens of seconds, then calls the
 /// expiration handler; nothing extends it honestly).
 ///
-/// ``run(granted:_:)`` runs the work as a child task and cancels it when the grant runs out
+/// ``run(granted:expiredSince:_:)`` runs the work as a child task and cancels it when the grant runs out
 /// on the injected clock, or at once when the platform says so with ``expire()`` (the
 /// expiration handler). Cancellation is how a sync stops: ``SyncEngine`` flushes and
 /// journals the bytes it has (its checkpoint) on the way out, so the next grant resumes
@@ -40,8 +40,11 @@ public final class BackgroundBudget: Sendable {
 
   /// Runs `work` with `granted` time (nil: until ``expire()``); cancels it when the time is
   /// up and waits for it to return.
-  /// - Parameter expiredSince: an ``expiryCount`` read earlier: if ``expire()`` was called
-  ///   since, the work is cancelled as soon as it starts.
+  /// - Parameters:
+  ///   - granted: the time granted (nil: until ``expire()``).
+  ///   - expiredSince: an ``expiryCount`` read earlier: if ``expire()`` was called since, the
+  ///     work is cancelled as soon as it starts.
+  ///   - work: what to run; cancellation is how it learns the time is up.
   public func run<Value: Sendable>(
     granted: Duration?, expiredSince: Int? = nil,
     _ work: @escaping @Sendable () async throws -> Value

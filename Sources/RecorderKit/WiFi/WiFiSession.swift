@@ -43,7 +43,7 @@ public actor WiFiSession {
     case failed(DeviceError)
   }
 
-  /// What ``read(sessionId:from:to:)`` reports: the bytes in order, then how it ended.
+  /// What ``read(sessionId:from:to:stopWhen:)`` reports: the bytes in order, then how it ended.
   public enum ReadEvent: Sendable, Equatable {
     case data(sessionId: SessionID, offset: Int, bytes: [UInt8])
     case finished(ReadEnd)
