@@ -49,5 +49,9 @@ import Testing
     #expect(first.path != second.path)
     #expect(ExportTemporary.isExportTemporary((first.path as NSString).lastPathComponent))
     #expect(throws: StorageError.self) { try ExportTemporary("8881-1.mp3", in: folder + "/none") }
+    // Digits that only look like a token (fullwidth forms count as hex digits to Swift).
+    let fullwidth = String(repeating: "\u{FF10}", count: 16)
+    #expect(!ExportTemporary.isExportTemporary(".partial-\(fullwidth)-8881-1.mp3"))
+    #expect(!ExportTemporary.isExportTemporary(".partial-8881-\u{FF11}.mp3"))
   }
 }

@@ -80,7 +80,9 @@ final class ExportTemporary: Sendable {
     let decimal: (Substring) -> Bool = {
       !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber }
     }
-    let token: (Substring) -> Bool = { $0.count == 16 && $0.allSatisfy(\.isHexDigit) }
+    let token: (Substring) -> Bool = {
+      $0.count == 16 && $0.allSatisfy { $0.isASCII && $0.isHexDigit }
+    }
     switch parts.count {
     case 2: return alphanumeric(parts[0]) && decimal(parts[1])
     case 3: return token(parts[0]) && alphanumeric(parts[1]) && decimal(parts[2])
