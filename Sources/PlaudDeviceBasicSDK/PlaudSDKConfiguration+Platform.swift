@@ -41,7 +41,8 @@ extension PlaudSDKConfiguration {
     if let home = environment["HOME"] ?? accountHome(), home.hasPrefix("/") {
       return (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/.local/share"
     }
-    return String(NSTemporaryDirectory().dropLast(NSTemporaryDirectory().hasSuffix("/") ? 1 : 0))
+    let temporary = NSTemporaryDirectory()
+    return temporary.hasSuffix("/") ? String(temporary.dropLast()) : temporary
   }
 
   /// This process's user's home directory from the password database, if it has one.

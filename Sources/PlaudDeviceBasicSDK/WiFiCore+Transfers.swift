@@ -77,7 +77,7 @@ extension WiFiCore {
       case .finished:
         reporter.flush()
         let failure = core.reportExport(
-          event, to: report, backgroundTimeUp: backgroundTimeUp.current)
+          event, to: report, backgroundTimeUp: timeUp.current)
         if case .sync(.device(let error)) = failure {
           await failed(error, .syncFile)
         }

@@ -36,7 +36,7 @@ enum BatteryBenchmarks {
     let whole = try blocking { try await wholeSync(rig) }
     let fsyncs = rig.fileSystem.counts.withLock { $0 }
     let raw = whole.rawPath
-    let bytes = try Array(FileManager.default.contents(atPath: raw) ?? Data())
+    let bytes = Array(FileManager.default.contents(atPath: raw) ?? Data())
     let framing = framingChecks(bytes)
     let sha = try threadCPU { _ = try FileDigest.sha256Hex(ofFile: raw) }
     let journal = try journalWrites(size: Int64(bytes.count))

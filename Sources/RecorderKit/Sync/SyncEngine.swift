@@ -100,7 +100,12 @@ public actor SyncEngine {
     }
     try ensureDirectory(deviceDirectory(serial))
     try ensureDirectory(exportDirectory)
-    try cleanUpStaleTemporaries()
+    // Exports interrupted mid-write leave temporaries (never under a final name); those of
+    // exports still running stay. A run that exports nothing leaves the folder to the
+    // export that will (`SyncWorkspace`'s sweeps its own folder).
+    if options.format != nil {
+      ExportTemporary.removeStale(in: exportDirectory, fileSystem: fileSystem)
+    }
     let (recordings, contradictory) = Self.deduplicated(listed)
     listedByDevice[serial, default: []].formUnion(recordings.map(\.sessionId))
     for sessionId in contradictory.sorted() {
@@ -571,12 +576,6 @@ public actor SyncEngine {
         try tx.save(deleted)
       }
     }
-  }
-
-  /// Exports interrupted mid-write leave `.partial-*` files: never under a final name. Those
-  /// of exports still running (another engine's, another process's) stay.
-  private func cleanUpStaleTemporaries() throws(SyncError) {
-    ExportTemporary.removeStale(in: exportDirectory, fileSystem: fileSystem)
   }
 
   /// The export of `record` in `format`, ready to open, if the journal has one.
