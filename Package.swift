@@ -119,7 +119,7 @@ let package = Package(
     .target(
       name: "PlaudDeviceBasicSDK",
       dependencies: [
-        "RecorderKit", "RecorderProtocol", "RecorderCoreBluetooth",
+        "RecorderKit", "RecorderProtocol", "RecorderConcurrency", "RecorderCoreBluetooth",
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
     .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
 
 /// A callback to deliver: the facade calls it with the delegate on its callback queue.
@@ -12,8 +13,9 @@ typealias DelegateEvent = @Sendable (any PlaudDeviceAgentProtocol) -> Void
 actor AgentCore {
   let configuration: PlaudSDKConfiguration
   let emit: @Sendable (@escaping DelegateEvent) -> Void
-  /// The one place that scans (nil: no central configured).
-  private let scanner: RecorderScanner?
+  /// The front door over the configured central (nil: none configured): every scan and
+  /// connect goes through it.
+  private let recorders: Recorders?
   var session: DeviceSession?
   var device: DiscoveredDevice?
   private var eventTask: Task<Void, Never>?
@@ -25,17 +27,17 @@ actor AgentCore {
   }
   /// Whose Mode B key decrypts end-to-end encrypted recordings on export: the user of the
   /// last connection (read by the workspace's credentials, outside the actor).
-  let keyUser = Guarded<String?>(nil)
+  let keyUser = Locked<String?>(nil)
   /// Whether the device's hotspot is up (WIFI_OPEN answered 0, no WIFI_CLOSE since).
-  let hotspotOpen = Guarded(false)
+  let hotspotOpen = Locked(false)
   /// Audio channels of the device connected last (Wi-Fi does not report them).
   var channels = 1
-  private let token = Guarded<(jwt: String?, domain: String?)>((nil, nil))
-  private let lastError = Guarded<PlaudSDKError?>(nil)
-  let beaconsActive = Guarded(false)
+  private let token = Locked<(jwt: String?, domain: String?)>((nil, nil))
+  private let lastError = Locked<PlaudSDKError?>(nil)
+  let beaconsActive = Locked(false)
   /// True once the system ended the background time of the command running now
   /// (``BackgroundCommands``): a transfer in flight stops at its next frame.
-  nonisolated let backgroundTimeUp = Guarded(false)
+  nonisolated let backgroundTimeUp = Locked(false)
 
   /// - Parameter emit: queues a delegate callback on the callback queue, in call order.
   init(
@@ -44,8 +46,14 @@ actor AgentCore {
   ) {
     self.configuration = configuration
     self.emit = emit
-    scanner = configuration.central.map {
-      RecorderScanner(central: $0, clock: configuration.clock)
+    recorders = configuration.central.map { central in
+      // Every connect passes its own session (the token of its call); this one only times.
+      // The empty token is printable ASCII, so the initialiser cannot fail.
+      var session = DeviceSession.Configuration(token: RecorderDeviceToken(bytes: [])!)
+      session.clock = configuration.clock
+      return Recorders(
+        radio: .shared(central),
+        configuration: .init(session: session, findTimeout: configuration.findTimeout))
     }
   }
 
@@ -71,7 +79,7 @@ actor AgentCore {
   /// `bleScanOverTime` when it ends with nothing heard (not when stopped).
   func startScan() {
     scanTask?.cancel()
-    guard let scanner else {
+    guard let scanner = recorders?.scanner else {
       fail(.noCentral)
       emit { $0.bleScanOverTime() }
       return
@@ -103,7 +111,7 @@ actor AgentCore {
   /// `bleConnectState(-1)` (no central, token, Bluetooth off), `bleConnectState(2)`.
   func connect(_ target: BleDevice.Snapshot, deviceToken: String?) async {
     if session != nil { await disconnect() }
-    guard let scanner else {
+    guard let recorders else {
       fail(.noCentral)
       emit { $0.bleConnectState(state: -1) }
       return
@@ -126,10 +134,10 @@ actor AgentCore {
     let connected: DeviceSession
     let found: DiscoveredDevice
     do {
-      (connected, found) = try await scanner.connect(
-        serial: serial, heard: target.discovered, findTimeout: configuration.findTimeout,
-        configuration: sessionConfiguration)
-    } catch {
+      let connection = try await recorders.connect(
+        serial: serial, heard: target.discovered, session: sessionConfiguration)
+      (connected, found) = (connection.session, connection.device)
+    } catch let error as DeviceError {
       fail(.operationFailed(error.description))
       let port = Int(target.discovered?.portVersion ?? 0)
       switch error {
@@ -142,6 +150,11 @@ actor AgentCore {
       case .bluetoothUnavailable: emit { $0.bleConnectState(state: -1) }
       default: emit { $0.bleConnectState(state: 2) }
       }
+      return
+    } catch {
+      // A shared radio is never opened, so only session errors reach here; kept total.
+      fail(.operationFailed("\(error)"))
+      emit { $0.bleConnectState(state: 2) }
       return
     }
     let info = await connected.info
@@ -174,12 +187,21 @@ actor AgentCore {
     watchEvents(of: connected)
   }
 
+  /// The handshake token of this connect: the app's device token when it gave one, else the
+  /// one RecorderKit's ``UserToken`` derives from the user access token.
   func resolveToken(_ deviceToken: String?) throws(PlaudSDKError) -> RecorderDeviceToken {
-    if let deviceToken, !deviceToken.isEmpty {
-      return try UserAccessToken.handshakeToken(fromSubject: deviceToken)
+    let jwt = token.current.jwt
+    guard deviceToken?.isEmpty == false || jwt != nil else { throw .noUserToken }
+    do throws(CloudError) {
+      if let deviceToken, !deviceToken.isEmpty {
+        return try UserToken.deviceToken(fromSubject: deviceToken)
+      }
+      return try UserToken(jwt: jwt ?? "").deviceToken
+    } catch .malformedUserToken(let reason) {
+      throw .malformedUserToken(reason: reason)
+    } catch {
+      throw .malformedUserToken(reason: error.description)
     }
-    guard let jwt = token.current.jwt else { throw .noUserToken }
-    return try UserAccessToken.handshakeToken(fromJWT: jwt)
   }
 
   private func watchEvents(of connected: DeviceSession) {

@@ -1,3 +1,4 @@
+import RecorderConcurrency
 import RecorderKit
 
 /// How an agent spends the OS's background time: every command runs inside a background
@@ -19,7 +20,7 @@ import RecorderKit
 struct BackgroundCommands: Sendable {
   private let runner: BackgroundTaskRunner?
   private let name: String
-  private let timeUp: Guarded<Bool>
+  private let timeUp: Locked<Bool>
   private let onTimeUp: @Sendable () -> Void
 
   /// - Parameters:
@@ -29,7 +30,7 @@ struct BackgroundCommands: Sendable {
   ///     agent's transfers read it before each frame. One command runs at a time per agent.
   ///   - onTimeUp: anything else to stop when the time runs out.
   init(
-    runner: BackgroundTaskRunner?, name: String, timeUp: Guarded<Bool>,
+    runner: BackgroundTaskRunner?, name: String, timeUp: Locked<Bool>,
     onTimeUp: @escaping @Sendable () -> Void = {}
   ) {
     self.runner = runner

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
 
 /// A recording on the device, as `bleFileList` and `wifiFileList` report it.
@@ -88,7 +89,7 @@ public final class BleAgent: Sendable {
   /// The one agent.
   public static let shared = BleAgent()
 
-  private let device = Guarded<DiscoveredDevice?>(nil)
+  private let device = Locked<DiscoveredDevice?>(nil)
 
   /// The device connected now (a fresh object on each read), nil when none is.
   public var bleDevice: BleDevice? { device.current.map(BleDevice.init) }

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
 
 /// The vendor's high-level device facade, backed by RecorderKit: scan, connect, bind,
@@ -22,7 +23,7 @@ public final class PlaudDeviceAgent: Sendable {
     return PlaudDeviceAgent(configuration: configuration ?? .platformDefault)
   }()
 
-  private static let pendingConfiguration = Guarded<
+  private static let pendingConfiguration = Locked<
     (configuration: PlaudSDKConfiguration?, sharedCreated: Bool)
   >(
     (nil, false))
@@ -46,7 +47,7 @@ public final class PlaudDeviceAgent: Sendable {
   /// ``shared``). It shares the callback queue, the BLE session's token and the journal.
   public let wifiAgent: PlaudWiFiAgent
   private let commands: AsyncStream<@Sendable () async -> Void>.Continuation
-  private let delegateReference = Guarded(WeakReference<AnyObject>(nil))
+  private let delegateReference = Locked(WeakReference<AnyObject>(nil))
   /// Each command inside a background task (``PlaudSDKConfiguration/backgroundTasks``).
   private let backgroundCommands: BackgroundCommands
 

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
 
 /// Wi-Fi Fast Transfer (PROTOCOL.md §6), as the vendor's reference has it: after
@@ -27,8 +28,8 @@ public final class PlaudWiFiAgent: Sendable {
     case stopSyncFile = 15
   }
 
-  private let delegateReference: Guarded<WeakReference<AnyObject>>
-  private let device = Guarded<BleDevice.Snapshot?>(nil)
+  private let delegateReference: Locked<WeakReference<AnyObject>>
+  private let device = Locked<BleDevice.Snapshot?>(nil)
   private let queue: DispatchQueue
   private let storageRoot: String
   let core: WiFiCore
@@ -45,7 +46,7 @@ public final class PlaudWiFiAgent: Sendable {
   ) {
     self.queue = queue
     storageRoot = configuration.storageRoot
-    let reference = Guarded(WeakReference<AnyObject>(nil))
+    let reference = Locked(WeakReference<AnyObject>(nil))
     delegateReference = reference
     let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void = { event in
       let delegate = reference.current

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
 import RecorderProtocol
 
@@ -21,12 +22,12 @@ actor WiFiCore {
   let core: AgentCore
   let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void
   /// Read by the agent's properties from any thread.
-  nonisolated let state = Guarded(WiFiAgentState())
+  nonisolated let state = Locked(WiFiAgentState())
   /// The session up now, also for stopping from any thread.
-  private nonisolated let current = Guarded<WiFiSession?>(nil)
+  private nonisolated let current = Locked<WiFiSession?>(nil)
   /// True once the system ended the background time of the command running now
   /// (``BackgroundCommands``); its transfer is then stopped with ``requestStop()``.
-  nonisolated let backgroundTimeUp = Guarded(false)
+  nonisolated let backgroundTimeUp = Locked(false)
 
   init(
     configuration: PlaudSDKConfiguration, core: AgentCore,

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
 import RecorderProtocol
 
@@ -11,7 +12,7 @@ typealias WiFiDelegateEvent = @Sendable (any PlaudWiFiAgentProtocol) -> Void
 /// Wi-Fi core's actor.
 final class WiFiTransferReporter: Sendable {
   private let chunks = DataChunks()
-  private let started = Guarded<Set<SessionID>>([])
+  private let started = Locked<Set<SessionID>>([])
   private let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void
 
   init(emit: @escaping @Sendable (@escaping WiFiDelegateEvent) -> Void) { self.emit = emit }
@@ -56,7 +57,7 @@ final class DataChunks: Sendable {
   }
   /// Largest chunk handed to the delegate.
   static let limit = 16 * 1024
-  private let pending = Guarded<Chunk?>(nil)
+  private let pending = Locked<Chunk?>(nil)
 
   /// Adds a frame; returns a chunk to deliver when it filled up or the frame does not follow
   /// on (then the frame starts the next chunk).

@@ -19,4 +19,7 @@ public final class Locked<Value>: @unchecked Sendable {
     defer { lock.unlock() }
     return try body(&value)
   }
+
+  /// The value now (a copy, read under the lock).
+  public var current: Value { withLock { $0 } }
 }

@@ -146,24 +146,16 @@ struct DeviceOptions {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// Opens the link, finds the device, authenticates. The caller closes the session.
+  /// Opens the link, finds the device, authenticates, through the front door over that one
+  /// central. The caller closes the session and the central.
   func connect() async throws -> (DeviceSession, any ClosableCentral) {
     let central = try await address.open(adapter: adapter)
-    let scanner = DeviceScanner(central: central)
-    let configuration = sessionConfiguration
     do {
-      let session: DeviceSession
-      if let serial {
-        // An advertised serial is taken as it is; a recorder heard by name only is confirmed
-        // by the serial it reports after connecting (PROTOCOL.md §1).
-        session = try await scanner.connect(
-          serial: serial, configuration: configuration, timeout: timeout)
-      } else {
-        let device = try await firstDevice(scanner)
-        session = try await DeviceSession.connect(
-          to: device, using: central, configuration: configuration)
-      }
-      return (session, central)
+      let connection = try await Recorders(
+        radio: .shared(central), configuration: doorConfiguration
+      )
+      .connect(serial: serial)
+      return (connection.session, central)
     } catch let error as DeviceError {
       central.close()
       throw CommandFailure(Self.exitCode(connecting: error), "\(error)")
@@ -173,6 +165,23 @@ struct DeviceOptions {
     }
   }
 
+  /// The front door for a command that reconnects (`sync`): the radio is opened anew for
+  /// each attempt and closed after it, so a restarted bluetoothd or a replugged adapter is
+  /// found again.
+  func recorders() -> Recorders {
+    let (address, adapter) = (self.address, self.adapter)
+    return Recorders(
+      radio: .opened { requirePowered in
+        let central = try await address.open(adapter: adapter, requirePowered: requirePowered)
+        return (central, { central.close() })
+      }, configuration: doorConfiguration)
+  }
+
+  /// The session configuration and this command's search timeout.
+  private var doorConfiguration: Recorders.Configuration {
+    Recorders.Configuration(session: sessionConfiguration, findTimeout: timeout)
+  }
+
   /// The session configuration: the token and the Mode B credentials.
   var sessionConfiguration: DeviceSession.Configuration {
     var configuration = DeviceSession.Configuration(token: token)
@@ -180,9 +189,9 @@ struct DeviceOptions {
     return configuration
   }
 
-  /// A rejected token or a Mode B key problem is final (77: retrying cannot help); anything
-  /// else (timeouts, link loss, a refused session) means the device could not be reached
-  /// (69) and may be retried.
+  /// The exit code of a device failure: a rejected token or a Mode B key problem 77;
+  /// anything else (timeouts, link loss, a refused session) means the device could not be
+  /// reached, 69.
   static func exitCode(connecting error: DeviceError) -> ExitCode {
     switch error {
     case .tokenRejected, .modeB(.noUserKey), .modeB(.wrongUserKey), .modeB(.invalidUserKey),
@@ -190,13 +199,5 @@ struct DeviceOptions {
       .noPermission
     default: .unavailable
     }
-  }
-
-  private func firstDevice(_ scanner: DeviceScanner) async throws -> DiscoveredDevice {
-    let found = await firstElement(of: scanner.discover(), within: timeout, on: .continuous)
-    guard let found else {
-      throw CommandFailure(.unavailable, "no recorder heard within \(timeout)")
-    }
-    return found
   }
 }

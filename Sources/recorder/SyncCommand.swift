@@ -145,27 +145,16 @@ struct SyncCommand: RecorderCommand {
     let renderer = ProgressRenderer()
     let rendering = Task { await renderer.run(engine.events) }
 
-    let deviceOptions = device
-    let serial = Locked<String?>(device.serial)
-    let runner = SyncRunner(engine: engine, maximumAttempts: attempts, wifi: wifi) {
-      var options = deviceOptions
-      options.serial = serial.withLock { $0 }
-      let (session, central) = try await options.connect()
-      let found = await session.info.serial
-      serial.withLock { $0 = found }
-      return (
-        BLETransport(session: session),
-        {
-          await session.close(); central.close()
-        }
-      )
-    }
+    let recorders = device.recorders()
+    let runOptions = SyncRunOptions(maximumAttempts: attempts, wifi: wifi)
     if let watch {
       defer { rendering.cancel() }
-      try await watch.run(runner, device: device, serial: serial, json: json)
+      try await watch.run(
+        recorders, serial: device.serial, into: engine, options: runOptions, json: json)
       return
     }
-    let report = try await runner.run()
+    let report = try await runSync(
+      recorders, serial: device.serial, into: engine, options: runOptions)
     rendering.cancel()
     print(json ? renderSummaryJSON(report) : renderSummary(report))
     if report.files.contains(where: { !$0.verified }) {

@@ -115,25 +115,19 @@ struct DemoCommand: RecorderCommand {
         joiner: JoinPortHotspotJoiner(host: "127.0.0.1", port: $0.port),
         link: WiFiLink.Configuration(host: "127.0.0.1", port: 0))
     }
-    let runner = SyncRunner(engine: engine, maximumAttempts: 3, wifi: wifi) {
-      let found = try await DeviceScanner(central: central).find(
-        serial: device.serial, timeout: .seconds(10), clock: sessionClock)
-      let session = try await DeviceSession.connect(
-        to: found, using: central, configuration: sessionConfiguration)
-      return (BLETransport(session: session), { await session.close() })
-    }
+    let recorders = Recorders(
+      radio: .shared(central), configuration: .init(session: sessionConfiguration))
     let syncStart = manual.elapsed
-    let report = try await runner.run()
+    let report = try await runSync(
+      recorders, serial: device.serial, into: engine,
+      options: SyncRunOptions(maximumAttempts: 3, wifi: wifi))
     let virtual = manual.elapsed - syncStart
     rendering.cancel()
     print(renderSummary(report))
 
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(10), clock: sessionClock)
-    let session = try await DeviceSession.connect(
-      to: found, using: central, configuration: sessionConfiguration)
-    let left = try await session.listRecordings()
-    await session.close()
+    let connection = try await recorders.connect(serial: device.serial)
+    let left = try await connection.session.listRecordings()
+    await connection.close()
     let real = ContinuousClock.now - started
     print("\nThe device now holds \(left.count) recording\(left.count == 1 ? "" : "s").")
     let bytes = report.files.reduce(Int64(0)) { $0 + $1.size }

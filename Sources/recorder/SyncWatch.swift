@@ -1,5 +1,4 @@
 import Foundation
-import RecorderConcurrency
 import RecorderKit
 
 /// `recorder sync --watch`: a gateway. Waits for the recorder to be heard, syncs, then
@@ -40,52 +39,33 @@ struct SyncWatch {
     self.runs = runs
   }
 
+  /// Runs the front door's watch (``Recorders/watch(serial:into:options:pause:runs:)``),
+  /// the summary of each completed sync on stdout and the rest on stderr.
   func run(
-    _ runner: SyncRunner, device: DeviceOptions, serial: Locked<String?>, json: Bool
+    _ recorders: Recorders, serial: String?, into engine: SyncEngine, options: SyncRunOptions,
+    json: Bool
   ) async throws {
-    var completed = 0
-    while true {
-      await waitForRecorder(device, serial: serial.withLock { $0 })
-      do {
-        let report = try await runner.run()
-        print(json ? renderSummaryJSON(report) : renderSummary(report))
-        fflush(nil)
-        completed += 1
-        printError("watch: sync \(completed) complete; waiting for the recorder again")
-        if let runs, completed >= runs { return }
-      } catch let failure as CommandFailure where failure.code != .unavailable {
-        throw failure
-      } catch {
-        printError("watch: this run stopped (\(error)); waiting for the recorder again")
-      }
-      try? await Task.sleep(for: pause)
-    }
-  }
-
-  /// Returns once the recorder (`serial`, or any) is heard with the adapter powered on.
-  /// Waits through bluetoothd being absent (retried every second, reported once) and the
-  /// adapter being off (its state stream says when it is back).
-  private func waitForRecorder(_ device: DeviceOptions, serial: String?) async {
-    var reported: String?
-    while true {
-      do {
-        let central = try await device.address.open(adapter: device.adapter, requirePowered: false)
-        defer { central.close() }
-        if await central.state != .poweredOn {
+    let events = recorders.watch(
+      serial: serial, into: engine, options: options, pause: pause, runs: runs)
+    do {
+      for try await event in events {
+        switch event {
+        case .waitingForRadio:
           printError("watch: waiting for the Bluetooth adapter to be powered on")
-          for await state in central.stateUpdates() where state == .poweredOn { break }
+        case .radioUnavailable(let reason): printError("watch: \(reason); retrying")
+        case .heard: break
+        case .run(.finished(let report)):
+          print(json ? renderSummaryJSON(report) : renderSummary(report))
+          fflush(nil)
+        case .run(let event): printRunEvent(event)
+        case .synced(let count):
+          printError("watch: sync \(count) complete; waiting for the recorder again")
+        case .runStopped(let error):
+          printError("watch: this run stopped (\(error)); waiting for the recorder again")
         }
-        // Bounded, then round again: a central that lost bluetoothd is opened anew.
-        let found = await firstElement(
-          of: DeviceScanner(central: central).discover(), within: .seconds(30), on: .continuous
-        ) { heard in serial == nil || heard.serial == serial }
-        if found != nil { return }
-      } catch {
-        let text = "\(error)"
-        if text != reported { printError("watch: \(text); retrying") }
-        reported = text
-        try? await Task.sleep(for: .seconds(1))
       }
+    } catch {
+      throw syncFailure(error)
     }
   }
 }

@@ -188,7 +188,7 @@ struct BacklogSyncTests {
       identifier: "ai.recorderkit.backlog")
     let runs = AsyncStream<Bool>.makeStream()
     let registered = processor.registerSync(
-      engine: engine, connect: bench.connect,
+      recorders: bench.recorders, serial: device.serial, engine: engine,
       finished: { runs.continuation.yield($0.expiredAt != nil) })
     #expect(registered)
     var finished = runs.stream.makeAsyncIterator()

@@ -42,6 +42,14 @@ struct RecorderBench {
     return try await DeviceSession.connect(to: found, using: central, configuration: session)
   }
 
+  /// The front door over the in-process central, with the device's token.
+  var recorders: Recorders {
+    var session = DeviceSession.Configuration(token: device.configuration.token)
+    session.clock = anyClock
+    return Recorders(
+      radio: .shared(central), configuration: .init(session: session, findTimeout: .seconds(30)))
+  }
+
   /// A sync engine keeping Opus exports under ``root``.
   func makeEngine() throws -> SyncEngine {
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

@@ -33,22 +33,25 @@ public struct SyncProgressTally: Sendable, Equatable {
 
 extension BacklogProcessor {
   /// Registers a whole-device sync as the backlog's work (once, at app launch): each launch
-  /// connects with `connect`, runs `engine`'s sync over BLE with its progress (bytes done of
-  /// bytes listed) on the task, and closes the session. A run that completes is `.done`; one
-  /// the system's expiry cancelled, or one that failed (the recorder out of range, say),
-  /// leaves its checkpoint in the journal, completes the task without success and asks for
-  /// another launch, which resumes.
+  /// runs one attempt of the front door's sync (``Recorders/runSync(serial:into:options:report:)``)
+  /// of the recorder with `serial`, with its progress (bytes done of bytes listed) on the
+  /// task. A run that completes is `.done`; one the system's expiry cancelled, or one that
+  /// failed (the recorder out of range, say), leaves its checkpoint in the journal,
+  /// completes the task without success and asks for another launch, which resumes: the
+  /// launches are the attempts.
   ///
   /// Takes over `engine`'s ``SyncEngine/events`` (a single-consumer stream): use another
   /// engine where the app reads them itself.
   /// - Parameters:
+  ///   - recorders: the front door (its radio: the app's central, whose pending connect the
+  ///     system may have restored).
+  ///   - serial: the recorder to sync.
   ///   - engine: the sync engine (journal, folder, export and delete options).
-  ///   - connect: finds and connects to the recorder (a pending connect restored by the
-  ///     system, or ``DeviceScanner`` with a timeout).
+  ///   - wifi: the Wi-Fi plan, or nil for BLE only.
   ///   - finished: told how each launch ended.
   /// - Returns: false when the identifier is not permitted.
   public func registerSync(
-    engine: SyncEngine, connect: @escaping @Sendable () async throws -> DeviceSession,
+    recorders: Recorders, serial: String, engine: SyncEngine, wifi: WiFiSyncPlan? = nil,
     finished: @escaping @Sendable (BackgroundBudget.Run<Outcome>) -> Void = { _ in }
   ) -> Bool {
     let report = Locked<(@Sendable (Int64, Int64) -> Void)?>(nil)
@@ -59,15 +62,8 @@ extension BacklogProcessor {
         report.withLock { $0 = progress }
         // Events still on their way when this launch ends go nowhere.
         defer { report.withLock { $0 = nil } }
-        let session = try await connect()
-        let done: SyncReport
-        do {
-          done = try await engine.sync(using: BLETransport(session: session))
-        } catch {
-          await session.close()
-          throw error
-        }
-        await session.close()
+        let done = try await recorders.runSync(
+          serial: serial, into: engine, options: SyncRunOptions(maximumAttempts: 1, wifi: wifi))
         report.withLock { $0 = nil }
         // The events may lag the run: the report's own bytes count too, and nothing to do is
         // done all the same.

@@ -8,6 +8,8 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
   case bluetoothUnavailable(CentralState)
   /// No device with this serial was heard before the timeout.
   case deviceNotFound(serial: String)
+  /// No recorder at all was heard before the timeout (a search for any recorder).
+  case noRecorderHeard(within: Duration)
   /// The radio could not connect or lost the device while connecting.
   case connectFailed(LinkError)
   /// The device answered HANDSHAKE with status 1: the token is not this device's. The link
@@ -40,6 +42,7 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .bluetoothUnavailable(let state): "Bluetooth is unavailable (\(state))"
     case .deviceNotFound(let serial): "no device with serial \(serial) in range"
+    case .noRecorderHeard(let timeout): "no recorder heard within \(timeout)"
     case .connectFailed(let error): "could not connect: \(error)"
     case .tokenRejected: "the device rejected the token (it belongs to another account or device)"
     case .handshakeRefused(let status): "the device refused the session (status \(status))"

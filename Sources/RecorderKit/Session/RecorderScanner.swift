@@ -104,6 +104,75 @@ public final class RecorderScanner: Sendable {
   public func find(serial: String, timeout: Duration) async throws(DeviceError)
     -> DiscoveredDevice
   {
+    guard let found = try await firstHeard(within: timeout, where: { $0.serial == serial }) else {
+      throw .deviceNotFound(serial: serial)
+    }
+    return found
+  }
+
+  /// The first recorder heard, whatever its serial.
+  /// - Throws: ``DeviceError/bluetoothUnavailable(_:)`` when the radio is not on,
+  ///   ``DeviceError/noRecorderHeard(within:)`` after `timeout` of the scanner's clock.
+  public func first(within timeout: Duration) async throws(DeviceError) -> DiscoveredDevice {
+    guard let found = try await firstHeard(within: timeout, where: { _ in true }) else {
+      throw .noRecorderHeard(within: timeout)
+    }
+    return found
+  }
+
+  /// Connects to the recorder with `serial` (PROTOCOL.md §1 [project]): to `heard` when it
+  /// is that recorder (just heard in a scan); else, within one search of `findTimeout`, to
+  /// the first recorder heard advertising `serial`, taken at its word, or to a recorder heard
+  /// by its `PLAUD*` name only, connected to and confirmed by the serial it reports
+  /// (GET_SERIAL): another serial is disconnected and the search goes on.
+  /// - Returns: the authenticated session and the advertisement it was reached by.
+  /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no recorder proved to have that
+  ///   serial in time; what ``DeviceSession/connect(to:using:configuration:)`` throws for an
+  ///   advertised match; ``DeviceError/bluetoothUnavailable(_:)``; ``DeviceError/cancelled``.
+  public func connect(
+    serial: String, heard: DiscoveredDevice? = nil, findTimeout: Duration,
+    configuration: DeviceSession.Configuration
+  ) async throws(DeviceError) -> (session: DeviceSession, device: DiscoveredDevice) {
+    if let heard, heard.serial == serial {
+      return (
+        try await DeviceSession.connect(to: heard, using: central, configuration: configuration),
+        heard
+      )
+    }
+    let deadline = clock.elapsed + findTimeout
+    var checked: Set<PeripheralID> = []
+    while true {
+      let left = deadline - clock.elapsed
+      guard left > .zero else { throw .deviceNotFound(serial: serial) }
+      let candidates = checked
+      let found = try await firstHeard(within: left) {
+        $0.serial == serial || ($0.isNameOnly && !candidates.contains($0.peripheral))
+      }
+      guard let device = found else { throw .deviceNotFound(serial: serial) }
+      if device.serial == serial {
+        let session = try await DeviceSession.connect(
+          to: device, using: central, configuration: configuration)
+        return (session, device)
+      }
+      checked.insert(device.peripheral)
+      let session: DeviceSession
+      do {
+        session = try await DeviceSession.connect(
+          to: device, using: central, configuration: configuration)
+      } catch .cancelled {
+        throw .cancelled
+      } catch {
+        continue  // not ours, or not reachable: keep looking
+      }
+      if await session.info.serial == serial { return (session, await session.discoveredDevice) }
+      await session.close()
+    }
+  }
+
+  /// The first recorder `accept`s within `timeout`, or nil.
+  private func firstHeard(
+    within timeout: Duration, where accept: @escaping @Sendable (DiscoveredDevice) -> Bool
+  ) async throws(DeviceError) -> DiscoveredDevice? {
     let radioState = await central.settledState(on: clock)
     guard radioState == .poweredOn else { throw .bluetoothUnavailable(radioState) }
     // On a simulated clock, a device already in range is heard after a few task hops that
@@ -118,39 +187,9 @@ public final class RecorderScanner: Sendable {
       grace.cancel()
       release()
     }
-    let found = await firstElement(of: listen(), within: timeout, on: clock) {
-      $0.serial == serial
-    }
-    guard let found else { throw .deviceNotFound(serial: serial) }
+    let found = await firstElement(of: listen(), within: timeout, on: clock, where: accept)
+    if Task.isCancelled { throw .cancelled }
     return found
-  }
-
-  /// Connects to the recorder with `serial`: to `heard` when it is that recorder (just
-  /// heard in a scan), else to the one ``find(serial:timeout:)`` finds within `findTimeout`,
-  /// else to a recorder heard by name only whose serial, read after connecting, is `serial`
-  /// (``DeviceScanner/connect(serial:configuration:timeout:)``, PROTOCOL.md §1).
-  /// - Returns: the authenticated session and the advertisement it was reached by.
-  /// - Throws: what ``find(serial:timeout:)`` and
-  ///   ``DeviceSession/connect(to:using:configuration:)`` throw.
-  public func connect(
-    serial: String, heard: DiscoveredDevice? = nil, findTimeout: Duration,
-    configuration: DeviceSession.Configuration
-  ) async throws(DeviceError) -> (session: DeviceSession, device: DiscoveredDevice) {
-    var device = heard
-    if device?.serial != serial {
-      do {
-        device = try await find(serial: serial, timeout: findTimeout)
-      } catch .deviceNotFound {
-        // No advertised match: try recorders heard by name only, confirmed by serial.
-        let session = try await DeviceScanner(central: central).connect(
-          serial: serial, configuration: configuration, timeout: findTimeout)
-        return (session, await session.discoveredDevice)
-      }
-    }
-    guard let device else { throw .deviceNotFound(serial: serial) }
-    let session = try await DeviceSession.connect(
-      to: device, using: central, configuration: configuration)
-    return (session, device)
   }
 
   // MARK: - The radio

@@ -1,25 +1,5 @@
 import Foundation
 
-/// A value behind a lock. The facade's public classes are called from any thread (the
-/// vendor's API is synchronous and thread-agnostic), so their mutable state lives here.
-///
-/// `@unchecked Sendable` is safe: `value` is only read or written inside `withLock`, under
-/// `lock`, and `Value` is itself Sendable.
-final class Guarded<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: Value
-
-  init(_ value: Value) { self.value = value }
-
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
-  }
-
-  var current: Value { withLock { $0 } }
-}
-
 /// A weak reference to an app object (a delegate, an export callback) that the facade calls
 /// on its callback queue.
 ///

@@ -1,0 +1,201 @@
+import RecorderBluetooth
+import RecorderConcurrency
+
+/// The front door: find, connect to and sync recorders, through one object.
+///
+/// Every way into the main job (the `recorder` tool's `sync` and `sync --watch`, the vendor
+/// facade, the background processor) goes through a `Recorders`: it owns how a recorder is
+/// found (by serial: its radio address rotates), how it is connected to and authenticated,
+/// how a sync survives a dropped link (reconnect and resume from the journal), when Wi-Fi
+/// carries the backlog, and which failures are worth another attempt
+/// (``RetryableError/isRetryable``).
+///
+/// ```swift
+/// let recorders = Recorders(radio: .shared(central), configuration: .init(session: .init(token: token)))
+/// for try await event in recorders.sync(serial: "8881234567890123", into: engine) {
+///   if case .finished(let report) = event { print(report.files.count, "files") }
+/// }
+/// ```
+///
+/// A `Recorders` is safe to use from any task. Scans share one radio scan
+/// (``RecorderScanner``); a sync or a watch is one task each, ended by ending its iteration.
+public final class Recorders: Sendable {
+  /// How recorders are reached and authenticated.
+  public struct Configuration: Sendable {
+    /// The token, the Mode B user key, the clock and the limits of every session.
+    public var session: DeviceSession.Configuration
+    /// How long one search for a recorder may take.
+    public var findTimeout: Duration
+
+    /// - Parameters:
+    ///   - session: the configuration of each session (its clock is the door's clock).
+    ///   - findTimeout: how long one search may take (default 10 s).
+    public init(session: DeviceSession.Configuration, findTimeout: Duration = .seconds(10)) {
+      self.session = session
+      self.findTimeout = findTimeout
+    }
+  }
+
+  /// How sessions are set up and how long searches take.
+  public let configuration: Configuration
+  let radio: RadioAccess
+  /// The scanner of a shared radio (nil: each lease opens its own).
+  private let sharedScanner: RecorderScanner?
+
+  /// - Parameters:
+  ///   - radio: the radio: one central for the door's life, or one opened per attempt.
+  ///   - configuration: how sessions are set up.
+  public init(radio: RadioAccess, configuration: Configuration) {
+    self.radio = radio
+    self.configuration = configuration
+    if case .shared(let central) = radio.kind {
+      sharedScanner = RecorderScanner(central: central, clock: configuration.session.clock)
+    } else {
+      sharedScanner = nil
+    }
+  }
+
+  /// The clock of every wait: ``DeviceSession/Configuration/clock``.
+  public var clock: AnyClock { configuration.session.clock }
+
+  /// The shared radio's scanner (nil for a radio opened per attempt): the one to use for
+  /// every scan of that radio.
+  public var scanner: RecorderScanner? { sharedScanner }
+
+  /// Connects to the recorder with `serial` (or, when nil, to the first recorder heard)
+  /// and authenticates. A recorder just heard (`heard`) is connected to directly; otherwise
+  /// one search of ``Configuration/findTimeout`` looks for it (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``).
+  /// - Parameters:
+  ///   - serial: the recorder's serial, or nil for the first recorder heard.
+  ///   - heard: the recorder's advertisement when it was just heard in a scan.
+  ///   - session: this connection's session configuration (another user's token, say), or
+  ///     nil for ``Configuration/session``.
+  /// - Returns: the connection; close it with ``RecorderConnection/close()``.
+  /// - Throws: what opening the radio throws; ``DeviceError`` otherwise
+  ///   (``DeviceError/deviceNotFound(serial:)``, ``DeviceError/noRecorderHeard(within:)``,
+  ///   a refused handshake, …).
+  public func connect(
+    serial: String?, heard: DiscoveredDevice? = nil, session: DeviceSession.Configuration? = nil
+  ) async throws -> RecorderConnection {
+    let lease = try await lease(requirePowered: true)
+    let sessionConfiguration = session ?? configuration.session
+    do throws(DeviceError) {
+      let found: (session: DeviceSession, device: DiscoveredDevice)
+      if let serial {
+        found = try await lease.scanner.connect(
+          serial: serial, heard: heard, findTimeout: configuration.findTimeout,
+          configuration: sessionConfiguration)
+      } else {
+        let device: DiscoveredDevice
+        if let heard {
+          device = heard
+        } else {
+          device = try await lease.scanner.first(within: configuration.findTimeout)
+        }
+        found = (
+          try await DeviceSession.connect(
+            to: device, using: lease.scanner.central, configuration: sessionConfiguration),
+          device
+        )
+      }
+      return RecorderConnection(
+        session: found.session, device: found.device, release: lease.release)
+    } catch {
+      lease.release()
+      throw error
+    }
+  }
+
+  /// Waits until the recorder with `serial` (any recorder when nil) is heard with the radio
+  /// powered on, through a radio that is off (its state updates say when it is back) or
+  /// cannot be opened (tried again every `retry`, each new reason reported once through
+  /// `report`). Each listen lasts at most `listenWindow`, then the radio is opened anew.
+  /// - Returns: the recorder heard; nil when the calling task is cancelled.
+  public func waitUntilHeard(
+    serial: String?, listenWindow: Duration = .seconds(30), retry: Duration = .seconds(1),
+    report: @Sendable (WatchEvent) -> Void = { _ in }
+  ) async -> DiscoveredDevice? {
+    var reported: String?
+    while !Task.isCancelled {
+      do {
+        let lease = try await lease(requirePowered: false)
+        defer { lease.release() }
+        let central = lease.scanner.central
+        if await central.state != .poweredOn {
+          report(.waitingForRadio)
+          for await state in central.stateUpdates() where state == .poweredOn { break }
+        }
+        let found = await firstElement(
+          of: lease.scanner.listen(), within: listenWindow, on: clock
+        ) { heard in serial == nil || heard.serial == serial }
+        if let found { return found }
+      } catch {
+        let text = "\(error)"
+        if text != reported { report(.radioUnavailable(text)) }
+        reported = text
+        guard (try? await clock.sleep(for: retry)) != nil else { return nil }
+      }
+    }
+    return nil
+  }
+
+  /// The radio for one attempt, with its scanner.
+  func lease(requirePowered: Bool) async throws -> RadioLease {
+    if let sharedScanner { return RadioLease(scanner: sharedScanner, release: {}) }
+    guard case .opened(let open) = radio.kind else {
+      preconditionFailure("a radio without a shared scanner is opened per attempt")
+    }
+    let (central, release) = try await open(requirePowered)
+    return RadioLease(scanner: RecorderScanner(central: central, clock: clock), release: release)
+  }
+}
+
+/// How a ``Recorders`` reaches the radio.
+public struct RadioAccess: Sendable {
+  enum Kind: Sendable {
+    case shared(any Central)
+    case opened(
+      @Sendable (_ requirePowered: Bool) async throws -> (any Central, @Sendable () -> Void))
+  }
+  let kind: Kind
+
+  /// One central for the door's whole life (an app's CoreBluetooth central, the emulator's).
+  public static func shared(_ central: any Central) -> RadioAccess {
+    RadioAccess(kind: .shared(central))
+  }
+
+  /// A central opened for each attempt and released after it: a gateway whose Bluetooth
+  /// daemon may restart or whose adapter may come and go between attempts.
+  /// - Parameter open: opens the central (requiring its adapter powered on when asked) and
+  ///   returns it with how to release it; throws when the radio cannot be reached (a
+  ///   ``RetryableError`` says whether that is final).
+  public static func opened(
+    _ open:
+      @escaping @Sendable (_ requirePowered: Bool) async throws -> (
+        any Central, release: @Sendable () -> Void
+      )
+  ) -> RadioAccess {
+    RadioAccess(kind: .opened({ try await open($0) }))
+  }
+}
+
+/// One attempt's radio: its scanner, and how to give the radio back.
+struct RadioLease: Sendable {
+  let scanner: RecorderScanner
+  let release: @Sendable () -> Void
+}
+
+/// A connected, authenticated recorder reached through ``Recorders``.
+public struct RecorderConnection: Sendable {
+  /// The session.
+  public let session: DeviceSession
+  /// The advertisement it was reached by.
+  public let device: DiscoveredDevice
+  let release: @Sendable () -> Void
+
+  /// Closes the session and gives the radio back.
+  public func close() async {
+    await session.close()
+    release()
+  }
+}
