@@ -104,8 +104,8 @@ final class EmulatorRig: Sendable {
   func connect() async throws -> DeviceSession {
     var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)
     configuration.clock = clock
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(10), clock: clock)
+    let found = try await RecorderScanner(central: central, clock: clock).find(
+      serial: device.serial, timeout: .seconds(10))
     return try await DeviceSession.connect(to: found, using: central, configuration: configuration)
   }
 

@@ -108,8 +108,8 @@ enum SyncBenchmarks {
 
     var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)
     configuration.clock = clock
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(10), clock: clock)
+    let found = try await RecorderScanner(central: central, clock: clock).find(
+      serial: device.serial, timeout: .seconds(10))
     let session = try await DeviceSession.connect(
       to: found, using: central, configuration: configuration)
     let transport = TimedTransport(base: BLETransport(session: session), clock: manual)

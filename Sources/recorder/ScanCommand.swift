@@ -40,7 +40,7 @@ struct ScanCommand: RecorderCommand {
     defer { central.close() }
     let wanted: String? = if case .ble(let serial) = address { serial } else { nil }
     let heard = Locked([DiscoveredDevice]())
-    let stream = DeviceScanner(central: central).discover()
+    let stream = RecorderScanner(central: central).listen()
     // Listens until the timeout; keeps the latest advertisement of each peripheral.
     _ = await firstElement(of: stream, within: timeout, on: .continuous) { device in
       if let wanted, device.serial != wanted { return false }

@@ -30,8 +30,8 @@ struct CoreBluetoothEmulatorSyncTests {
 
     var configuration = DeviceSession.Configuration(token: device.configuration.token)
     configuration.clock = AnyClock(clock)
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(30), clock: AnyClock(clock))
+    let found = try await RecorderScanner(central: central, clock: AnyClock(clock)).find(
+      serial: device.serial, timeout: .seconds(30))
     let session = try await DeviceSession.connect(
       to: found, using: central, configuration: configuration)
     let root = bench.root

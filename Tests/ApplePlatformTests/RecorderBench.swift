@@ -37,8 +37,8 @@ struct RecorderBench {
   func connect() async throws -> DeviceSession {
     var session = DeviceSession.Configuration(token: device.configuration.token)
     session.clock = anyClock
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(30), clock: anyClock)
+    let found = try await RecorderScanner(central: central, clock: anyClock).find(
+      serial: device.serial, timeout: .seconds(30))
     return try await DeviceSession.connect(to: found, using: central, configuration: session)
   }
 

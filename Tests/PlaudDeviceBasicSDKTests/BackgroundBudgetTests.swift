@@ -59,8 +59,8 @@ struct BackgroundBudgetTests {
     let sessionConfiguration = configuration
 
     @Sendable func connect() async throws -> DeviceSession {
-      let found = try await DeviceScanner(central: central).find(
-        serial: device.serial, timeout: .seconds(10), clock: anyClock)
+      let found = try await RecorderScanner(central: central, clock: anyClock).find(
+        serial: device.serial, timeout: .seconds(10))
       return try await DeviceSession.connect(
         to: found, using: central, configuration: sessionConfiguration)
     }

@@ -157,7 +157,7 @@ final class RangeBeacon: BeaconMonitor {
     let state = self.state
     let task = Task {
       for await advertisement in await device.observeAdvertising() {
-        guard let heard = DeviceScanner.recognise(advertisement)?.serial else { continue }
+        guard let heard = RecorderScanner.recognise(advertisement)?.serial else { continue }
         let wake = state.withLock { state -> Bool in
           guard state.away, state.serials.contains(heard) else { return false }
           state.away = false

@@ -100,8 +100,8 @@ struct FacadeFixesTests {
     // matched (identical bytes read twice).
     var configuration = DeviceSession.Configuration(token: bench.device.configuration.token)
     configuration.clock = bench.anyClock
-    let found = try await DeviceScanner(central: bench.central).find(
-      serial: bench.device.serial, timeout: .seconds(10), clock: bench.anyClock)
+    let found = try await RecorderScanner(central: bench.central, clock: bench.anyClock).find(
+      serial: bench.device.serial, timeout: .seconds(10))
     let session = try await DeviceSession.connect(
       to: found, using: bench.central, configuration: configuration)
     let workspace = try SyncWorkspace(root: bench.directory + "/store")

@@ -43,7 +43,7 @@ struct WiFiBench {
   func bleSession() async throws -> DeviceSession {
     var found: DiscoveredDevice?
     for await advertisement in central.scan(services: [RecorderGATT.service]) {
-      found = DeviceScanner.recognise(advertisement)
+      found = RecorderScanner.recognise(advertisement)
       if found != nil { break }
     }
     var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)

@@ -92,8 +92,8 @@ struct RealDeviceOptionTests {
     let central = EmulatorCentral(device: device)
     var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)
     configuration.clock = AnyClock(clock)
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(10), clock: AnyClock(clock))
+    let found = try await RecorderScanner(central: central, clock: AnyClock(clock)).find(
+      serial: device.serial, timeout: .seconds(10))
     let session = try await DeviceSession.connect(
       to: found, using: central, configuration: configuration)
     try await session.deleteRecording(file.sessionId)
@@ -117,8 +117,8 @@ struct RealDeviceOptionTests {
       configuration.clock = AnyClock(clock)
       configuration.timeZoneSeconds = { -12_600 }
       configuration.timeZoneEncoding = encoding
-      let found = try await DeviceScanner(central: central).find(
-        serial: device.serial, timeout: .seconds(10), clock: AnyClock(clock))
+      let found = try await RecorderScanner(central: central, clock: AnyClock(clock)).find(
+        serial: device.serial, timeout: .seconds(10))
       let session = try await DeviceSession.connect(
         to: found, using: central, configuration: configuration)
       #expect(await device.utcOffsetSeconds == -12_600, "\(encoding)")

@@ -38,8 +38,8 @@ struct EmulatorBench {
   /// Finds the device by serial (its address rotates) and opens a session.
   func connect(token: DeviceToken = DeviceConfiguration.exampleToken) async throws -> DeviceSession
   {
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(10), clock: AnyClock(clock))
+    let found = try await RecorderScanner(central: central, clock: AnyClock(clock)).find(
+      serial: device.serial, timeout: .seconds(10))
     return try await DeviceSession.connect(
       to: found, using: central, configuration: configuration(token: token))
   }
@@ -216,8 +216,8 @@ struct DeviceSessionEmulatorTests {
     defer { server.stop() }
     let central = TCPCentral(host: "127.0.0.1", port: port)
     defer { central.close() }
-    let found = try await DeviceScanner(central: central).find(
-      serial: device.serial, timeout: .seconds(20), clock: .continuous)
+    let found = try await RecorderScanner(central: central, clock: .continuous).find(
+      serial: device.serial, timeout: .seconds(20))
     let session = try await DeviceSession.connect(
       to: found, using: central,
       configuration: DeviceSession.Configuration(token: DeviceConfiguration.exampleToken))

@@ -21,7 +21,7 @@ struct DeviceSessionTests {
   static func connect(
     _ central: ScriptedCentral, clock: ManualClock = ManualClock()
   ) async throws -> DeviceSession {
-    let device = try #require(DeviceScanner.recognise(central.advertisement))
+    let device = try #require(RecorderScanner.recognise(central.advertisement))
     return try await DeviceSession.connect(
       to: device, using: central, configuration: configuration(clock: clock))
   }

@@ -21,7 +21,7 @@ struct RealDeviceSessionTests {
     let advertisement = Advertisement(
       peripheral: PeripheralID("C0:11:22:33:44:55"), localName: "PLAUD_NOTE",
       manufacturerData: Self.capturedManufacturerData, serviceUUIDs: [], rssi: -60)
-    let device = try #require(DeviceScanner.recognise(advertisement))
+    let device = try #require(RecorderScanner.recognise(advertisement))
     #expect(device.serial == "888317442836358884")
     #expect(device.model == .note)
     #expect(device.portVersion == 10)
@@ -33,18 +33,18 @@ struct RealDeviceSessionTests {
     let garbage = Advertisement(
       peripheral: PeripheralID("C0:11:22:33:44:56"), localName: "PLAUD_NOTE",
       manufacturerData: [0x59, 0x00, 0xFF], serviceUUIDs: [], rssi: -60)
-    let device = try #require(DeviceScanner.recognise(garbage))
+    let device = try #require(RecorderScanner.recognise(garbage))
     #expect(device.serial == nil)
     #expect(device.portVersion == nil)
     let nameOnly = Advertisement(
       peripheral: PeripheralID("C0:11:22:33:44:57"), localName: "PLAUD_NOTE", manufacturerData: nil,
       serviceUUIDs: [], rssi: -60)
-    #expect(DeviceScanner.recognise(nameOnly)?.serial == nil)
-    #expect(DeviceScanner.recognise(nameOnly) != nil)
+    #expect(RecorderScanner.recognise(nameOnly)?.serial == nil)
+    #expect(RecorderScanner.recognise(nameOnly) != nil)
     let other = Advertisement(
       peripheral: PeripheralID("C0:11:22:33:44:58"), localName: "Headphones",
       manufacturerData: [0x59, 0x00, 0xFF], serviceUUIDs: [], rssi: -60)
-    #expect(DeviceScanner.recognise(other) == nil)
+    #expect(RecorderScanner.recognise(other) == nil)
   }
 
   /// Two name-only recorders: the scanner connects to each in turn until the serial the
@@ -67,8 +67,9 @@ struct RealDeviceSessionTests {
     var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)
     configuration.clock = AnyClock(clock)
     for wanted in devices {
-      let session = try await DeviceScanner(central: central).connect(
-        serial: wanted.serial, configuration: configuration, timeout: .seconds(30))
+      let session = try await RecorderScanner(central: central, clock: configuration.clock).connect(
+        serial: wanted.serial, findTimeout: .seconds(30), configuration: configuration
+      ).session
       #expect(await session.info.serial == wanted.serial)
       #expect(await wanted.isConnected)
       await session.close()
@@ -83,8 +84,10 @@ struct RealDeviceSessionTests {
       configuration: DeviceConfiguration(advertising: .nameOnly))
     defer { bench.cleanUp() }
     await #expect(throws: DeviceError.deviceNotFound(serial: "0000")) {
-      _ = try await DeviceScanner(central: bench.central).connect(
-        serial: "0000", configuration: bench.configuration(), timeout: .seconds(10))
+      _ = try await RecorderScanner(central: bench.central, clock: bench.configuration().clock)
+        .connect(
+          serial: "0000", findTimeout: .seconds(10), configuration: bench.configuration()
+        ).session
     }
     #expect(await bench.device.isConnected == false, "the wrong device was let go")
     #expect(await bench.device.counters.connections == 1)
@@ -94,8 +97,11 @@ struct RealDeviceSessionTests {
   func advertisedSerialFirst() async throws {
     let bench = try EmulatorBench()
     defer { bench.cleanUp() }
-    let session = try await DeviceScanner(central: bench.central).connect(
-      serial: bench.device.serial, configuration: bench.configuration(), timeout: .seconds(10))
+    let session = try await RecorderScanner(
+      central: bench.central, clock: bench.configuration().clock
+    ).connect(
+      serial: bench.device.serial, findTimeout: .seconds(10), configuration: bench.configuration()
+    ).session
     #expect(await session.info.serial == bench.device.serial)
     await session.close()
   }
@@ -133,8 +139,9 @@ struct RealDeviceSessionTests {
     defer { bench.cleanUp() }
     var configuration = bench.configuration()
     configuration.timeZoneSeconds = { offset }
-    let found = try await DeviceScanner(central: bench.central).find(
-      serial: bench.device.serial, timeout: .seconds(10), clock: AnyClock(bench.clock))
+    let found = try await RecorderScanner(central: bench.central, clock: AnyClock(bench.clock))
+      .find(
+        serial: bench.device.serial, timeout: .seconds(10))
     let session = try await DeviceSession.connect(
       to: found, using: bench.central, configuration: configuration)
     #expect(await bench.device.utcOffsetSeconds == offset)

@@ -49,8 +49,8 @@ struct RecorderScannerTests {
     let scanner = RecorderScanner(central: central, clock: bench.sessionClock)
     var updates: [RecorderScanner.Update] = []
     for await update in scanner.scan(timeout: .seconds(1)) { updates.append(update) }
-    let device = try #require(DeviceScanner.recognise(real))
-    let moved = try #require(DeviceScanner.recognise(nearer))
+    let device = try #require(RecorderScanner.recognise(real))
+    let moved = try #require(RecorderScanner.recognise(nearer))
     #expect(
       updates == [
         .devices([device]), .devices([moved]), .devices([device]),

@@ -72,8 +72,8 @@ final class SyncBench: Sendable {
     while true {
       attempt += 1
       do {
-        let found = try await DeviceScanner(central: central).find(
-          serial: device.serial, timeout: .seconds(10), clock: sessionClock)
+        let found = try await RecorderScanner(central: central, clock: sessionClock).find(
+          serial: device.serial, timeout: .seconds(10))
         return try await DeviceSession.connect(
           to: found, using: central, configuration: configuration)
       } catch {

@@ -256,8 +256,8 @@ public actor FirmwareUpdater {
       if Task.isCancelled { throw .cancelled }
       do {
         let left = deadline - clock.elapsed
-        let device = try await DeviceScanner(central: central).find(
-          serial: serial, timeout: left, clock: clock)
+        let device = try await RecorderScanner(central: central, clock: clock).find(
+          serial: serial, timeout: left)
         return try await DeviceSession.connect(
           to: device, using: central, configuration: sessionConfiguration)
       } catch .tokenRejected {

@@ -130,7 +130,7 @@ public actor PassiveReader {
   /// Decides what an advertisement starts, if anything.
   private func heard(_ advertisement: Advertisement) -> (@Sendable () async -> Void)? {
     let now = clock.elapsed
-    if let recorder = DeviceScanner.recognise(advertisement) {
+    if let recorder = RecorderScanner.recognise(advertisement) {
       // Registered recorders are known by serial; one heard by name only is not matched
       // before a connection would tell its serial (PROTOCOL.md §1).
       guard let serial = recorder.serial, let peripheral = registered[serial],

@@ -1,8 +1,13 @@
 import RecorderBluetooth
 import RecorderConcurrency
+import RecorderProtocol
 
 /// The one place that scans: one radio scan shared by every listener, de-duplicated scans
 /// with a timeout, and finding a recorder by serial.
+///
+/// Recorders are recognised by their advertising (PROTOCOL.md §1): a manufacturer payload
+/// that parses as the recorder's, whatever the company id, or failing that a `PLAUD…` name
+/// (then the serial is known only after connecting).
 ///
 /// A `Central` runs one scan at a time, so a scanner starts the radio's scan for its first
 /// listener, fans each recognised advertisement out to every listener, and stops the radio
@@ -59,7 +64,9 @@ public final class RecorderScanner: Sendable {
       }
       return key
     }
-    continuation.onTermination = { [weak self] _ in self?.removeListener(key) }
+    // The stream holds its scanner (and so the radio scan) until it ends: a scanner made
+    // only to listen lives as long as its listener. The cycle ends with the stream.
+    continuation.onTermination = { _ in self.removeListener(key) }
     return stream
   }
 
@@ -180,7 +187,7 @@ public final class RecorderScanner: Sendable {
     // timeout cannot fire first. (No-op on a real clock.)
     let release = clock.holdTime(.scanGrace)
     let grace = Task {
-      try? await Task.sleep(for: DeviceScanner.simulatedClockGrace)
+      try? await Task.sleep(for: RecorderScanner.simulatedClockGrace)
       release()
     }
     defer {
@@ -192,6 +199,34 @@ public final class RecorderScanner: Sendable {
     return found
   }
 
+  // MARK: - Recognising recorders
+
+  /// Real time a simulated clock is held at the start of each scan.
+  static let simulatedClockGrace: Duration = .milliseconds(500)
+
+  /// The recorder this advertisement comes from, or nil if it is not one: by its
+  /// manufacturer payload, else by a name starting `PLAUD` (any case) [sdk].
+  public static func recognise(_ advertisement: Advertisement) -> DiscoveredDevice? {
+    if let data = advertisement.manufacturerData,
+      let payload = try? ManufacturerPayload(manufacturerData: data)
+    {
+      return DiscoveredDevice(
+        peripheral: advertisement.peripheral, name: advertisement.localName,
+        serial: payload.serial, model: RecorderModel(rawValue: payload.projectCode),
+        projectCode: payload.projectCode, firmware: payload.firmware,
+        portVersion: payload.portVersion, rssi: advertisement.rssi)
+    }
+    guard let name = advertisement.localName, name.uppercased().hasPrefix(namePrefix) else {
+      return nil
+    }
+    return DiscoveredDevice(
+      peripheral: advertisement.peripheral, name: name, serial: nil, model: nil,
+      projectCode: nil, firmware: nil, portVersion: nil, rssi: advertisement.rssi)
+  }
+
+  /// Recorders' advertised names start with this (`PLAUD_NOTE` on the Note) [device][sdk].
+  public static let namePrefix = "PLAUD"
+
   // MARK: - The radio
 
   private func startRadio(number: Int, after previous: Task<Void, Never>?) -> Task<Void, Never> {
@@ -200,7 +235,7 @@ public final class RecorderScanner: Sendable {
       await previous?.value
       guard !Task.isCancelled else { return }
       for await advertisement in central.scan(services: nil) {
-        guard let device = DeviceScanner.recognise(advertisement) else { continue }
+        guard let device = RecorderScanner.recognise(advertisement) else { continue }
         guard let listeners = self?.state.withLock({ Array($0.listeners.values) }) else { break }
         for listener in listeners { listener.yield(device) }
       }

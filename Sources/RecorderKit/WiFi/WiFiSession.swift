@@ -68,8 +68,8 @@ public actor WiFiSession {
 
   /// Joins `hotspot`, waits for the device and runs HELLO and the handshake, trying again
   /// every ``Configuration/retryInterval`` until it works or `timeout` of the session's
-  /// clock has passed. A handshake the device refused, a token it rejected, a device whose
-  /// HELLO is not `session`'s serial and a cancelled task end it at once.
+  /// clock has passed. A failure no retry mends (``DeviceError/isRetryable``: a handshake the
+  /// device refused for good, a token it rejected, a cancelled task) ends it at once.
   /// - Throws: the last attempt's error (``DeviceError/timeout(operation:)`` when no
   ///   attempt fitted).
   public static func connect(
@@ -91,19 +91,11 @@ public actor WiFiSession {
       } catch {
         last = error
       }
-      guard worthRetrying(last) else { break }
+      guard last.isRetryable else { break }
       let pause = min(configuration.retryInterval, timeout - (clock.elapsed - started))
       guard pause > .zero, (try? await clock.sleep(for: pause)) != nil else { break }
     }
     throw last
-  }
-
-  /// Joining or the device's connection may work on another try; a refusal will not.
-  static func worthRetrying(_ error: DeviceError) -> Bool {
-    switch error {
-    case .handshakeRefused, .tokenRejected, .malformedReply, .cancelled: false
-    default: true
-    }
   }
 
   /// The hotspot that was joined.
