@@ -4,6 +4,7 @@ import RecorderConcurrency
 import RecorderKit
 import RecorderRemoteLink
 import RecorderStore
+import RecorderTesting
 
 /// `recorder sync`: every recording from a device into a folder, exactly once, verified,
 /// then deleted from the device (unless `--keep-on-device`).
@@ -97,7 +98,7 @@ struct SyncCommand: RecorderCommand {
         throw UsageError("--hotspot must be tcp://HOST:PORT")
       }
       var plan = WiFiSyncPlan(
-        joiner: JoinPortHotspotJoiner(host: address.host, port: address.port),
+        joiner: TCPHotspotJoiner(host: address.host, port: address.port),
         link: WiFiLink.Configuration(host: listen, port: 0))
       if let minimumBacklog {
         guard minimumBacklog >= 0 else { throw UsageError("--wifi-min-backlog must be ≥ 0") }

@@ -6,6 +6,7 @@ import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
 import RecorderStore
+import RecorderTesting
 
 /// `recorder demo`: the main job end to end against an emulated device, in seconds.
 struct DemoCommand: RecorderCommand {
@@ -112,7 +113,7 @@ struct DemoCommand: RecorderCommand {
     defer { join?.stop() }
     let wifi = join.map {
       WiFiSyncPlan(
-        joiner: JoinPortHotspotJoiner(host: "127.0.0.1", port: $0.port),
+        joiner: TCPHotspotJoiner(host: "127.0.0.1", port: $0.port),
         link: WiFiLink.Configuration(host: "127.0.0.1", port: 0))
     }
     let recorders = Recorders(
