@@ -68,7 +68,7 @@ extension Recorders {
   /// one first reached for every later attempt) into `engine`, exactly once, verified,
   /// deleted from the device as `engine`'s options say.
   ///
-  /// Each attempt connects (``connect(serial:heard:)``) and runs the engine's sync, over
+  /// Each attempt connects (``connect(serial:heard:session:)``) and runs the engine's sync, over
   /// Wi-Fi when `options.wifi` says so. An attempt that fails for a reason that may pass
   /// (``RetryableError/isRetryable``) is followed by another, which resumes from the
   /// journal, up to ``SyncRunOptions/maximumAttempts``; a final failure ends the sync at once.

@@ -11,7 +11,8 @@ import RecorderConcurrency
 /// (``RetryableError/isRetryable``).
 ///
 /// ```swift
-/// let recorders = Recorders(radio: .shared(central), configuration: .init(session: .init(token: token)))
+/// let recorders = Recorders(
+///   radio: .shared(central), configuration: .init(session: .init(token: token)))
 /// for try await event in recorders.sync(serial: "8881234567890123", into: engine) {
 ///   if case .finished(let report) = event { print(report.files.count, "files") }
 /// }
@@ -64,7 +65,8 @@ public final class Recorders: Sendable {
 
   /// Connects to the recorder with `serial` (or, when nil, to the first recorder heard)
   /// and authenticates. A recorder just heard (`heard`) is connected to directly; otherwise
-  /// one search of ``Configuration/findTimeout`` looks for it (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``).
+  /// one search of ``Configuration/findTimeout`` looks for it
+  /// (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``).
   /// - Parameters:
   ///   - serial: the recorder's serial, or nil for the first recorder heard.
   ///   - heard: the recorder's advertisement when it was just heard in a scan.
