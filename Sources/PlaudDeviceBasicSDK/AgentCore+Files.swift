@@ -23,7 +23,7 @@ extension AgentCore {
   nonisolated var userKeyRing: UserKeyRing {
     UserKeyRing(
       store: configuration.userKeyStore
-        ?? FileKeyStore(directory: configuration.storageRoot + "/keys"))
+        ?? FileKeyStore(directory: StorageLayout(root: configuration.storageRoot).keys))
   }
 
   /// The storage root's workspace (journal, raw files, default exports), opened once. Its

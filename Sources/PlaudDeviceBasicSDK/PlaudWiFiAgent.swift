@@ -193,7 +193,7 @@ public final class PlaudWiFiAgent: Sendable {
   /// `<storageRoot>/exports`: `wifiDownloadAllProgress`… → `wifiDownloadAllCompleted`.
   /// Nothing is deleted; call ``deleteFile(_:_:)`` after the batch.
   public func startDownloadAll() {
-    startDownloadAll(outputDir: storageRoot + "/exports")
+    startDownloadAll(outputDir: StorageLayout(root: storageRoot).exports)
   }
 
   /// RecorderKit addition: ``startDownloadAll()`` into `outputDir` as `format`.

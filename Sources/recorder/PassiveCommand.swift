@@ -153,7 +153,7 @@ struct PassiveCommand: RecorderCommand {
   static func openJournal(_ root: String) throws -> Journal {
     do {
       try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-      return try Journal(path: root + "/journal.sqlite")
+      return try Journal(path: StorageLayout(root: root).journal)
     } catch {
       throw CommandFailure(.ioError, "cannot open the journal in \(root): \(error)")
     }

@@ -131,7 +131,7 @@ struct SyncCommand: RecorderCommand {
     let lock = try await lockFolder()
     defer { withExtendedLifetime(lock) {} }
     let journal: Journal
-    do { journal = try Journal(path: out + "/journal.sqlite") } catch {
+    do { journal = try Journal(path: StorageLayout(root: out).journal) } catch {
       throw CommandFailure(.ioError, "\(error)")
     }
     var options = SyncEngine.Options()

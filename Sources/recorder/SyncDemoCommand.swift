@@ -88,7 +88,7 @@ struct DemoCommand: RecorderCommand {
     do {
       try fileSystem.createDirectory(state)
       try fileSystem.createDirectory(out)
-      journal = try Journal(path: state + "/journal.sqlite")
+      journal = try Journal(path: StorageLayout(root: state).journal)
     } catch {
       throw CommandFailure(.ioError, "\(error)")
     }

@@ -186,7 +186,7 @@ extension SyncWorkspace {
   ) async -> Result<ExportedRecording, RecordingExportError> {
     let id = request.sessionId
     let serial = await transport.serial
-    let directory = request.directory ?? root + "/exports"
+    let directory = request.directory ?? StorageLayout(root: root).exports
     events.yield(.progress(RecordingExport.Progress(sessionId: id, bytes: 0, totalBytes: 0)))
     do throws(RecordingExportError) {
       // Held already: no need to ask the device anything.
@@ -293,7 +293,7 @@ extension SyncWorkspace {
     let exportFormat = format.exportFormat
     let name = "\(record.serial)-\(record.sessionId).\(exportFormat.fileExtension)"
     let finalPath = directory + "/" + name
-    let paths = RootRelativePaths(root: root)
+    let paths = StorageLayout(root: root)
     let made = try? journal.read { tx in
       try tx.exportPath(
         serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue)

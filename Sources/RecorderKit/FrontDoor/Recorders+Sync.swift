@@ -37,14 +37,18 @@ public struct SyncRunOptions: Sendable {
 }
 
 /// Why a sync through the front door ended without completing, when no single failure was
-/// final: every attempt hit a failure that may pass.
-public struct SyncAttemptsExhausted: Error, Sendable, CustomStringConvertible {
+/// final: every attempt hit a failure that may pass. A later sync may still succeed
+/// (``isRetryable`` is true): a watch waits for the recorder again.
+public struct SyncAttemptsExhausted: RetryableError, Sendable, CustomStringConvertible {
   /// The attempts made.
   public let attempts: Int
   /// The last attempt's failure.
   public let lastError: any Error
 
   public var description: String { "gave up after \(attempts) attempts: \(lastError)" }
+
+  /// True: the recorder may be back for a later sync.
+  public var isRetryable: Bool { true }
 }
 
 /// What a watch (``Recorders/watch(serial:into:options:pause:runs:)``) reports.
@@ -179,7 +183,7 @@ extension Recorders {
           completed += 1
           continuation.yield(.synced(count: completed))
           if let runs, completed >= runs { break }
-        } catch let error where Self.isRetryable(error) || error is SyncAttemptsExhausted {
+        } catch let error where Self.isRetryable(error) {
           continuation.yield(.runStopped(error))
         } catch {
           continuation.finish(throwing: error)

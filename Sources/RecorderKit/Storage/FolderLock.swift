@@ -76,7 +76,7 @@ public final class FolderLock: Sendable {
   }
 
   private static func open(root: String) throws(FolderLockError) -> (String, Int32) {
-    let path = (root.hasSuffix("/") ? root : root + "/") + fileName
+    let path = StorageLayout(root: root).lock
     let descriptor = openFile(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw .storage(.from(errno: errno, path: path)) }
     return (path, descriptor)

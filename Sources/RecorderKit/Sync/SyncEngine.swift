@@ -56,7 +56,7 @@ public actor SyncEngine {
   private let fileSystem: any DurableFileSystem
   private let root: String
   /// How the journal spells paths: relative to `root`, so another spelling of it works too.
-  private let paths: RootRelativePaths
+  private let paths: StorageLayout
   private let options: Options
   private let clock: AnyClock
   private let eventContinuation: AsyncStream<SyncEvent>.Continuation
@@ -76,7 +76,7 @@ public actor SyncEngine {
     self.journal = journal
     self.fileSystem = fileSystem
     self.root = root
-    paths = RootRelativePaths(root: root)
+    paths = StorageLayout(root: root)
     self.options = options
     self.clock = clock
     (events, eventContinuation) = AsyncStream.makeStream(of: SyncEvent.self)
@@ -591,13 +591,15 @@ public actor SyncEngine {
     try storage { () throws(StorageError) in try fileSystem.createDirectory(path) }
   }
 
-  private var exportDirectory: String { options.exportDirectory ?? root + "/exports" }
-  private func deviceDirectory(_ serial: String) -> String { root + "/" + serial }
+  private var exportDirectory: String { options.exportDirectory ?? paths.exports }
+  private func deviceDirectory(_ serial: String) -> String {
+    paths.deviceDirectory(serial: serial)
+  }
   private func partPath(_ record: RecordingRecord) -> String {
-    deviceDirectory(record.serial) + "/\(record.sessionId).part"
+    paths.partial(serial: record.serial, sessionId: record.session)
   }
   private func rawPath(_ record: RecordingRecord) -> String {
-    deviceDirectory(record.serial) + "/\(record.sessionId).opus-raw"
+    paths.raw(serial: record.serial, sessionId: record.session)
   }
 
   private func storage<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T {

@@ -50,12 +50,14 @@ public struct RecordingCheckpoint: Sendable, Equatable {
   public var partialPath: String
 }
 
-/// One storage root (shared/DESIGN.md "Storage layout"): the journal at
-/// `<root>/journal.sqlite` and the device folders beside it. Makes ``SyncEngine``s that
+/// One storage root (``StorageLayout``): the journal at `<root>/journal.sqlite` and the
+/// device folders beside it. Makes ``SyncEngine``s that
 /// share the journal, and answers where each recording stands.
 public final class SyncWorkspace: Sendable {
   /// The storage root.
-  public let root: String
+  public var root: String { layout.root }
+  /// Where everything under the root goes.
+  public let layout: StorageLayout
   let journal: Journal
   let fileSystem: any DurableFileSystem
   /// The user key that decrypts end-to-end encrypted recordings for export (its engines'
@@ -70,7 +72,7 @@ public final class SyncWorkspace: Sendable {
     root: String, fileSystem: any DurableFileSystem = PosixFileSystem(),
     userKey: ModeBCredentials? = nil
   ) throws(SyncError) {
-    self.root = root
+    layout = StorageLayout(root: root)
     self.fileSystem = fileSystem
     self.userKey = userKey
     do {
@@ -79,7 +81,7 @@ public final class SyncWorkspace: Sendable {
       throw .storage(error)
     }
     do {
-      journal = try Journal(path: root + "/journal.sqlite")
+      journal = try Journal(path: layout.journal)
     } catch {
       throw .journal(error.description)
     }
@@ -129,8 +131,8 @@ public final class SyncWorkspace: Sendable {
         serial: record.serial, sessionId: record.session, size: record.size,
         stage: RecordingCheckpoint.Stage(rawValue: record.stage.rawValue) ?? .seen,
         durableBytes: record.durableBytes, sha256: record.sha256,
-        exportPath: record.exportPath.map(RootRelativePaths(root: root).resolved),
-        partialPath: root + "/\(record.serial)/\(record.sessionId).part")
+        exportPath: record.exportPath.map(layout.resolved),
+        partialPath: layout.partial(serial: record.serial, sessionId: record.session))
     }
   }
 

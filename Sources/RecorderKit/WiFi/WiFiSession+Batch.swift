@@ -98,7 +98,7 @@ extension WiFiSession {
     events: AsyncStream<WiFiBatch.Event>.Continuation
   ) async -> WiFiBatch.Report {
     let serial = await transport.serial
-    let directory = request.directory ?? workspace.root + "/exports"
+    let directory = request.directory ?? workspace.layout.exports
     let batch = BatchTracker(held: workspace.heldBytes(serial: serial))
     var observer = ObservedTransport.Observer()
     observer.listed = { listed in

@@ -1,0 +1,74 @@
+import RecorderProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Where everything under one storage root goes: the one place a path of the sync is spelt.
+///
+/// ```
+/// <root>/journal.sqlite                       the journal (recordings, exports, outboxes)
+/// <root>/sync.lock                            held by whoever syncs this root
+/// <root>/<serial>/<session id>.part           device bytes being received
+/// <root>/<serial>/<session id>.opus-raw       complete, verified device bytes
+/// <root>/exports/<name>.<mp3|wav|opus|pcm>    exports, unless the caller names a folder
+/// <root>/keys/                                the file key store, where one is used
+/// ```
+///
+/// The journal writes paths relative to the root, so the same root reached by another
+/// spelling (`out` from one directory, `/home/me/out` from another) still finds its raw
+/// copies and exports. A path outside the root (an export folder elsewhere) is written
+/// absolute, resolved against the working directory at the time it is recorded.
+///
+/// A serial becomes a folder name only after ``DeviceFolderName`` checked it.
+public struct StorageLayout: Sendable, Hashable {
+  /// The root as the caller spelled it (absolute, or relative to the working directory).
+  public let root: String
+
+  /// - Parameter root: the storage root.
+  public init(root: String) { self.root = root }
+
+  /// `<root>/journal.sqlite`.
+  public var journal: String { path("journal.sqlite") }
+  /// `<root>/sync.lock`.
+  public var lock: String { path(FolderLock.fileName) }
+  /// `<root>/exports`: the default export folder.
+  public var exports: String { path("exports") }
+  /// `<root>/keys`: the file key store's folder.
+  public var keys: String { path("keys") }
+  /// `<root>/<serial>`: one device's raw copies.
+  public func deviceDirectory(serial: String) -> String { path(serial) }
+  /// `<root>/<serial>/<session id>.part`: device bytes being received.
+  public func partial(serial: String, sessionId: SessionID) -> String {
+    deviceDirectory(serial: serial) + "/\(sessionId).part"
+  }
+  /// `<root>/<serial>/<session id>.opus-raw`: complete, verified device bytes.
+  public func raw(serial: String, sessionId: SessionID) -> String {
+    deviceDirectory(serial: serial) + "/\(sessionId).opus-raw"
+  }
+
+  private func path(_ name: String) -> String {
+    root.hasSuffix("/") ? root + name : root + "/" + name
+  }
+
+  /// `path` (under the root as spelled, or anywhere) as the journal keeps it.
+  func stored(_ path: String) -> String {
+    let prefix = root.hasSuffix("/") ? root : root + "/"
+    if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+    if path.hasPrefix("/") { return path }
+    return Self.workingDirectory().map { $0 + "/" + path } ?? path
+  }
+
+  /// A path from the journal, ready to open: relative ones are under the root.
+  func resolved(_ stored: String) -> String {
+    stored.hasPrefix("/") ? stored : path(stored)
+  }
+
+  private static func workingDirectory() -> String? {
+    guard let pointer = getcwd(nil, 0) else { return nil }
+    defer { free(pointer) }
+    return String(cString: pointer)
+  }
+}
