@@ -32,15 +32,27 @@ struct BindCommand: RecorderCommand {
   func run() async throws {
     let client = try cloud.client()
     var serial = self.serial ?? ""
+    let bound: Result<Void, CloudError>
     if let device {
-      let (session, central) = try await device.connect()
+      let (recorders, connection, central) = try await device.connectThroughDoor()
       defer { central.close() }
-      serial = await session.info.serial
-      await session.close()
+      serial = await connection.session.info.serial
+      do throws(CloudError) {
+        try await recorders.bind(connection, cloud: client)
+        bound = .success(())
+      } catch {
+        bound = .failure(error)
+      }
+      await connection.close()
+    } else {
+      do throws(CloudError) {
+        try await client.bind(serial: serial)
+        bound = .success(())
+      } catch {
+        bound = .failure(error)
+      }
     }
-    do {
-      try await client.bind(serial: serial)
-    } catch {
+    if case .failure(let error) = bound {
       throw CommandFailure(CloudOptions.exitCode(error), "\(error)")
     }
     print("bound \(serial)")
@@ -83,13 +95,13 @@ struct UnbindCommand: RecorderCommand {
       print("unbound \(serial ?? "")")
       return
     }
-    let (session, central) = try await device.connect()
+    let (recorders, connection, central) = try await device.connectThroughDoor()
     defer { central.close() }
-    let serial = await session.info.serial
+    let serial = await connection.session.info.serial
     do {
-      try await DeviceBinding.unbindAndDepair(session, cloud: client)
+      try await recorders.unbindAndDepair(connection, cloud: client)
     } catch .cloud(let error) {
-      await session.close()
+      await connection.close()
       throw CommandFailure(CloudOptions.exitCode(error), "\(error)")
     } catch {
       throw CommandFailure(.unavailable, "\(error)")

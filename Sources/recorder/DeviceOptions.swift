@@ -149,13 +149,17 @@ struct DeviceOptions {
   /// Opens the link, finds the device, authenticates, through the front door over that one
   /// central. The caller closes the session and the central.
   func connect() async throws -> (DeviceSession, any ClosableCentral) {
+    let (_, connection, central) = try await connectThroughDoor()
+    return (connection.session, central)
+  }
+
+  /// ``connect()`` with the front door it went through (firmware and binding hang off it).
+  /// The caller closes the connection and the central.
+  func connectThroughDoor() async throws -> (Recorders, RecorderConnection, any ClosableCentral) {
     let central = try await address.open(adapter: adapter)
     do {
-      let connection = try await Recorders(
-        radio: .shared(central), configuration: doorConfiguration
-      )
-      .connect(serial: serial)
-      return (connection.session, central)
+      let recorders = Recorders(radio: .shared(central), configuration: doorConfiguration)
+      return (recorders, try await recorders.connect(serial: serial), central)
     } catch let error as DeviceError {
       central.close()
       throw CommandFailure(Self.exitCode(connecting: error), "\(error)")

@@ -76,12 +76,11 @@ struct OTACommand: RecorderCommand {
         throw CommandFailure(Self.exitCode(error), "\(error)")
       }
     }
-    let (session, central) = try await device.connect()
+    let (recorders, connection, central) = try await device.connectThroughDoor()
     defer { central.close() }
+    let session = connection.session
     let serial = await session.info.serial
-    let updater = FirmwareUpdater(
-      central: central, serial: serial,
-      sessionConfiguration: device.sessionConfiguration)
+    let updater = await recorders.firmwareUpdater(for: connection)
     let renderer = Task { await Self.render(updater.progress) }
     let result: FirmwareUpdater.Result
     do {

@@ -101,7 +101,8 @@ public final class Recorders: Sendable {
         )
       }
       return RecorderConnection(
-        session: found.session, device: found.device, release: lease.release)
+        session: found.session, device: found.device, central: lease.scanner.central,
+        sessionConfiguration: sessionConfiguration, release: lease.release)
     } catch {
       lease.release()
       throw error
@@ -193,6 +194,10 @@ public struct RecorderConnection: Sendable {
   public let session: DeviceSession
   /// The advertisement it was reached by.
   public let device: DiscoveredDevice
+  /// The radio it is on (a firmware update reconnects through it).
+  let central: any Central
+  /// The session's configuration (its token: a reconnection uses the same).
+  let sessionConfiguration: DeviceSession.Configuration
   let release: @Sendable () -> Void
 
   /// Closes the session and gives the radio back.
