@@ -29,9 +29,6 @@ public struct ClockHold: Sendable, Hashable, CustomStringConvertible {
   public static let modeBUnwrap = ClockHold("Mode B unwrap")
   /// While received frames wait on either side of a session's receive loop.
   public static let receiveBacklog = ClockHold("receive backlog")
-  /// A moment of real time at the start of a scan, so a device already advertising is heard
-  /// before the scan's timeout.
-  public static let scanGrace = ClockHold("scan grace")
   /// Disk and CPU work of the sync engine (hashing, renaming, fsync, journal writes).
   public static let storageWork = ClockHold("storage work")
   /// While a passive read's link has events not yet handled.

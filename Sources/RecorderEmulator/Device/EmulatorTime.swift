@@ -76,4 +76,8 @@ extension ClockHold {
   static let emulatorSetUpGrace = ClockHold("emulator set-up grace")
   /// The emulated link has writes, notifications or writers still to serve.
   static let emulatorLinkBusy = ClockHold("emulator link busy")
+  /// A moment of real time at the start of a scan of the emulated radio: a device already
+  /// advertising is heard after a few task hops that take real time but no simulated time,
+  /// and a scan's timeout must not fire first.
+  static let emulatorScanGrace = ClockHold("emulator scan grace")
 }

@@ -182,27 +182,12 @@ public final class RecorderScanner: Sendable {
   ) async throws(DeviceError) -> DiscoveredDevice? {
     let radioState = await central.settledState(on: clock)
     guard radioState == .poweredOn else { throw .bluetoothUnavailable(radioState) }
-    // On a simulated clock, a device already in range is heard after a few task hops that
-    // take real time but no simulated time: hold the clock for a moment of real time so the
-    // timeout cannot fire first. (No-op on a real clock.)
-    let release = clock.holdTime(.scanGrace)
-    let grace = Task {
-      try? await Task.sleep(for: RecorderScanner.simulatedClockGrace)
-      release()
-    }
-    defer {
-      grace.cancel()
-      release()
-    }
     let found = await firstElement(of: listen(), within: timeout, on: clock, where: accept)
     if Task.isCancelled { throw .cancelled }
     return found
   }
 
   // MARK: - Recognising recorders
-
-  /// Real time a simulated clock is held at the start of each scan.
-  static let simulatedClockGrace: Duration = .milliseconds(500)
 
   /// The recorder this advertisement comes from, or nil if it is not one: by its
   /// manufacturer payload, else by a name starting `PLAUD` (any case) [sdk].
@@ -231,10 +216,13 @@ public final class RecorderScanner: Sendable {
 
   private func startRadio(number: Int, after previous: Task<Void, Never>?) -> Task<Void, Never> {
     let central = self.central
+    // With no scan to wait for, the radio scan starts now, before the caller's timeout
+    // starts counting (a simulated radio holds its clock from this call).
+    let started = previous == nil ? central.scan(services: nil) : nil
     return Task { [weak self] in
       await previous?.value
       guard !Task.isCancelled else { return }
-      for await advertisement in central.scan(services: nil) {
+      for await advertisement in started ?? central.scan(services: nil) {
         guard let device = RecorderScanner.recognise(advertisement) else { continue }
         guard let listeners = self?.state.withLock({ Array($0.listeners.values) }) else { break }
         for listener in listeners { listener.yield(device) }
