@@ -22,7 +22,7 @@ actor AgentCore {
   private var scanTask: Task<Void, Never>?
   var workspace: SyncWorkspace?
   /// The handshake token of the last successful connection: the Wi-Fi handshake sends it.
-  var handshakeToken: RecorderDeviceToken? {
+  var handshakeToken: DeviceToken? {
     didSet { keyUser.withLock { $0 = handshakeToken?.revealed } }
   }
   /// Whose Mode B key decrypts end-to-end encrypted recordings on export: the user of the
@@ -49,7 +49,7 @@ actor AgentCore {
     recorders = configuration.central.map { central in
       // Every connect passes its own session (the token of its call); this one only times.
       // The empty token is printable ASCII, so the initialiser cannot fail.
-      var session = DeviceSession.Configuration(token: RecorderDeviceToken(bytes: [])!)
+      var session = DeviceSession.Configuration(token: DeviceToken(bytes: [])!)
       session.clock = configuration.clock
       return Recorders(
         radio: .shared(central),
@@ -71,7 +71,7 @@ actor AgentCore {
 
   var firmwareVersion: String { get async { await session?.info.firmware?.description ?? "" } }
 
-  var clock: RecorderClock { configuration.clock }
+  var clock: AnyClock { configuration.clock }
 
   // MARK: - Scanning
 
@@ -116,7 +116,7 @@ actor AgentCore {
       emit { $0.bleConnectState(state: -1) }
       return
     }
-    let handshakeToken: RecorderDeviceToken
+    let handshakeToken: DeviceToken
     do {
       handshakeToken = try resolveToken(deviceToken)
     } catch {
@@ -189,7 +189,7 @@ actor AgentCore {
 
   /// The handshake token of this connect: the app's device token when it gave one, else the
   /// one RecorderKit's ``UserToken`` derives from the user access token.
-  func resolveToken(_ deviceToken: String?) throws(PlaudSDKError) -> RecorderDeviceToken {
+  func resolveToken(_ deviceToken: String?) throws(PlaudSDKError) -> DeviceToken {
     let jwt = token.current.jwt
     guard deviceToken?.isEmpty == false || jwt != nil else { throw .noUserToken }
     do throws(CloudError) {

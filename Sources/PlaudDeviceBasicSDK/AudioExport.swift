@@ -29,7 +29,7 @@ public protocol AudioExportCallback: AnyObject {
 
 extension AudioExportFormat {
   /// RecorderKit's name for the format.
-  var fileFormat: AudioFileFormat {
+  var fileFormat: ExportFormat {
     switch self {
     case .pcm: .pcm
     case .mp3: .mp3

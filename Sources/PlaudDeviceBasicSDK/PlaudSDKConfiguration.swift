@@ -9,11 +9,11 @@ import RecorderKit
 public struct PlaudSDKConfiguration: Sendable {
   /// The central to scan and connect with; nil reports `bleConnectState(-1)` and
   /// `bleScanOverTime()` (no radio).
-  public var central: (any RecorderCentral)?
+  public var central: (any Central)?
   /// Where the journal, raw device files and default exports live (shared/DESIGN.md).
   public var storageRoot: String
   /// The clock every wait goes through.
-  public var clock: RecorderClock
+  public var clock: AnyClock
   /// Beacon wake-up (iOS: Core Location; elsewhere injected).
   public var beaconMonitor: any BeaconMonitor
   /// How long `startScan()` listens before stopping (and `bleScanOverTime()` if nothing was
@@ -70,7 +70,7 @@ public struct PlaudSDKConfiguration: Sendable {
   /// nil: ``clock``. Tests that drive BLE on a simulated clock but Wi-Fi over real loopback
   /// TCP may pass the continuous clock here, so a simulated jump never expires a real socket
   /// wait.
-  public var wifiClock: RecorderClock?
+  public var wifiClock: AnyClock?
 
   /// - Parameters:
   ///   - central: the radio (nil: none).
@@ -78,9 +78,9 @@ public struct PlaudSDKConfiguration: Sendable {
   ///   - clock: default the continuous clock.
   ///   - beaconMonitor: default none (never wakes).
   public init(
-    central: (any RecorderCentral)? = nil,
+    central: (any Central)? = nil,
     storageRoot: String = NSTemporaryDirectory() + "PlaudDeviceBasicSDK",
-    clock: RecorderClock? = nil,
+    clock: AnyClock? = nil,
     beaconMonitor: any BeaconMonitor = UnavailableBeaconMonitor()
   ) {
     self.central = central

@@ -24,7 +24,7 @@ public enum RecordingExport {
     /// The recording (its session id, as LIST reports it).
     public var sessionId: SessionID
     /// The format of the exported file.
-    public var format: AudioFileFormat
+    public var format: ExportFormat
     /// Output channels (nil: as recorded).
     public var channels: Int?
     /// The folder of the exported file (nil: `<root>/exports`).
@@ -34,7 +34,7 @@ public enum RecordingExport {
     public var reportsData: Bool
 
     public init(
-      sessionId: SessionID, format: AudioFileFormat, channels: Int? = nil, directory: String? = nil,
+      sessionId: SessionID, format: ExportFormat, channels: Int? = nil, directory: String? = nil,
       reportsData: Bool = false
     ) {
       self.sessionId = sessionId
@@ -267,7 +267,7 @@ extension SyncWorkspace {
   /// ``ensureExport(_:rawPath:format:channels:directory:)`` of a recording the journal holds
   /// stored and verified; nil for any other.
   func ensureExport(
-    serial: String, sessionId: SessionID, format: AudioFileFormat, channels: Int?,
+    serial: String, sessionId: SessionID, format: ExportFormat, channels: Int?,
     directory: String
   ) throws(SyncError) -> String? {
     let record: RecordingRecord?
@@ -287,10 +287,10 @@ extension SyncWorkspace {
   /// place when the journal says this very export was made and it is still there, else a
   /// new one (temporary name, fsync, rename, fsync the folder, journal it).
   func ensureExport(
-    _ record: RecordingRecord, rawPath: String, format: AudioFileFormat, channels: Int?,
+    _ record: RecordingRecord, rawPath: String, format: ExportFormat, channels: Int?,
     directory: String
   ) throws(SyncError) -> String {
-    let exportFormat = format.exportFormat
+    let exportFormat = format
     let name = "\(record.serial)-\(record.sessionId).\(exportFormat.fileExtension)"
     let finalPath = directory + "/" + name
     let paths = StorageLayout(root: root)

@@ -4,28 +4,6 @@ import RecorderConcurrency
 import RecorderProtocol
 import RecorderStore
 
-/// Names from the lower layers that the vendor facade (which imports RecorderKit only,
-/// shared/DESIGN.md) needs to spell in its configuration.
-public typealias RecorderCentral = Central
-/// The clock every wait goes through (see `AnyClock`).
-public typealias RecorderClock = AnyClock
-/// A device token (PROTOCOL.md §8).
-public typealias RecorderDeviceToken = DeviceToken
-
-/// The export formats, as RecorderKit's own type so callers need not import RecorderAudio.
-public enum AudioFileFormat: String, Sendable, CaseIterable {
-  case pcm, mp3, wav, opus
-
-  var exportFormat: ExportFormat {
-    switch self {
-    case .pcm: .pcm
-    case .mp3: .mp3
-    case .wav: .wav
-    case .opus: .opus
-    }
-  }
-}
-
 /// Where one recording stands in the journal: what a resumed sync starts from.
 public struct RecordingCheckpoint: Sendable, Equatable {
   /// The journal's stages, in order.
@@ -105,11 +83,11 @@ public final class SyncWorkspace: Sendable {
   ///   - deleteFromDevice: delete device copies once safe.
   ///   - clock: the engine's clock (timeouts, checkpoints, speed).
   public func makeEngine(
-    format: AudioFileFormat?, channels: Int? = nil, exportDirectory: String? = nil,
+    format: ExportFormat?, channels: Int? = nil, exportDirectory: String? = nil,
     deleteFromDevice: Bool, clock: AnyClock
   ) -> SyncEngine {
     var options = SyncEngine.Options()
-    options.format = format?.exportFormat
+    options.format = format
     options.channels = channels
     options.exportDirectory = exportDirectory
     options.deleteFromDevice = deleteFromDevice

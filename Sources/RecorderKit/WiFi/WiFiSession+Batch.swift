@@ -7,7 +7,7 @@ import RecorderProtocol
 public enum WiFiBatch {
   /// What to export and where.
   public struct Request: Sendable, Equatable {
-    public var format: AudioFileFormat
+    public var format: ExportFormat
     /// Output channels (nil: as recorded).
     public var channels: Int?
     /// The folder of the exports (nil: `<root>/exports`).
@@ -16,7 +16,7 @@ public enum WiFiBatch {
     public var reportsData: Bool
 
     public init(
-      format: AudioFileFormat, channels: Int? = nil, directory: String? = nil,
+      format: ExportFormat, channels: Int? = nil, directory: String? = nil,
       reportsData: Bool = false
     ) {
       self.format = format
