@@ -83,6 +83,18 @@ final class SyncBench: Sendable {
     }
   }
 
+  /// Keeps the manual clock from leaping far ahead while the test does real-time work: a
+  /// sleeper every 100 ms of virtual time, so an idle auto-advance moves at most that far at
+  /// a time. A live recording needs it: otherwise its own length-limit timer (5 hours out) is
+  /// the only deadline, an idle moment jumps straight to it, and the recording has stopped
+  /// before the sync lists it. Cancel the task when done.
+  func pacing() -> Task<Void, Never> {
+    let clock = sessionClock
+    return Task {
+      while (try? await clock.sleep(for: .milliseconds(100))) != nil {}
+    }
+  }
+
   /// A journal on the root (created if missing) and an engine over `fileSystem`.
   func makeEngine(
     fileSystem: any DurableFileSystem = PosixFileSystem(), options: SyncEngine.Options = .fast

@@ -17,6 +17,8 @@ struct SyncLifecycleTests {
     defer { template.cleanUp() }
     let bench = try SyncBench(seed: seed, template: template)
     defer { bench.cleanUp() }
+    let pacing = bench.pacing()
+    defer { pacing.cancel() }
     let live = try #require(await bench.device.startRecordingOnDevice())
     let engine = try bench.makeEngine()
     let report = try await bench.syncOnce(engine)

@@ -172,6 +172,8 @@ struct SyncWiFiTests {
     defer { bench.cleanUp() }
     let join = try bench.joinPort()
     defer { join.stop() }
+    let pacing = bench.pacing()
+    defer { pacing.cancel() }
     let live = try #require(await bench.device.startRecordingOnDevice())
     let engine = try bench.makeEngine()
 
