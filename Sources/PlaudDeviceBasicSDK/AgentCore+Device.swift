@@ -147,7 +147,7 @@ extension AgentCore {
 
   // MARK: - Event translation
 
-  static func started(_ value: RecordStartedAlias) -> DelegateEvent {
+  static func started(_ value: RecordStarted) -> DelegateEvent {
     { delegate in
       delegate.bleRecordStart(
         sessionId: Int(value.sessionId), start: value.start <= 8000 ? 0 : Int(value.start),
@@ -156,7 +156,7 @@ extension AgentCore {
     }
   }
 
-  static func resumed(_ value: RecordStartedAlias) -> DelegateEvent {
+  static func resumed(_ value: RecordStarted) -> DelegateEvent {
     { delegate in
       delegate.bleRecordResume(
         sessionId: Int(value.sessionId), start: Int(value.start), status: Int(value.status),
@@ -165,7 +165,7 @@ extension AgentCore {
     }
   }
 
-  static func stopped(_ value: RecordStoppedAlias) -> DelegateEvent {
+  static func stopped(_ value: RecordStopped) -> DelegateEvent {
     { delegate in
       delegate.bleRecordStop(
         sessionId: Int(value.sessionId), reason: Int(value.reason),
@@ -173,7 +173,7 @@ extension AgentCore {
     }
   }
 
-  static func paused(_ value: RecordStoppedAlias) -> DelegateEvent {
+  static func paused(_ value: RecordStopped) -> DelegateEvent {
     { delegate in
       delegate.bleRecordPause(
         sessionId: Int(value.sessionId), reason: Int(value.reason),

@@ -125,8 +125,8 @@ enum PlaudFirmwareBridge {
 
   /// `pushFirmwareFile`'s `toVersion` as a device version (`V0096`; the vendor's `V1.2.8`
   /// style has no device encoding we know of).
-  static func version(_ text: String) throws(FirmwareUpdateError) -> RecorderFirmwareVersion {
-    guard let version = RecorderFirmwareVersion(text) else { throw .invalidVersion(text) }
+  static func version(_ text: String) throws(FirmwareUpdateError) -> FirmwareVersion {
+    guard let version = FirmwareVersion(text) else { throw .invalidVersion(text) }
     return version
   }
 }

@@ -9,6 +9,12 @@
 @_exported import protocol RecorderBluetooth.Central
 @_exported import enum RecorderBluetooth.CentralState
 @_exported import struct RecorderConcurrency.AnyClock
+@_exported import struct RecorderProtocol.BulkFrame
 @_exported import struct RecorderProtocol.DeviceToken
+@_exported import struct RecorderProtocol.FirmwareVersion
+// The device's events and transfer pieces that RecorderKit's own API carries.
+@_exported import struct RecorderProtocol.RecordStarted
+@_exported import struct RecorderProtocol.RecordStopped
 @_exported import struct RecorderProtocol.SessionID
+@_exported import struct RecorderProtocol.SyncTail
 @_exported import class RecorderStore.Journal

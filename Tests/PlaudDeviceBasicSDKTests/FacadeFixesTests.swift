@@ -144,10 +144,10 @@ struct LyingTailTransport: RecordingTransport {
   }
   func stream(
     sessionId: SessionID, start: UInt32, end: UInt32,
-    receive: @Sendable (RecorderBulkFrame) async -> StreamDecision
-  ) async throws(DeviceError) -> RecorderSyncTail? {
+    receive: @Sendable (BulkFrame) async -> StreamDecision
+  ) async throws(DeviceError) -> SyncTail? {
     let tail = try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
-    return tail.map { RecorderSyncTail(sessionId: $0.sessionId, crc: $0.crc ^ 0x5A5A) }
+    return tail.map { SyncTail(sessionId: $0.sessionId, crc: $0.crc ^ 0x5A5A) }
   }
   func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)

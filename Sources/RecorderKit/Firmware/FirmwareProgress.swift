@@ -27,6 +27,3 @@ public struct FirmwareProgress: Sendable, Equatable {
     self.total = total
   }
 }
-
-/// A firmware version (`V0096`), for the facade, which sees only RecorderKit.
-public typealias RecorderFirmwareVersion = FirmwareVersion

@@ -130,12 +130,3 @@ public final class SyncWorkspace: Sendable {
     }
   }
 }
-
-/// REC_START / REC_RESUME as the device reports them (PROTOCOL.md §3.2).
-public typealias RecordStartedAlias = RecordStarted
-/// REC_PAUSE / REC_STOP as the device reports them (PROTOCOL.md §3.2).
-public typealias RecordStoppedAlias = RecordStopped
-/// A data frame of a transfer (PROTOCOL.md §2).
-public typealias RecorderBulkFrame = BulkFrame
-/// The device's end-of-transfer message with its CRC (PROTOCOL.md §3.3).
-public typealias RecorderSyncTail = SyncTail
