@@ -9,6 +9,7 @@
 @_exported import protocol RecorderBluetooth.Central
 @_exported import enum RecorderBluetooth.CentralState
 @_exported import struct RecorderConcurrency.AnyClock
+@_exported import enum RecorderCrypto.FileDigest
 @_exported import struct RecorderProtocol.BulkFrame
 @_exported import struct RecorderProtocol.DeviceToken
 @_exported import struct RecorderProtocol.FirmwareVersion

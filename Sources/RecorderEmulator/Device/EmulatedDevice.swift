@@ -167,7 +167,14 @@ public actor EmulatedDevice {
     var result: [RecordingInfo] = []
     for id in flash.sessionIds {
       guard let entry = flash.entries[id], let path = flash.path(of: id) else { continue }
-      let digest = includingDigests ? try FileDigest.sha256Hex(ofFileAt: path) : nil
+      var digest: String?
+      if includingDigests {
+        do {
+          digest = try FileDigest.sha256Hex(ofFile: path)
+        } catch {
+          throw .flashIO(path: error.path, operation: error.operation, errno: error.code)
+        }
+      }
       result.append(
         RecordingInfo(
           sessionId: id, size: entry.size, scene: entry.scene,

@@ -284,7 +284,11 @@ public actor SyncEngine {
     let rawPath = self.rawPath(record)
     let digest = try storage { () throws(StorageError) in
       try fileSystem.syncFile(partPath)
-      return try FileDigest.sha256Hex(ofFile: partPath)
+      do throws(FileDigest.ReadError) {
+        return try FileDigest.sha256Hex(ofFile: partPath)
+      } catch {
+        throw .from(errno: error.code, path: error.path)
+      }
     }
     try storage { () throws(StorageError) in
       try fileSystem.rename(partPath, to: rawPath)
