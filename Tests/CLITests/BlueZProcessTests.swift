@@ -241,7 +241,7 @@
         ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap { UInt64($0) }
         ?? UInt64(Date().timeIntervalSince1970)
       print("bluez kill test seed: \(seed) (rerun with KILL_TEST_SEED=\(seed))")
-      var random = SeededGenerator(seed: seed)
+      var random = SplitMix64(seed: seed)
       let rig = try Rig("bluez-kill", minutes: [1] + Array(repeating: 0.25, count: 5))
       defer { rig.stop() }
       let manifest = try rig.emulator.manifest()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `recorder sync` whose power is cut (the process-level harness, `RECORDER_TEST_POWER_LOSS_AFTER`:
@@ -18,7 +19,7 @@ struct PowerLossProcessTests {
     let seed =
       ProcessInfo.processInfo.environment["POWER_LOSS_SEED"].flatMap { UInt64($0) } ?? 0x5057_4C53
     print("power loss seed: \(seed), port \(portVersion) (rerun with POWER_LOSS_SEED=\(seed))")
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix64(seed: seed)
 
     // How many file operations a whole sync makes, on a twin of the device.
     let twinDirectory = try TemporaryDirectory("power-twin")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -205,7 +206,7 @@ struct ProcessTests {
       ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap { UInt64($0) }
       ?? UInt64(Date().timeIntervalSince1970)
     print("kill test seed: \(seed), port \(portVersion) (rerun with KILL_TEST_SEED=\(seed))")
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix64(seed: seed)
     let started = ContinuousClock.now
 
     let directory = try TemporaryDirectory("kill")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 7 at the process level: `recorder sync --wifi` against `recorder emulate` in another
@@ -63,7 +64,7 @@ extension ProcessTests {
       ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap { UInt64($0) }
       ?? UInt64(Date().timeIntervalSince1970)
     print("Wi-Fi kill test seed: \(seed) (rerun with KILL_TEST_SEED=\(seed))")
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix64(seed: seed)
     let directory = try TemporaryDirectory("wifi-kill")
     let emulator = try EmulatorProcess(
       in: directory, token: Self.token, minutes: [3, 1, 1, 0.5, 0.5, 0.25],

@@ -8,21 +8,15 @@ import Testing
 struct BackgroundBudgetTests {
   /// SplitMix64, so the 30 moments are the same on every run.
   struct Moments {
-    var state: UInt64
+    var random: SplitMix64
     mutating func next(in range: ClosedRange<Double>) -> Double {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      z ^= z >> 31
-      return range.lowerBound + Double(z >> 11) / Double(1 << 53)
-        * (range.upperBound - range.lowerBound)
+      range.lowerBound + random.nextUnit() * (range.upperBound - range.lowerBound)
     }
   }
 
   @Test("30 seeded expiry moments: each stop ≤ 1 s virtual, checkpoint on disk, exact end state")
   func thirtyExpiries() async throws {
-    var moments = Moments(state: 2026)
+    var moments = Moments(random: SplitMix64(seed: 2026))
     var latencies: [Double] = []
     let started = ContinuousClock.now
     for round in 0..<30 {

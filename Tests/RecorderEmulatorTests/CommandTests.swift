@@ -1,5 +1,6 @@
 import Foundation
 import RecorderBluetooth
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
 import Testing
@@ -127,7 +128,7 @@ struct CommandTests {
     let bench = try TestBench(seed: seed)
     defer { bench.cleanUp() }
     let phone = try await bench.authenticatedPhone()
-    var random = TestRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     for _ in 0..<300 {
       let length = Int(random.next() % 60)
       var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -146,18 +147,5 @@ struct CommandTests {
       if case .pong = try await phone.nextMessage() { break }
     }
     #expect(await bench.device.isConnected, "seed \(seed)")
-  }
-}
-
-/// SplitMix64 for test data.
-struct TestRandom {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
   }
 }

@@ -123,7 +123,7 @@ actor ScriptedDevice {
   private(set) var deleted: [SessionID] = []
 
   init(seed: UInt64, sizes: [Int], lie: HostileDeviceTests.Lie) {
-    var random = SyncRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     var files: [SessionID: [UInt8]] = [:]
     for (index, size) in sizes.enumerated() {
       files[SessionID(1_775_000_000 + UInt32(index))] = (0..<size).map { offset in

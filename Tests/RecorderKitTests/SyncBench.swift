@@ -187,22 +187,6 @@ func sha256(ofFile path: String) -> String? {
   return try? FileDigest.sha256Hex(ofFile: path)
 }
 
-/// Seeded random numbers (SplitMix64), so every failure can be replayed from its seed.
-struct SyncRandom {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func next(in range: ClosedRange<Int>) -> Int {
-    range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-  }
-}
-
 /// A transport that forwards to another and lets a test watch or alter what passes.
 struct WatchedTransport: RecordingTransport {
   let base: any RecordingTransport

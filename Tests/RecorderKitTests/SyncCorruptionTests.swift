@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
@@ -28,7 +29,7 @@ struct SyncCorruptionTests {
     let frames = Int(template.totalBytes / 80)
     // Seeded frame indices, plus the very last data frame of the sync (the tail then comes
     // early) and the first.
-    var random = SyncRandom(seed: baseSeed ^ UInt64(fault.rawValue.utf8.count))
+    var random = SplitMix64(seed: baseSeed ^ UInt64(fault.rawValue.utf8.count))
     var indices = (0..<4).map { _ in random.next(in: 1...frames - 2) }
     indices += [0, frames - 1]
     for (round, index) in indices.enumerated() {

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
@@ -21,7 +22,7 @@ struct SyncDisconnectTests {
     let bench = try SyncBench(seed: seed, template: template, portVersion: portVersion)
     defer { bench.cleanUp() }
     let engine = try bench.makeEngine()
-    var random = SyncRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let wanted = 50
     var drops = 0
     var runs = 0

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
@@ -50,7 +51,7 @@ struct SyncPowerLossTests {
     #expect(operations >= Self.crashPoints / 2, "too few operations to spread crash points over")
 
     // Crash points: one per stratum of the operation count, seeded within it.
-    var random = SyncRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let points = (0..<Self.crashPoints).map { index -> Int in
       let low = operations * index / Self.crashPoints
       let high = max(low, operations * (index + 1) / Self.crashPoints - 1)

@@ -251,7 +251,7 @@ struct SyncWiFiTests {
     let operations = counting.operationCount
     let digests = template.digests
 
-    var random = SyncRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let points = (0..<24).map { index in
       random.next(in: (operations * index / 24)...max(0, operations * (index + 1) / 24 - 1))
     }

@@ -1,3 +1,4 @@
+import RecorderConcurrency
 import RecorderCrypto
 import RecorderProtocol
 
@@ -304,7 +305,7 @@ extension EmulatedDevice {
   /// device's clock now. The same seed gives the same recordings.
   @discardableResult
   public func populate(count: Int, seed: UInt64? = nil) throws(EmulatorError) -> [RecordingInfo] {
-    var random = SeededRandom(seed: seed ?? configuration.seed)
+    var random = SplitMix64(seed: seed ?? configuration.seed)
     var lengths: [Int] = []
     for _ in 0..<count {
       let kind = random.next(in: 0...5)

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderBluetooth
+import RecorderConcurrency
 import RecorderCrypto
 import RecorderProtocol
 
@@ -264,7 +265,7 @@ public actor EmulatedDevice {
   var portVersion: UInt16 { configuration.portVersion }
 
   static func makeAddress(seed: UInt64, boot: Int) -> PeripheralID {
-    var random = SeededRandom(seed: seed &* 0x2545_F491_4F6C_DD1D &+ UInt64(boot))
+    var random = SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D &+ UInt64(boot))
     var bytes = (0..<6).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     bytes[0] |= 0xC0  // random static address: top two bits set
     let text = bytes.map { byte in

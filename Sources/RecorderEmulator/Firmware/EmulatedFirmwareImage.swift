@@ -1,3 +1,4 @@
+import RecorderConcurrency
 import RecorderCrypto
 import RecorderProtocol
 
@@ -20,15 +21,12 @@ public enum EmulatedFirmwareImage {
     image += littleEndian(version.code, count: 3)
     let payloadLength = size - overhead
     image += littleEndian(UInt32(payloadLength), count: 4)
-    var state = seed &+ 0x9E37_79B9_7F4A_7C15
+    // Offset by one step of the generator: the images made before it was shared.
+    var random = SplitMix64(seed: seed &+ 0x9E37_79B9_7F4A_7C15)
     image.reserveCapacity(size)
     var produced = 0
     while produced < payloadLength {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      z ^= z >> 31
+      let z = random.next()
       for shift in stride(from: 0, to: 64, by: 8) where produced < payloadLength {
         image.append(UInt8(truncatingIfNeeded: z >> UInt64(shift)))
         produced += 1

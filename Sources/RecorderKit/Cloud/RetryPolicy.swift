@@ -38,16 +38,7 @@ public struct RetryPolicy: Sendable {
 
   /// A jitter source that repeats for the same seed (SplitMix64).
   public static func seeded(_ seed: UInt64) -> @Sendable () -> Double {
-    let state = Locked(seed)
-    return {
-      state.withLock { state -> Double in
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
-      }
-    }
+    let random = Locked(SplitMix64(seed: seed))
+    return { random.withLock { $0.nextUnit() } }
   }
 }
