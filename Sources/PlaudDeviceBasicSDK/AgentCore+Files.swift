@@ -87,14 +87,14 @@ extension AgentCore {
       reportsData: true)
   }
 
-  /// `SyncWorkspace/export(_:over:clock:stopWhen:)` over BLE: `onProgress(0)` → `bleData`… →
+  /// `Recorders/export(_:from:into:stopWhen:)` (the front door, over BLE): `onProgress(0)` → `bleData`… →
   /// `bleDataComplete` with `onProgress(1…99)` → `onProgress(100)` → `onComplete`, or
   /// `onError`.
   func export(
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int,
     report: @escaping ExportReporter
   ) async {
-    guard let current = session else {
+    guard let recorders, let current = connection, current.session === session else {
       fail(.notConnected)
       report { $0.onError(PlaudSDKError.notConnected.description) }
       return
@@ -114,8 +114,8 @@ extension AgentCore {
     }
     let emit = self.emit
     let timeUp = backgroundTimeUp
-    let events = workspace.export(
-      request, over: BLETransport(session: current), clock: clock, stopWhen: { timeUp.current })
+    let events = recorders.export(
+      request, from: current, into: workspace, stopWhen: { timeUp.current })
     for await event in events {
       switch event {
       case .data(let id, let offset, let bytes):

@@ -15,8 +15,10 @@ actor AgentCore {
   let emit: @Sendable (@escaping DelegateEvent) -> Void
   /// The front door over the configured central (nil: none configured): every scan and
   /// connect goes through it.
-  private let recorders: Recorders?
+  let recorders: Recorders?
   var session: DeviceSession?
+  /// The front door's connection behind ``session`` (exports go through the door).
+  var connection: RecorderConnection?
   var device: DiscoveredDevice?
   private var eventTask: Task<Void, Never>?
   private var scanTask: Task<Void, Never>?
@@ -137,6 +139,7 @@ actor AgentCore {
       let connection = try await recorders.connect(
         serial: serial, heard: target.discovered, session: sessionConfiguration)
       (connected, found) = (connection.session, connection.device)
+      self.connection = connection
     } catch let error as DeviceError {
       fail(.operationFailed(error.description))
       let port = Int(target.discovered?.portVersion ?? 0)
@@ -228,6 +231,7 @@ actor AgentCore {
   private func sessionEnded(_ ended: DeviceSession) {
     guard session === ended else { return }
     session = nil
+    connection = nil
     BleAgent.shared.setDisconnected(device)
     emit { $0.bleConnectState(state: 0) }
   }
