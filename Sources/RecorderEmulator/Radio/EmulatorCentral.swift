@@ -27,8 +27,8 @@ public final class EmulatorCentral: Central {
   /// Advertisements of every device in range and not connected, each when first heard and
   /// whenever it changes or reappears. Cancel the consuming task to stop scanning.
   ///
-  /// On a manual clock the scan holds the devices' clock for ``scanGrace`` of real time
-  /// (``ClockHold``: emulator scan grace), so an advertisement already on its way reaches the
+  /// On a manual clock the scan holds the devices' clock for 500 ms of real time from its
+  /// start (the emulator scan grace), so an advertisement already on its way reaches the
   /// scanner before a scan timeout could fire. The simulation owns this wait: the SDK's scan
   /// knows nothing of simulated time.
   public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
