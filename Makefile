@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_RUNS    ?= 10000000
 FUZZ_DIR     := .build/fuzz
 # Debian packages the build, the tests and the interop checks need.
-DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev \
+DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev \
                 ffmpeg opus-tools python3-websockets \
                 libdbus-1-dev dbus-daemon dbus-bin python3-dbusmock python3-gi
 # The same for Homebrew, for a machine without apt.

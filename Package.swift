@@ -43,6 +43,9 @@ let package = Package(
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+    // libcurl: RecorderKit's HTTP transport on Linux (URLSession on Apple platforms).
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
     // The layers of shared/DESIGN.md, bottom up.
     .target(name: "RecorderProtocol"),
@@ -90,6 +93,7 @@ let package = Package(
         "RecorderProtocol", "HealthProfiles", "RecorderConcurrency", "RecorderCrypto",
         "RecorderBluetooth",
         "RecorderSockets", "RecorderWebSocket", "RecorderAudio", "RecorderStore",
+        .target(name: "CCurl", condition: .when(platforms: [.linux])),
       ]),
     // Test doubles as a product (like NIOEmbedded): never part of RecorderKit's API.
     .target(

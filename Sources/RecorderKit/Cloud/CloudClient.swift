@@ -3,12 +3,8 @@ import RecorderConcurrency
 import RecorderCrypto
 import RecorderProtocol
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
-/// The vendor cloud's partner API (PROTOCOL.md §8) on URLSession: device binding and the
-/// firmware check and download.
+/// The vendor cloud's partner API (PROTOCOL.md §8): device binding and the firmware check
+/// and download, over libcurl on Linux and URLSession on Apple platforms.
 ///
 /// - **Domain.** `platform-us.plaud.ai` (no scheme) means `https://platform-us.plaud.ai`;
 ///   every request goes to `{domain}/developer/api/…`. Plain `http://` is accepted only for
@@ -22,6 +18,13 @@ import RecorderProtocol
 ///   (backoff with jitter on the injected clock), then reported as
 ///   ``CloudError/unavailable(status:attempts:)``. Bind and unbind are idempotent on the
 ///   server, so a retry after a lost answer is safe.
+/// - **Redirects** are never followed: a 3xx is ``CloudError/redirected(status:)``, so the
+///   token goes only to the domain it was given for.
+/// - **Bounds.** Every request ends within ``Configuration/requestDeadline`` (each firmware
+///   download attempt within ``Configuration/downloadDeadline``), whatever the server sends; an
+///   API answer over ``maximumAnswerSize`` bytes, or a download past
+///   ``FirmwareFile/maximumSize``, is cut off as it arrives and refused with
+///   ``CloudError/responseTooLarge(limit:)``.
 /// - **Secrets.** Tokens never appear in errors, descriptions or logs.
 public actor CloudClient {
   /// Clock, retries, timeouts.
@@ -29,9 +32,17 @@ public actor CloudClient {
     /// The clock backoff waits on.
     public var clock: AnyClock = .continuous
     public var retry = RetryPolicy()
-    /// The longest wait for the next byte of a response (URLSession's timeout: real time,
-    /// whole seconds on Linux, at least one).
+    /// The longest wait for the next byte of a response (real time, whole seconds, at least
+    /// one).
     public var requestTimeout: Duration = .seconds(20)
+    /// The longest one API request may take, first byte to last (real time). With the
+    /// retries, a call ends within `retry.maximumAttempts` deadlines plus the backoffs.
+    public var requestDeadline: Duration = .seconds(60)
+    /// The longest one firmware download attempt may take (real time); a cut attempt
+    /// resumes where it stopped.
+    public var downloadDeadline: Duration = .seconds(600)
+    /// The HTTP transport (the platform's; tests run both on Linux).
+    var transport: any HTTPTransport = HTTPTransports.platform
     /// Called on a 401: a fresh token, or nil to give up with ``CloudError/tokenExpired``.
     public var tokenRefresher: (@Sendable () async -> UserToken?)?
 
@@ -43,9 +54,11 @@ public actor CloudClient {
   /// `{origin}/developer/api`.
   public nonisolated let apiBase: String
 
+  /// The most bytes of an API answer read (the JSON parser's own limit).
+  public static let maximumAnswerSize = 256 * 1024
+
   private var token: UserToken
   private let configuration: Configuration
-  private let http: CloudHTTP
 
   /// A client for `domain` (`platform-us.plaud.ai`, or `http://127.0.0.1:PORT` in tests).
   /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
@@ -56,7 +69,6 @@ public actor CloudClient {
     apiBase = origin + "/developer/api"
     token = userToken
     self.configuration = configuration
-    http = CloudHTTP(timeout: configuration.requestTimeout)
   }
 
   /// Replaces the user token (after the app refreshed it); requests waiting to retry use it.
@@ -189,13 +201,17 @@ public actor CloudClient {
     while true {
       attempt += 1
       let have = Self.fileSize(part)
-      var request = URLRequest(url: url)
-      request.httpMethod = "GET"
+      var request = HTTPRequestSpec(method: "GET", url: url)
       if url.absoluteString.hasPrefix(origin) {
-        request.setValue("Bearer \(token.jwt)", forHTTPHeaderField: "Authorization")
+        request.headers.append(("Authorization", "Bearer \(token.jwt)"))
       }
-      if have > 0 { request.setValue("bytes=\(have)-", forHTTPHeaderField: "Range") }
-      let result = await http.download(request, appendingTo: part) { bytes in
+      if have > 0 { request.headers.append(("Range", "bytes=\(have)-")) }
+      let bounds = HTTPBounds(
+        deadline: configuration.downloadDeadline, idle: configuration.requestTimeout,
+        maximumBody: Int64(FirmwareFile.maximumSize))
+      let result = await configuration.transport.exchange(
+        request, bounds: bounds, sink: .file(path: part)
+      ) { bytes in
         progress(bytes, total.withLock { $0 })
       }
       if Task.isCancelled { throw .cancelled }
@@ -218,10 +234,14 @@ public actor CloudClient {
           try? FileManager.default.removeItem(atPath: part)
           lastStatus = 416
         case 401: throw .tokenExpired
+        case 300..<400: throw .redirected(status: exchange.status)
         case 500..<600: lastStatus = exchange.status
         default: throw .unexpectedStatus(exchange.status)
         }
       case .failure(.cancelled): throw .cancelled
+      case .failure(.tooLarge(let limit)):
+        try? FileManager.default.removeItem(atPath: part)
+        throw .responseTooLarge(limit: limit)
       case .failure(.fatal(let reason)): throw .network(reason)
       case .failure(.timedOut), .failure(.connectionLost): lastStatus = nil
       }
@@ -253,15 +273,15 @@ public actor CloudClient {
     while true {
       attempt += 1
       let used = token
-      var request = URLRequest(url: url)
-      request.httpMethod = method
-      request.setValue("Bearer \(used.jwt)", forHTTPHeaderField: "Authorization")
-      request.setValue("application/json", forHTTPHeaderField: "Accept")
-      if let body {
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body)
-      }
-      let result = await http.send(request)
+      var request = HTTPRequestSpec(
+        method: method, url: url,
+        headers: [("Authorization", "Bearer \(used.jwt)"), ("Accept", "application/json")],
+        body: body)
+      if body != nil { request.headers.append(("Content-Type", "application/json")) }
+      let bounds = HTTPBounds(
+        deadline: configuration.requestDeadline, idle: configuration.requestTimeout,
+        maximumBody: Int64(Self.maximumAnswerSize))
+      let result = await configuration.transport.exchange(request, bounds: bounds)
       if Task.isCancelled { throw .cancelled }
       switch result {
       case .success(let exchange) where exchange.status == 401:
@@ -275,8 +295,11 @@ public actor CloudClient {
         continue
       case .success(let exchange) where (500..<600).contains(exchange.status):
         lastStatus = exchange.status
+      case .success(let exchange) where (300..<400).contains(exchange.status):
+        throw .redirected(status: exchange.status)
       case .success(let exchange): return exchange
       case .failure(.cancelled): throw .cancelled
+      case .failure(.tooLarge(let limit)): throw .responseTooLarge(limit: limit)
       case .failure(.fatal(let reason)): throw .network(reason)
       case .failure(.timedOut), .failure(.connectionLost): lastStatus = nil
       }
@@ -346,7 +369,7 @@ public actor CloudClient {
 
   private static func json(_ body: [UInt8]) throws(CloudError) -> JSONValue {
     do {
-      return try JSONParser(maxSize: 256 * 1024, maxDepth: 16).parse(body)
+      return try JSONParser(maxSize: maximumAnswerSize, maxDepth: 16).parse(body)
     } catch {
       throw .malformedResponse(reason: "not JSON (\(error))")
     }

@@ -17,6 +17,12 @@ public enum CloudError: Error, Sendable, Equatable, CustomStringConvertible {
   case unavailable(status: Int?, attempts: Int)
   /// The server answered a status this client has no meaning for.
   case unexpectedStatus(Int)
+  /// The server answered a redirect (3xx). Redirects are never followed: the request and its
+  /// token go only to the domain the client was made for.
+  case redirected(status: Int)
+  /// The answer was larger than `limit` bytes; it was cut off as it arrived (and a
+  /// download's partial file deleted).
+  case responseTooLarge(limit: Int64)
   /// The server answered 2xx with a business error code (`{"code": N, "msg": …}`).
   case rejected(code: Int64, message: String)
   /// A response body that is not the JSON this client expects (or not JSON at all).
@@ -42,6 +48,9 @@ public enum CloudError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unavailable(let status, let attempts):
       "the cloud is unavailable (\(status.map { "HTTP \($0)" } ?? "timed out") after \(attempts) attempts)"
     case .unexpectedStatus(let status): "the cloud answered HTTP \(status)"
+    case .redirected(let status):
+      "the cloud answered a redirect (HTTP \(status)); redirects are not followed"
+    case .responseTooLarge(let limit): "the cloud's answer is larger than \(limit) bytes"
     case .rejected(let code, let message):
       "the cloud refused the request (code \(code): \(message))"
     case .malformedResponse(let reason): "the cloud's answer is malformed: \(reason)"

@@ -2,10 +2,6 @@ import Foundation
 import RecorderConcurrency
 import RecorderStore
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Why one upload attempt failed.
 public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
   /// No HTTP answer (refused, reset, timed out), with the system's words.
@@ -31,36 +27,35 @@ public protocol HTTPPoster: Sendable {
     async throws(UploadError) -> Int
 }
 
-/// ``HTTPPoster`` over URLSession (FoundationNetworking on Linux).
-public struct URLSessionPoster: HTTPPoster {
-  public let session: URLSession
+/// The default ``HTTPPoster``: libcurl on Linux, URLSession on Apple platforms.
+///
+/// - A redirect is never followed: its 3xx status is the answer, so a record counts as
+///   delivered only when the endpoint it was posted to acknowledged it.
+/// - `timeout` bounds the whole exchange, connect to status line, however slowly the server
+///   answers; the body of the answer is not read (only its status matters).
+public struct PlatformHTTPPoster: HTTPPoster {
+  private let transport: any HTTPTransport
 
-  public init(session: URLSession = URLSession(configuration: .ephemeral)) {
-    self.session = session
-  }
+  public init() { transport = HTTPTransports.platform }
+
+  init(transport: any HTTPTransport) { self.transport = transport }
 
   public func post(_ body: [UInt8], to url: URL, headers: [String: String], timeout: Duration)
     async throws(UploadError) -> Int
   {
-    var request = URLRequest(url: url)
-    request.httpMethod = "POST"
-    request.httpBody = Data(body)
-    request.timeoutInterval = timeout.seconds
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let session = self.session
-    let result: Result<Int, UploadError> = await withCheckedContinuation { continuation in
-      let task = session.dataTask(with: request) { _, response, error in
-        if let status = (response as? HTTPURLResponse)?.statusCode {
-          continuation.resume(returning: .success(status))
-        } else {
-          continuation.resume(
-            returning: .failure(
-              .transport(error.map { "\($0.localizedDescription)" } ?? "no response")))
-        }
-      }
-      task.resume()
+    let request = HTTPRequestSpec(
+      method: "POST", url: url,
+      headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+      body: body)
+    let bounds = HTTPBounds(deadline: timeout, idle: timeout, maximumBody: 0)
+    switch await transport.exchange(request, bounds: bounds, sink: .discard) {
+    case .success(let exchange): return exchange.status
+    case .failure(.timedOut): throw .transport("timed out after \(timeout)")
+    case .failure(.connectionLost): throw .transport("connection lost")
+    case .failure(.tooLarge): throw .transport("answer too large")
+    case .failure(.cancelled): throw .transport("cancelled")
+    case .failure(.fatal(let reason)): throw .transport(reason)
     }
-    return try result.get()
   }
 }
 
@@ -81,6 +76,10 @@ public enum UploadEvent: Sendable, Equatable {
 /// "this key was already used": it has the record) and that answer was committed. A process
 /// killed after the endpoint received a record but before the commit sends it again on
 /// restart with the same key, so an endpoint that keeps one record per key counts it once.
+///
+/// Only a 2xx or 409 from the endpoint itself counts: a redirect (3xx) is a failed attempt,
+/// never followed. Each attempt is bounded by ``Options/requestTimeout`` as a whole, so a
+/// server that answers slowly delays the records behind it by at most that.
 ///
 /// Failures are retried with exponential back-off (``Options/initialBackoff`` doubling up to
 /// ``Options/maximumBackoff``) on the injected clock.
@@ -108,7 +107,7 @@ public actor RecordUploader {
   private let wakeUps: AsyncStream<Void>
 
   public init(
-    journal: Journal, options: Options, poster: any HTTPPoster = URLSessionPoster(),
+    journal: Journal, options: Options, poster: any HTTPPoster = PlatformHTTPPoster(),
     clock: AnyClock = .continuous
   ) {
     self.journal = journal
