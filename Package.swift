@@ -147,7 +147,8 @@ let package = Package(
 
     // Seeded generators shared by the test targets (not shipped in any product).
     .target(
-      name: "TestSupport", dependencies: ["RecorderConcurrency", "RecorderBluetooth"],
+      name: "TestSupport",
+      dependencies: ["RecorderConcurrency", "RecorderBluetooth", "RecorderSockets"],
       path: "Tests/TestSupport"),
     .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
@@ -157,6 +158,7 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "HealthProfiles", "RecorderStore", "RecorderTesting",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
+        "TestSupport",
       ]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
     .testTarget(

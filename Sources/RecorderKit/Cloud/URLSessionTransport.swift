@@ -174,6 +174,8 @@ private final class BoundedDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
     if allow, case .file = sink, let size = state.withLock({ $0.file?.size }) { received(size) }
     completionHandler(allow ? .allow : .cancel)
+    // FoundationNetworking may not end a task told `.cancel` until its timeout.
+    if !allow { dataTask.cancel() }
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -1,0 +1,94 @@
+import Foundation
+import RecorderConcurrency
+@testable import RecorderKit
+import RecorderStore
+import Testing
+import TestSupport
+
+/// Issue 29 items 1, 2 and 6: the uploader's default poster against hostile endpoints on
+/// loopback, through both transports (the platform's and URLSession).
+@Suite("Uploader against hostile endpoints", .serialized)
+struct UploaderBoundsTests {
+  enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case platform, urlSession
+    var transport: any HTTPTransport {
+      switch self {
+      case .platform: HTTPTransports.platform
+      case .urlSession: URLSessionTransport()
+      }
+    }
+    var testDescription: String { rawValue }
+  }
+
+  func uploader(_ bench: PassiveBench, _ endpoint: HostileHTTPServer, _ transport: Transport)
+    throws -> (RecordUploader, Journal)
+  {
+    let journal = try bench.journal()
+    var options = RecordUploader.Options(endpoint: try #require(URL(string: endpoint.url + "/records")))
+    options.requestTimeout = .seconds(2)
+    let uploader = RecordUploader(
+      journal: journal, options: options,
+      poster: PlatformHTTPPoster(transport: transport.transport), clock: bench.anyClock)
+    return (uploader, journal)
+  }
+
+  @Test(
+    "a redirected upload is not delivered: the record stays in the outbox, the other host gets nothing",
+    arguments: Transport.allCases)
+  func redirectIsNotDelivery(_ transport: Transport) async throws {
+    let elsewhere = try HostileHTTPServer(host: "127.0.0.2") { _, _ in .respond(status: 200) }
+    defer { elsewhere.stop() }
+    for status in [301, 302, 303, 307, 308] {
+      let bench = try PassiveBench([])
+      let endpoint = try HostileHTTPServer { _, _ in
+        .redirect(status: status, location: "http://127.0.0.2:\(elsewhere.port)/records")
+      }
+      defer { endpoint.stop() }
+      let (uploader, journal) = try uploader(bench, endpoint, transport)
+      try journal.write { _ = try $0.enqueueOutbox(idempotencyKey: "k1", body: Array("{}".utf8)) }
+      let pass = try await withTimeout(60) { await uploader.uploadPending() }
+      #expect(pass.delivered.isEmpty)
+      #expect(pass.failures == 1)
+      #expect(try journal.read { try $0.pendingOutbox() }.map(\.idempotencyKey) == ["k1"])
+      #expect(endpoint.requests.count == 1)
+    }
+    #expect(elsewhere.requests.isEmpty, "nothing reached the other host")
+  }
+
+  @Test(
+    "a slow-drip answer costs one attempt its timeout; the records behind it go",
+    arguments: Transport.allCases)
+  func slowDripDoesNotBlockTheOutbox(_ transport: Transport) async throws {
+    let bench = try PassiveBench([])
+    let endpoint = try HostileHTTPServer { index, _ in
+      index == 0
+        ? .drip(status: 201, body: Array("ok".utf8), interval: .milliseconds(300))
+        : .respond(status: 201)
+    }
+    defer { endpoint.stop() }
+    let (uploader, journal) = try uploader(bench, endpoint, transport)
+    try journal.write {
+      _ = try $0.enqueueOutbox(idempotencyKey: "k1", body: Array("{}".utf8))
+      _ = try $0.enqueueOutbox(idempotencyKey: "k2", body: Array("{}".utf8))
+    }
+    let pass = try await withTimeout(60) { await uploader.uploadPending() }
+    #expect(pass.delivered == ["k2"])
+    #expect(pass.failures == 1)
+    // The next pass delivers the first one.
+    let next = try await withTimeout(60) { await uploader.uploadPending() }
+    #expect(next.delivered == ["k1"])
+  }
+
+  @Test(
+    "an endless answer body is not read: the status is the answer", arguments: Transport.allCases)
+  func answerBodyIsNotRead(_ transport: Transport) async throws {
+    let bench = try PassiveBench([])
+    let endpoint = try HostileHTTPServer { _, _ in .endless(status: 201) }
+    defer { endpoint.stop() }
+    let (uploader, journal) = try uploader(bench, endpoint, transport)
+    try journal.write { _ = try $0.enqueueOutbox(idempotencyKey: "k1", body: Array("{}".utf8)) }
+    let pass = try await withTimeout(60) { await uploader.uploadPending() }
+    #expect(pass.delivered == ["k1"])
+    #expect(endpoint.bytesSent < 64 * 1024 * 1024, "sent \(endpoint.bytesSent) bytes")
+  }
+}
