@@ -1,9 +1,10 @@
 import Foundation
 import RecorderConcurrency
-@testable import RecorderKit
 import RecorderStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import RecorderKit
 
 /// Issue 29 items 1, 2 and 6: the uploader's default poster against hostile endpoints on
 /// loopback, through both transports (the platform's and URLSession).
@@ -24,7 +25,8 @@ struct UploaderBoundsTests {
     throws -> (RecordUploader, Journal)
   {
     let journal = try bench.journal()
-    var options = RecordUploader.Options(endpoint: try #require(URL(string: endpoint.url + "/records")))
+    var options = RecordUploader.Options(
+      endpoint: try #require(URL(string: endpoint.url + "/records")))
     options.requestTimeout = .seconds(2)
     let uploader = RecordUploader(
       journal: journal, options: options,
@@ -62,7 +64,8 @@ struct UploaderBoundsTests {
     let bench = try PassiveBench([])
     let endpoint = try HostileHTTPServer { index, _ in
       index == 0
-        ? .drip(status: 201, body: Array("ok".utf8), interval: .milliseconds(300))
+        ? .drip(
+          status: 201, body: Array(repeating: 0x20, count: 1000), interval: .milliseconds(300))
         : .respond(status: 201)
     }
     defer { endpoint.stop() }

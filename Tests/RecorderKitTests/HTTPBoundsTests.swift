@@ -1,8 +1,9 @@
 import Foundation
 import RecorderConcurrency
-@testable import RecorderKit
-import Testing
 import TestSupport
+import Testing
+
+@testable import RecorderKit
 
 /// Issue 29 items 3, 6 and 7: the cloud client against hostile servers on loopback, through
 /// both transports (the platform's, libcurl on Linux, and URLSession, the Apple one).
@@ -98,7 +99,7 @@ struct HTTPBoundsTests {
       .drip(body: answer, interval: .milliseconds(200))
     }
     defer { cloud.stop() }
-    let client = try Self.client(cloud, transport, deadline: .seconds(2), attempts: 2)
+    let client = try Self.client(cloud, transport, deadline: .seconds(1), attempts: 2)
     await #expect(throws: CloudError.unavailable(status: nil, attempts: 2)) {
       try await withTimeout(60) { try await client.bind(serial: Self.serial) }
     }
@@ -121,7 +122,8 @@ struct HTTPBoundsTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let release = FirmwareRelease(
       hasUpdate: true, currentVersion: "V0095", latestVersion: "V0096", versionCode: 96,
-      releaseNotes: "", downloadUrl: cloud.url + "/firmware.bin", md5: String(repeating: "0", count: 32),
+      releaseNotes: "", downloadUrl: cloud.url + "/firmware.bin",
+      md5: String(repeating: "0", count: 32),
       isForce: false)
     let path = folder.appendingPathComponent("firmware.bin").path
     let limit = Int64(FirmwareFile.maximumSize)

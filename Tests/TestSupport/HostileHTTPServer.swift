@@ -12,6 +12,8 @@ public final class HostileHTTPServer: Sendable {
     case respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = [])
     /// A redirect to `location`.
     case redirect(status: Int, location: String)
+    /// A complete answer after `delay` of real time (a slow server, not a hostile one).
+    case late(delay: Duration, status: Int, body: [UInt8])
     /// A 200 head without a length, then zeros as fast as the client takes them, forever.
     case endless(status: Int = 200)
     /// The whole answer (head and `body`), one byte every `interval` of real time: the pacing
@@ -93,6 +95,9 @@ public final class HostileHTTPServer: Sendable {
           let length = declared ? [] : [("Content-Length", "\(body.count)")]
           try await connection.write(head(status, headers + length))
           try await connection.write(body)
+        case .late(let delay, let status, let body):
+          try await Task.sleep(for: delay)
+          try await connection.write(head(status, [("Content-Length", "\(body.count)")]) + body)
         case .redirect(let status, let location):
           try await connection.write(
             head(status, [("Location", location), ("Content-Length", "0")]))
