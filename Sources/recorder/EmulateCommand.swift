@@ -89,6 +89,7 @@ struct EmulateCommand: RecorderCommand {
                               Answer DELETE with 001F [sdk] (default) or 001E + session +
                               status (the captured 8-byte form).
       --battery-level-only    BATTERY replies with the level byte only, as V0095 does.
+      --ogg-audio             Record Ogg-wrapped Opus; the HANDSHAKE reply says oggAudio = 1.
       --tz-encoding floor|sign-magnitude|signed-minutes
                               How TIME_SYNC's tzHours/tzMinutes are read (docs/time-sync.md;
                               default floor, RecorderKit's choice).
@@ -250,6 +251,7 @@ struct EmulateCommand: RecorderCommand {
       seed: seed, batteryReplyIncludesCharging: !arguments.flag("battery-level-only"),
       link: link)
     configuration.modeB = modeB
+    configuration.oggAudio = arguments.flag("ogg-audio")
     if let advertising = try arguments.option("advertising") {
       if advertising == "name-only" {
         configuration.advertising = .nameOnly

@@ -22,6 +22,11 @@ public struct DeviceConfiguration: Sendable {
   public var audioChannels: UInt8
   /// Non-zero: the device raises a hotspot on WIFI_OPEN (PROTOCOL.md §6); 0 refuses it.
   public var supportWifi: UInt8
+  /// Recordings are Ogg-wrapped Opus and the HANDSHAKE reply says `oggAudio = 1`
+  /// (PROTOCOL.md §5): header pages, then pages of 50 packets (1 s), the last with
+  /// end-of-stream; a recording in progress grows a whole page at a time. The real
+  /// device's page geometry is not known [project].
+  public var oggAudio = false
   /// Time zone reported until TIME_SYNC sets another (V0095 capture: +3:00).
   public var tzHours: Int8
   public var tzMinutes: UInt8

@@ -1,3 +1,4 @@
+import RecorderAudio
 import RecorderConcurrency
 import RecorderCrypto
 import RecorderProtocol
@@ -15,6 +16,9 @@ struct LiveRecording {
   /// Virtual time of the last start or resume, and the frames written before it.
   var activeSince: Duration
   var framesAtActiveStart = 0
+  /// The page builder of a device that records Ogg (``DeviceConfiguration/oggAudio``): whole
+  /// pages are written as their frames complete, the rest (end-of-stream) at the stop.
+  var ogg: DeviceOggWriter?
 
   static let frameDuration = Duration.milliseconds(20)
 
@@ -33,6 +37,14 @@ struct LiveRecording {
 
 // Recording: the app's REC_* commands, the device's buttons, the flash helpers.
 extension EmulatedDevice {
+  /// A page builder for a new recording when the device records Ogg, else nil.
+  func oggWriter(for sessionId: SessionID) -> DeviceOggWriter? {
+    guard configuration.oggAudio,
+      let format = try? DeviceAudioFormat(channels: Int(configuration.audioChannels))
+    else { return nil }
+    return DeviceOggWriter(format: format, serial: sessionId.rawValue)
+  }
+
   /// The content cycle, encoded on first use.
   func content() throws(EmulatorError) -> RecordingContent {
     if let cachedContent { return cachedContent }
@@ -53,12 +65,16 @@ extension EmulatedDevice {
     let bytesPerFrame = configuration.bytesPerFrame
     let room = live.framesWritten + Int(freeBytes / UInt64(bytesPerFrame))
     let limit = min(maximumRecordingFrames, room)
-    let target = min(live.framesCompleted(at: instant), limit)
+    var target = min(live.framesCompleted(at: instant), limit)
+    if let ogg = live.ogg, target < limit {
+      target = live.framesWritten + (target - live.framesWritten) / ogg.framesPerPage * ogg.framesPerPage
+    }
     if target > live.framesWritten, let source = try? content() {
       var first = live.framesWritten
       while first < target {
         let count = min(5_000, target - first)
-        let bytes = source.frames(phase: live.phase, first: first, count: count)
+        var bytes = source.frames(phase: live.phase, first: first, count: count)
+        if live.ogg != nil { bytes = live.ogg!.pages(frames: bytes, last: false) }
         guard (try? flash.append(bytes, to: live.sessionId)) != nil else { break }
         first += count
       }
@@ -80,9 +96,13 @@ extension EmulatedDevice {
     while flash.entries[sessionId] != nil { sessionId = SessionID(sessionId.rawValue &+ 1) }
     guard (try? flash.create(sessionId: sessionId, scene: scene)) != nil else { return nil }
     let cycle = (try? content().cycleFrames) ?? 1
-    let live = LiveRecording(
+    var live = LiveRecording(
       sessionId: sessionId, scene: scene, phase: Int(sessionId.rawValue) % max(1, cycle),
       activeSince: time.now)
+    if var ogg = oggWriter(for: sessionId) {
+      guard (try? flash.append(ogg.headerPages(), to: sessionId)) != nil else { return nil }
+      live.ogg = ogg
+    }
     recording = live
     armRecordingTimer()
     return live
@@ -129,17 +149,21 @@ extension EmulatedDevice {
     guard var live = recording, !live.paused else { return }
     let room = live.framesWritten + Int(freeBytes / UInt64(configuration.bytesPerFrame))
     let target = min(live.framesCompleted(at: time.now), maximumRecordingFrames, room)
-    guard target > live.framesWritten, let source = try? content() else { return }
-    let bytes = source.frames(
-      phase: live.phase, first: live.framesWritten, count: target - live.framesWritten)
-    if (try? flash.append(bytes, to: live.sessionId)) != nil { live.framesWritten = target }
+    guard let source = try? content() else { return }
+    var bytes = source.frames(
+      phase: live.phase, first: live.framesWritten, count: max(0, target - live.framesWritten))
+    // The stop ends an Ogg stream: its last page (end-of-stream) holds the frames left.
+    if live.ogg != nil { bytes = live.ogg!.pages(frames: bytes, last: true) }
+    if (try? flash.append(bytes, to: live.sessionId)) != nil { live.framesWritten = max(target, live.framesWritten) }
     recording = live
   }
 
   private func stopped(_ live: LiveRecording, reason: UInt8) -> RecordStopped {
     RecordStopped(
       sessionId: live.sessionId, reason: reason, fileExists: 1,
-      fileSize: UInt32(clamping: live.framesWritten * configuration.bytesPerFrame))
+      fileSize: UInt32(
+        clamping: flash.entries[live.sessionId]?.size
+          ?? live.framesWritten * configuration.bytesPerFrame))
   }
 
   private func started(_ live: LiveRecording, status: UInt8) -> RecordStarted {
@@ -275,7 +299,12 @@ extension EmulatedDevice {
     let e2ee = try configuration.modeB.e2eeUserKey.map { key throws(EmulatorError) in
       try E2EEEncryption(for: key, channels: UInt16(configuration.audioChannels))
     }
-    let needed = UInt64(frames * bytesPerFrame + (e2ee == nil ? 0 : E2EEFileHeader.length))
+    // Ogg: each packet gains its lacing byte (and a stereo one its length byte), each page
+    // of 50 its 27-byte header; the two header pages stay under 1 KiB.
+    let perFrame = configuration.oggAudio ? bytesPerFrame + Int(configuration.audioChannels) + 1 : bytesPerFrame
+    let needed = UInt64(
+      frames * perFrame + (configuration.oggAudio ? 1024 : 0)
+        + (e2ee == nil ? 0 : E2EEFileHeader.length))
     guard needed <= freeBytes else { throw .flashFull(neededBytes: needed, freeBytes: freeBytes) }
     var id =
       sessionId ?? SessionID(unixTimeNow &- UInt32(clamping: duration.components.seconds + 60))
@@ -285,18 +314,24 @@ extension EmulatedDevice {
     let source = try content()
     try flash.create(sessionId: id, scene: scene)
     if let e2ee { try flash.append(e2ee.header.encoded, to: id) }
+    var ogg = oggWriter(for: id)
+    if var header = ogg?.headerPages() {
+      try e2ee?.apply(&header)
+      try flash.append(header, to: id)
+    }
     let phase = Int(id.rawValue) % source.cycleFrames
     var first = 0
-    while first < frames {
+    repeat {
       let count = min(5_000, frames - first)
       var bytes = source.frames(phase: phase, first: first, count: count)
+      if ogg != nil { bytes = ogg!.pages(frames: bytes, last: first + count >= frames) }
       try e2ee?.apply(&bytes)
       try flash.append(bytes, to: id)
       first += count
-    }
+    } while first < frames
     let path = flash.path(of: id) ?? ""
     return RecordingInfo(
-      sessionId: id, size: Int(needed), scene: scene, isRecording: false,
+      sessionId: id, size: flash.entries[id]?.size ?? Int(needed), scene: scene, isRecording: false,
       durationMs: frames * 20, sha256: nil, path: path)
   }
 

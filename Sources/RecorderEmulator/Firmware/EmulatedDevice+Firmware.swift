@@ -73,7 +73,7 @@ extension EmulatedDevice {
         HandshakeResponse(
           status: status.rawValue, portVersion: portVersion, tzHours: tzHours,
           tzMinutes: tzMinutes, audioChannels: configuration.audioChannels,
-          supportWifi: configuration.supportWifi, noNsAgc: 0, oggAudio: 0,
+          supportWifi: configuration.supportWifi, noNsAgc: 0, oggAudio: configuration.oggAudio ? 1 : 0,
           firmware: firmware)),
       readyAt: readyAt)
   }

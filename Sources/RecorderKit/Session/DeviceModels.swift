@@ -39,6 +39,14 @@ public struct DiscoveredDevice: Sendable, Equatable {
   public var identity: String { serial ?? "address:" + peripheral.rawValue }
 }
 
+/// How a device stores its recordings (PROTOCOL.md §5).
+public enum RecordingContainer: Sendable, Equatable, Hashable {
+  /// Raw device Opus packets, 80 bytes per channel per 20 ms, no container.
+  case raw
+  /// Ogg-wrapped Opus: the HANDSHAKE reply said `oggAudio = 1`.
+  case ogg
+}
+
 /// One recording on the device.
 public struct Recording: Sendable, Equatable, Hashable {
   /// The session id: the recording's start time in unix seconds [device].
@@ -49,20 +57,34 @@ public struct Recording: Sendable, Equatable, Hashable {
   public var attribute: UInt8?
   /// Audio channels (1 on the Note V0095); sets the frame size (80 bytes per channel).
   public var channels: Int
+  /// Raw packets or Ogg pages.
+  public var container: RecordingContainer
 
-  public init(sessionId: SessionID, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int) {
+  public init(
+    sessionId: SessionID, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int,
+    container: RecordingContainer = .raw
+  ) {
     self.sessionId = sessionId
     self.size = size
     self.scene = scene
     self.attribute = attribute
     self.channels = channels
+    self.container = container
   }
 
   /// Bytes per 20 ms frame (PROTOCOL.md §5).
   public var bytesPerFrame: Int { 80 * max(1, channels) }
 
-  /// Duration in milliseconds: `size / (80 × channels) × 20` [sdk].
-  public var durationMs: Int { Int(size) / bytesPerFrame * 20 }
+  /// Duration in milliseconds: `size / (80 × channels) × 20` [sdk]. For an Ogg recording an
+  /// estimate from its size (each 20 ms packet with its lacing byte, page headers ignored:
+  /// within 1 %); the synced file's exact duration comes from its pages
+  /// (``SyncReport/File/durationMs``).
+  public var durationMs: Int {
+    switch container {
+    case .raw: Int(size) / bytesPerFrame * 20
+    case .ogg: Int(size) / (bytesPerFrame + max(1, channels)) * 20
+    }
+  }
 }
 
 /// What the device said about itself during the session set-up (PROTOCOL.md §4).

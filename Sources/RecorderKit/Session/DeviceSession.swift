@@ -275,6 +275,7 @@ public actor DeviceSession {
   public func listRecordings() async throws(DeviceError) -> [Recording] {
     let tag = configuration.unixTime()
     let channels = info.audioChannels
+    let container: RecordingContainer = info.oggAudio ? .ogg : .raw
     // Every page names at least one new entry on an honest device: pages beyond the total
     // (and a few repeats a lossy link may cause) mean one that repeats itself (invariant 9).
     struct Gathered: Sendable {
@@ -312,7 +313,7 @@ public actor DeviceSession {
       .map {
         Recording(
           sessionId: $0.sessionId, size: $0.size, scene: $0.scene, attribute: $0.attribute,
-          channels: channels)
+          channels: channels, container: container)
       }
       .sorted { $0.sessionId < $1.sessionId }
   }

@@ -1,9 +1,15 @@
+import RecorderAudio
 import RecorderConcurrency
 import RecorderProtocol
 
 /// Receives one recording's frames into its partial file: accepts frames in offset order,
 /// ignores duplicates, stops on a gap or a frame that is not the device's Opus format,
 /// computes the CRC of each request's bytes, and fsyncs at checkpoints.
+///
+/// An Ogg-wrapped recording (``RecordingContainer/ogg``) is kept a whole page at a time:
+/// bytes of a page still arriving are held back (they count as received, not as stored),
+/// a page whose checksum or order is wrong stops the stream, and every offset the receiver
+/// reports (and so every resume point) is a page boundary.
 ///
 /// `@unchecked Sendable`: the engine hands it to the transport's `receive` closure, which the
 /// transport calls serially (one frame at a time, awaiting each) while the engine awaits
@@ -33,6 +39,8 @@ final class RangeReceiver: @unchecked Sendable {
     /// The recording is stored end-to-end encrypted (PROTOCOL.md §9): its bytes are
     /// ciphertext, so the Opus framing check cannot apply (the CRC and the digest still do).
     var endToEndEncrypted = false
+    /// The page check of an Ogg recording; nil for raw packets.
+    var ogg: OggPageValidator?
   }
 
   /// Bytes gathered before a write(2).
@@ -61,6 +69,7 @@ final class RangeReceiver: @unchecked Sendable {
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: SessionID,
     size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
     events: AsyncStream<SyncEvent>.Continuation, endToEndEncrypted: Bool = false,
+    container: RecordingContainer = .raw,
     onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
   ) {
     self.checkpointBytes = checkpointBytes
@@ -75,6 +84,7 @@ final class RangeReceiver: @unchecked Sendable {
     var initial = State(
       offset: offset, durableOffset: offset, startedAt: clock.elapsed, startOffset: offset)
     initial.endToEndEncrypted = endToEndEncrypted
+    if container == .ogg { initial.ogg = OggPageValidator(midStream: offset > 0) }
     state = Locked(initial)
   }
 
@@ -102,6 +112,8 @@ final class RangeReceiver: @unchecked Sendable {
       $0.requestDelivered = 0
       $0.requestLimit = length + Self.repeatSlack
       $0.overDelivered = false
+      // The request starts at `offset`: a page still arriving comes again whole.
+      $0.ogg?.discardHeld()
     }
   }
 
@@ -109,7 +121,7 @@ final class RangeReceiver: @unchecked Sendable {
     let (expected, overBudget) = state.withLock { state -> (Int64, Bool) in
       state.requestDelivered += Int64(frame.data.count)
       if state.requestDelivered > state.requestLimit { state.overDelivered = true }
-      return (state.offset, state.overDelivered)
+      return (state.offset + Int64(state.ogg?.held.count ?? 0), state.overDelivered)
     }
     guard !overBudget else { return .stop }
     let frameOffset = Int64(frame.offset)
@@ -139,10 +151,20 @@ final class RangeReceiver: @unchecked Sendable {
       if start == 0, E2EEFileHeader.looksEncrypted(data) { state.endToEndEncrypted = true }
       return state.endToEndEncrypted
     }
-    guard encrypted || Self.isDeviceOpus(data, at: start) else { return .stop }
-    let (offset, needsWrite, needsCheckpoint) = state.withLock { state -> (Int64, Bool, Bool) in
-      state.pending += data
-      state.offset += Int64(data.count)
+    let ogg = !encrypted && state.withLock { $0.ogg != nil }
+    guard encrypted || ogg || Self.isDeviceOpus(data, at: start) else { return .stop }
+    let (offset, needsWrite, needsCheckpoint, valid) = state.withLock {
+      state -> (Int64, Bool, Bool, Bool) in
+      var kept = data
+      if ogg {
+        do {
+          kept = try state.ogg?.feed(data) ?? data
+        } catch {
+          return (state.offset, false, false, false)
+        }
+      }
+      state.pending += kept
+      state.offset += Int64(kept.count)
       state.bytesReceived += Int64(data.count)
       if computesCRC {
         state.requestCRC.update(data)
@@ -153,9 +175,10 @@ final class RangeReceiver: @unchecked Sendable {
       }
       return (
         state.offset, state.pending.count >= Self.writeBufferBytes,
-        state.offset - state.durableOffset >= checkpointBytes
+        state.offset - state.durableOffset >= checkpointBytes, true
       )
     }
+    guard valid else { return .stop }
     do {
       if needsCheckpoint {
         try flush()
@@ -195,7 +218,9 @@ final class RangeReceiver: @unchecked Sendable {
     try writePending()
     try file.sync()
     state.withLock { state in
-      state.durableOffset = state.offset - state.offset % Int64(frameBytes)
+      // Ogg: `offset` is always a page boundary.
+      state.durableOffset =
+        state.ogg != nil ? state.offset : state.offset - state.offset % Int64(frameBytes)
     }
   }
 

@@ -60,7 +60,13 @@ struct RecordingTransfer {
   func run(report: inout SyncReport) async throws(SyncError) -> Outcome {
     let frameBytes = Int64(recording.bytesPerFrame)
     var offset = min(initial.durableBytes, fileSystem.size(of: partPath) ?? 0)
-    offset -= offset % frameBytes
+    if recording.container == .ogg {
+      // Journaled durable offsets are page boundaries; a file shorter than its journal is
+      // not known to end on one: start the recording again.
+      if offset < initial.durableBytes { offset = 0 }
+    } else {
+      offset -= offset % frameBytes
+    }
     var checked = initial.checked
     checked.truncate(to: offset)
     // Checkpoints journal the durable offset as they happen, their checks only when a
@@ -287,6 +293,7 @@ struct RecordingTransfer {
       size: Int64(recording.size), checkpointBytes: policy.checkpointBytes,
       computesCRC: transport.tailCarriesDeviceCRC, events: events,
       endToEndEncrypted: offset > 0 && E2EEFile.isEncrypted(path: partPath),
+      container: recording.container,
       onCheckpoint: { durable in
         // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
         // failure here is retried by the next checkpoint and by the one when the stream ends.

@@ -278,7 +278,16 @@ public actor SyncEngine {
   private func store(
     _ record: RecordingRecord, partPath: String, checked: CheckedRanges, transport: String
   ) throws(SyncError) -> RecordingRecord {
-    let verification = RecordingRecord.Verification(checked.weakestLevel(upTo: record.size))
+    var verification = RecordingRecord.Verification(checked.weakestLevel(upTo: record.size))
+    // Ogg pages were checked one by one as they came; the stream as a whole (OpusHead,
+    // OpusTags, every packet the device's shape) is checked here. A stream that does not
+    // hold together is kept, but never counts as verified (so it stays on the device).
+    if Self.isOgg(partPath),
+      (try? AudioExporter.frameCount(ofRecordingAt: partPath, recordedChannels: record.channels))
+        == nil
+    {
+      verification = .unverified
+    }
     let release = clock.holdTime(.storageWork)
     defer { release() }
     let rawPath = self.rawPath(record)
@@ -337,7 +346,7 @@ public actor SyncEngine {
         }
       return .success(
         SyncReport.File(
-          sessionId: record.session, size: record.size, durationMs: recording.durationMs,
+          sessionId: record.session, size: record.size, durationMs: durationMs(of: record),
           verified: verified, exportPath: exportPath,
           deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport))
     } catch {
@@ -430,7 +439,7 @@ public actor SyncEngine {
       }
       files[id] = SyncReport.File(
         sessionId: id, size: record.size,
-        durationMs: Int(record.size) / (80 * max(1, record.channels)) * 20,
+        durationMs: durationMs(of: record),
         verified: record.verification.permitsExport, exportPath: path,
         deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport)
     }
@@ -602,6 +611,27 @@ public actor SyncEngine {
   private func partPath(_ record: RecordingRecord) -> String {
     paths.partial(serial: record.serial, sessionId: record.session)
   }
+  /// The duration of a stored recording: frames × 20 ms, counted from the pages of an Ogg
+  /// file, else from its size (`size / (80 × channels) × 20`).
+  private func durationMs(of record: RecordingRecord) -> Int {
+    let path = record.rawPath.map(paths.resolved) ?? rawPath(record)
+    if Self.isOgg(path),
+      let frames = try? AudioExporter.frameCount(
+        ofRecordingAt: path, recordedChannels: record.channels)
+    {
+      return frames * 20
+    }
+    return Int(record.size) / (80 * max(1, record.channels)) * 20
+  }
+
+  /// Whether the file at `path` starts with Ogg's capture pattern (never raw device audio,
+  /// whose first byte is the TOC, nor an E2EE file, whose magic differs).
+  static func isOgg(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    return (try? handle.read(upToCount: 4)).map(Array.init) == Array("OggS".utf8)
+  }
+
   private func rawPath(_ record: RecordingRecord) -> String {
     paths.raw(serial: record.serial, sessionId: record.session)
   }

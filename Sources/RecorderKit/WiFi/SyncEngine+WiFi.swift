@@ -178,6 +178,7 @@ extension DeviceSession {
   public func wifiSessionConfiguration() async -> WiFiTransport.Configuration {
     var wifi = WiFiTransport.Configuration(
       serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels)
+    wifi.oggAudio = info.oggAudio
     wifi.sealing = await channel.cipher.map { WiFiSealing($0.material) }
     wifi.recordingInProgress = { [weak self] in
       guard let self else { return nil }

@@ -34,6 +34,8 @@ public actor WiFiTransport: RecordingTransport {
     public var bleToken: DeviceToken
     /// Audio channels of the device's recordings.
     public var audioChannels: Int
+    /// The device sends Ogg-wrapped audio (`oggAudio = 1` in its HANDSHAKE reply).
+    public var oggAudio = false
     /// How long to wait for each answer (and for the HELLO).
     public var responseTimeout: Duration
     /// Keep-alive period; nil sends none.
@@ -220,7 +222,7 @@ public actor WiFiTransport: RecordingTransport {
     let listed = entries.map {
       Recording(
         sessionId: $0.sessionId, size: $0.size, scene: UInt8(exactly: $0.scene), attribute: nil,
-        channels: configuration.audioChannels)
+        channels: configuration.audioChannels, container: configuration.oggAudio ? .ogg : .raw)
     }
     if let expected = configuration.expectedListing {
       let recording = await configuration.recordingInProgress()
