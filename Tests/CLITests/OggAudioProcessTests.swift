@@ -52,3 +52,27 @@ extension ProcessTests {
     }
   }
 }
+
+extension ProcessTests {
+  @Test("an Ogg transfer cut mid-page resumes from the last whole page and completes")
+  func oggResumesAtAPageBoundary() throws {
+    let directory = try TemporaryDirectory("ogg-drop")
+    // 6 s of audio is six pages of about 4 KiB after the two header pages: 10 000 bytes cut
+    // inside the third audio page.
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.1], timeScale: 50,
+      extra: ["--ogg-audio", "--drop-at-byte", "10000"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let result = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "opus", "--json"] + emulator.device, in: directory,
+      label: "sync-ogg-drop")
+    #expect(result.status == 0, "\(result.stderr)")
+    let files = try jsonArray(result.stdout)
+    #expect(files.first?["verified"] as? Bool == true, "\(files)")
+    #expect(files.map { int64($0["durationMs"]) } == [6_000], "\(files)")
+    try expectSynced(manifest, out: out, format: "opus")
+    #expect(try emulator.manifest().connections >= 2, "the link was dropped and reconnected")
+  }
+}
