@@ -247,17 +247,63 @@ struct EmulatorWiFiTests {
     #expect(viaWiFi.map(\.scene) == viaBLE.map(\.scene))
     #expect(await bench.device.counters.wifiSessions == 1)
     let hotspot = link.hotspot
-    await #expect(throws: HotspotJoinError.refused("a Wi-Fi session is already active")) {
-      try await HotspotJoinClient.join(
-        host: "127.0.0.1", port: bench.joinServer.port, ssid: hotspot.ssid,
-        password: hotspot.password, serverPort: 9)
-    }
+    // A join while the session is alive is already joined (idempotent), not refused: the
+    // device keeps serving this session and goes to port 9 (where nothing listens) after it.
+    try await HotspotJoinClient.join(
+      host: "127.0.0.1", port: bench.joinServer.port, ssid: hotspot.ssid,
+      password: hotspot.password, serverPort: 9)
+    #expect(await bench.device.counters.wifiJoinsWhileActive == 1)
+    #expect(await bench.device.counters.wifiSessions == 1)
+    #expect(try await link.transport.listRecordings().count == 5)
     await link.close()
     // A phone that closed may join again at once.
     let again = try await bench.link(to: hotspot)
     #expect(try await again.transport.listRecordings().map(\.sessionId) == viaBLE.map(\.sessionId))
     await again.close()
+    // This link's session, the one to port 9 (over at once), the second link's.
+    #expect(await bench.device.counters.wifiSessions == 3)
+    #expect(await bench.device.counters.wifiJoinsRefused == 0)
+    await session.close()
+  }
+
+  @Test("a phone's close returns once the device heard it: the session is over, a join is fresh")
+  func closeIsHeardBeforeItReturns() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    for round in 1...5 {
+      let link = try await bench.link(to: hotspot)
+      _ = try await link.transport.listRecordings()
+      await link.close()
+      // No waiting: the close handshake is complete when close() returns, so the device's
+      // session is over and the next join starts a new one at once.
+      #expect(await !bench.device.hasWiFiSession, "round \(round)")
+    }
+    #expect(await bench.device.counters.wifiSessions == 5)
+    #expect(await bench.device.counters.wifiJoinsWhileActive == 0)
+    await session.close()
+  }
+
+  @Test("a join while a session is alive is already joined: the device comes once it is free")
+  func joinWhileActiveIsJoined() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    // The first session stays up (a phone whose earlier attempt is still connected).
+    let first = try await RawWiFiPhone.join(bench, hotspot: hotspot)
+    let second = Task { try await bench.link(to: hotspot) }
+    // The second join is accepted, not refused; the device serves its server only once
+    // the first session has ended.
+    #expect(await eventually { await bench.device.counters.wifiJoinsWhileActive == 1 })
+    #expect(await bench.device.counters.wifiSessions == 1)
+    #expect(await bench.device.counters.wifiJoinsRefused == 0)
+    await first.stop()
+    let link = try await withHangGuard { try await second.value }
+    #expect(try await link.transport.listRecordings().isEmpty)
     #expect(await bench.device.counters.wifiSessions == 2)
+    await link.close()
     await session.close()
   }
 
