@@ -307,6 +307,37 @@ struct EmulatorWiFiTests {
     await session.close()
   }
 
+  @Test("WiFiSession's first attempt waits for the device's connect, not for its timeout")
+  func firstAttemptBoundByDeviceConnect() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    // The phone is on the network at once, but the device connects late (a busy machine):
+    // the join port hears of the join only when the test says so.
+    let joiner = DeferredJoiner(port: bench.joinServer.port)
+    let clock = ManualClock()
+    let configuration = WiFiSession.Configuration(
+      link: WiFiLink.Configuration(host: "127.0.0.1", port: 0, connectTimeout: .seconds(20)),
+      retryInterval: .milliseconds(100), clock: AnyClock(clock))
+    let sessionConfiguration = bench.sessionConfiguration()
+    let connecting = Task {
+      try await WiFiSession.connect(
+        to: hotspot, joiner: joiner, session: sessionConfiguration, timeout: .seconds(5),
+        configuration: configuration)
+    }
+    // Waiting for the device; then more than the whole timeout passes, less than the
+    // device's connect bound.
+    #expect(await eventually { clock.sleeperCount == 1 && joiner.serverPort != nil })
+    clock.advance(by: .seconds(6))
+    try await joiner.forward(hotspot)
+    let wifi = try await withHangGuard { try await connecting.value }
+    #expect(try await wifi.listRecordings().isEmpty)
+    #expect(await bench.device.counters.wifiSessions == 1)
+    await wifi.close()
+    await session.close()
+  }
+
   @Test("a whole file and a ranged part arrive byte-exact from flash; a wrong scene is refused")
   func download() async throws {
     let bench = try WiFiBench(chunkBytes: 10_000)
@@ -559,5 +590,31 @@ struct EmulatorWiFiTests {
     }
     await link.close()
     await session.close()
+  }
+}
+
+/// A joiner that answers at once and tells the emulator's join port only when
+/// ``forward(_:)`` is called: a phone on the network whose device connects late.
+final class DeferredJoiner: HotspotJoiner {
+  private let port: UInt16
+  private let server = Locked<UInt16?>(nil)
+
+  init(port: UInt16) { self.port = port }
+
+  /// Our WebSocket server's port, once a join named it.
+  var serverPort: UInt16? { server.withLock { $0 } }
+
+  func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError) {
+    server.withLock { $0 = serverPort }
+  }
+
+  func leave(_ hotspot: DeviceHotspot) async {}
+
+  /// The join port hears of the last join now: the device connects.
+  func forward(_ hotspot: DeviceHotspot) async throws {
+    let serverPort = try #require(self.serverPort)
+    try await HotspotJoinClient.join(
+      host: "127.0.0.1", port: port, ssid: hotspot.ssid, password: hotspot.password,
+      serverPort: serverPort)
   }
 }
