@@ -18,6 +18,10 @@
   ///   A scan starts with the devices bluetoothd already holds with an RSSI (heard in the
   ///   current discovery), as CoreBluetooth reports a peripheral heard before the scan.
   /// - Peripheral ids are device addresses (`AA:BB:CC:DD:EE:FF`).
+  /// - Services: a connect needs the recorder's own service only
+  ///   (`RecorderGATT/required(of:)`). bluetoothd before 5.80 claims the Battery Service
+  ///   for its battery plugin (no GATT objects for 0x180F); the link then reads the level,
+  ///   and hears its changes, as `org.bluez.Battery1`'s `Percentage` on the device object.
   /// - Connect: Device1.Connect bounded by the timeout, then ServicesResolved. Cancellation
   ///   is seen while waiting for ServicesResolved; a Connect call in flight runs to its reply
   ///   or the deadline (libdbus cannot withdraw a call), then throws `LinkError/cancelled`.
@@ -324,7 +328,11 @@
       }
       guard resolved else { throw Task.isCancelled ? .cancelled : .connectTimeout }
       let gatt = model.withLock { $0.objects.gatt(under: path) }
-      for service in services where gatt[service] == nil { throw .serviceNotFound(service) }
+      // A service bluetoothd claimed for a plugin of its own (the Battery Service before
+      // 5.80) has no GATT objects: only the recorder's own service is required.
+      for service in RecorderGATT.required(of: services) where gatt[service] == nil {
+        throw .serviceNotFound(service)
+      }
       var characteristics: [BluetoothUUID: String] = [:]
       for service in services {
         for (uuid, charPath) in gatt[service] ?? [:] { characteristics[uuid] = charPath }
@@ -391,6 +399,7 @@
       case advertise(String)
       case end(BlueZPeripheralLink, DisconnectReason)
       case value(BlueZPeripheralLink, String, [UInt8])
+      case batteryLevel(BlueZPeripheralLink, UInt8)
       case bond(BlueZPeripheralLink)
       case rediscover
       case reload
@@ -458,6 +467,10 @@
             if changed["Connected"]?.boolValue == false { effects.append(.end(link, .linkLoss)) }
             if changed["Paired"] != nil || changed["Bonded"] != nil { effects.append(.bond(link)) }
           }
+        case BlueZ.battery:
+          if let link = model.links[signal.path], let level = changed["Percentage"]?.intValue {
+            effects.append(.batteryLevel(link, UInt8(clamping: level)))
+          }
         case BlueZ.gattCharacteristic:
           guard let bytes = changed["Value"]?.bytesValue else { return }
           let device = signal.path.split(separator: "/").prefix(4).joined(separator: "/")
@@ -508,6 +521,8 @@
           link.end(reason, emit: true)
         case .value(let link, let path, let bytes):
           link.valueChanged(path: path, value: bytes)
+        case .batteryLevel(let link, let level):
+          link.batteryChanged(level)
         case .bond(let link):
           Task { link.emit(.bondStateChanged(await link.bondState)) }
         case .rediscover:

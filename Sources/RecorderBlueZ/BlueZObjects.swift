@@ -8,6 +8,8 @@
     static let device = "org.bluez.Device1"
     static let gattService = "org.bluez.GattService1"
     static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    /// On a device object when bluetoothd's battery plugin claimed its Battery Service.
+    static let battery = "org.bluez.Battery1"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
   }

@@ -15,6 +15,9 @@
   ///   per notification), or StartNotify and `Value` PropertiesChanged (see
   ///   ``BlueZCentral/NotificationPath``).
   /// - MTU: the characteristic's `MTU` property, or AcquireWrite/AcquireNotify's answer.
+  /// - Battery level (0x2A19) without GATT objects for it (bluetoothd's battery plugin
+  ///   claimed the service, BlueZ before 5.80): read as `org.bluez.Battery1`'s `Percentage`,
+  ///   notified on its PropertiesChanged.
   final class BlueZPeripheralLink: PeripheralLink {
     private enum Notify {
       case descriptor(NotificationReader)
@@ -27,6 +30,8 @@
       var writeFD: Int32?
       var writeSocketRefused = false
       var notify: [BluetoothUUID: Notify] = [:]
+      /// The battery level is subscribed to through Battery1.
+      var batteryNotifying = false
       var ended: DisconnectReason?
     }
 
@@ -102,6 +107,21 @@
       if let uuid { continuation.yield(.notification(characteristic: uuid, value: value)) }
     }
 
+    /// Battery1's `Percentage` changed: a 2A19 notification when subscribed through it.
+    func batteryChanged(_ level: UInt8) {
+      guard state.withLock({ $0.batteryNotifying && $0.ended == nil }) else { return }
+      continuation.yield(.notification(characteristic: RecorderGATT.batteryLevel, value: [level]))
+    }
+
+    /// The device's Battery1 properties when they stand in for `characteristic`: 0x2A19
+    /// without GATT objects (bluetoothd claimed the Battery Service). Nil otherwise.
+    private func claimedBattery(for characteristic: BluetoothUUID) -> BlueZObjects.Properties? {
+      guard characteristic == RecorderGATT.batteryLevel,
+        state.withLock({ $0.characteristics[characteristic] }) == nil
+      else { return nil }
+      return central?.objects()[devicePath, BlueZ.battery]
+    }
+
     private func live() throws(LinkError) {
       if let reason = state.withLock({ $0.ended }) { throw .disconnected(reason) }
     }
@@ -142,6 +162,13 @@
     }
 
     func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] {
+      try live()
+      if let battery = claimedBattery(for: characteristic) {
+        guard let level = battery["Percentage"]?.intValue else {
+          throw .transport("org.bluez.Battery1 has no Percentage")
+        }
+        return [UInt8(clamping: level)]
+      }
       let path = try path(characteristic)
       let reply = try await call(path, "ReadValue", [.options([:])])
       guard let bytes = reply.first?.bytesValue else { throw .transport("ReadValue: no value") }
@@ -229,6 +256,12 @@
     func setNotifications(_ enabled: Bool, for characteristic: BluetoothUUID)
       async throws(LinkError)
     {
+      try live()
+      if claimedBattery(for: characteristic) != nil {
+        // bluetoothd's plugin is subscribed already; its PropertiesChanged are ours to pass on.
+        state.withLock { $0.batteryNotifying = enabled }
+        return
+      }
       let path = try path(characteristic)
       if !enabled {
         let previous = state.withLock { $0.notify.removeValue(forKey: characteristic) }

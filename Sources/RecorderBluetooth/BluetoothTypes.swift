@@ -45,11 +45,22 @@ public enum RecorderGATT {
   public static let writeCharacteristic = BluetoothUUID(0x2BB1)
   /// Device → phone frames; enable with `01 00` on its CCCD.
   public static let notifyCharacteristic = BluetoothUUID(0x2BB0)
-  /// Battery service and level: readable without vendor authentication.
+  /// Battery service and level: readable without vendor authentication. Optional: a stack
+  /// may claim the service for itself (BlueZ before 5.80 does, for its battery plugin) and
+  /// offer the level its own way; the session's battery comes from the vendor BATTERY
+  /// command.
   public static let batteryService = BluetoothUUID(0x180F)
   public static let batteryLevel = BluetoothUUID(0x2A19)
   /// The services a recorder session discovers: the vendor service and the battery.
   public static let services = [service, batteryService]
+
+  /// Of the services a connect asks for, those it cannot do without: for a recorder (the
+  /// vendor service is among `requested`) the vendor service alone, every other service
+  /// being discovered when the peripheral (or the stack in between) offers it; for any other
+  /// peripheral every service asked for (a health sensor's service is its own).
+  public static func required(of requested: [BluetoothUUID]) -> [BluetoothUUID] {
+    requested.contains(service) ? [service] : requested
+  }
   /// The ATT MTU the vendor SDK asks for.
   public static let requestedMTU = 255
 }

@@ -24,9 +24,12 @@ public protocol Central: Sendable {
   /// scanner is the one place that scans and fans advertisements out to its listeners.
   func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement>
 
-  /// Connects to `peripheral` and discovers `services` and their characteristics.
+  /// Connects to `peripheral` and discovers `services` and their characteristics. Only the
+  /// required ones (``RecorderGATT/required(of:)``) must be there: for a recorder the vendor
+  /// service; any other service it asks for (the battery) is discovered when offered, and
+  /// its characteristics are otherwise absent (``LinkError/characteristicNotFound(_:)``).
   /// - Throws: ``LinkError/connectTimeout`` after `timeout`, ``LinkError/unknownPeripheral(_:)``,
-  ///   ``LinkError/serviceNotFound(_:)`` when the peripheral lacks one of `services`,
+  ///   ``LinkError/serviceNotFound(_:)`` when the peripheral lacks a required service,
   ///   ``LinkError/cancelled`` when the calling task is cancelled.
   func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration)
     async throws(LinkError) -> any PeripheralLink

@@ -71,10 +71,12 @@ extension CoreBluetoothCentral {
         manager.discoverServices(services.isEmpty ? nil : services, of: peripheral)
       })
     guard case .uuids(let offered) = found else { return }
-    if let missing = services.first(where: { !offered.contains($0) }) {
+    // Only the recorder's own service is required; another one asked for (the battery) is
+    // discovered when offered.
+    if let missing = RecorderGATT.required(of: services).first(where: { !offered.contains($0) }) {
       throw .serviceNotFound(missing)
     }
-    for service in services.isEmpty ? offered : services {
+    for service in services.isEmpty ? offered : services.filter(offered.contains) {
       _ = try await outcome(
         machine.wait(
           for: .characteristics(peripheral, service: service), timeout: deadline - clock.elapsed,

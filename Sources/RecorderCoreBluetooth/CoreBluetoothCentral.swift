@@ -154,7 +154,9 @@ public final class CoreBluetoothCentral: Central {
   /// - Throws: `LinkError/notPoweredOn(_:)`, `LinkError/unknownPeripheral(_:)` for a
   ///   peripheral the system has no object for, `LinkError/connectTimeout`,
   ///   `LinkError/disconnected(_:)` with the `CBError`'s reason,
-  ///   `LinkError/serviceNotFound(_:)`, `LinkError/cancelled`.
+  ///   `LinkError/serviceNotFound(_:)` for a missing required service
+  ///   (`RecorderGATT/required(of:)`: a recorder's battery service is optional),
+  ///   `LinkError/cancelled`.
   public func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration?)
     async throws(LinkError) -> CoreBluetoothLink
   {

@@ -32,6 +32,8 @@ public actor WebSocketConnection {
   private var closeSent = false
   private var ended: WebSocketError?
   private var lingering: Task<Void, Never>?
+  /// ``close(code:reason:)`` calls waiting for the receiving task to end the connection.
+  private var closeWaiters: [CheckedContinuation<Void, Never>] = []
   private let endedFlag = Locked(false)
 
   /// Wraps a socket whose opening handshake is done; `leftover` holds bytes that arrived
@@ -79,6 +81,9 @@ public actor WebSocketConnection {
         if !closeSent { try await write(WebSocketFrame(opcode: .pong, payload: payload)) }
       case .pong: continue
       case .close(let code, let reason):
+        // Ended from the moment the peer's close is read, before our answer goes out: a
+        // peer that has the answer finds this side closed (``isClosed``), never still open.
+        endedFlag.withLock { $0 = true }
         if !closeSent {
           closeSent = true
           // Echo the code (§5.5.1); a close without status is answered without one.
@@ -130,7 +135,9 @@ public actor WebSocketConnection {
   /// Starts the closing handshake and ends the connection: sends a close frame with `code`,
   /// waits up to ``WebSocketConfiguration/closeTimeout`` for the peer's answer (discarding
   /// data that arrives meanwhile), then closes TCP. If another task is inside ``receive()``,
-  /// that call sees the answer and ends; the socket is dropped at the timeout regardless.
+  /// that call sees the answer and ends the connection, and this call waits for it; the
+  /// socket is dropped at the timeout regardless. Either way, when this returns the peer has
+  /// answered (it heard the close) or the timeout has passed.
   /// Never throws: closing is best effort and always ends with the socket closed.
   public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
     guard ended == nil else { return }
@@ -141,13 +148,19 @@ public actor WebSocketConnection {
           opcode: .close, payload: WebSocketFrame.closePayload(code: code, reason: reason)))
     }
     if receiving {
-      let socket = self.socket
-      let clock = self.clock
-      let timeout = configuration.closeTimeout
-      lingering = Task {
-        try? await clock.sleep(for: timeout)
-        if !Task.isCancelled { socket.close() }
+      if lingering == nil {
+        let socket = self.socket
+        let clock = self.clock
+        let timeout = configuration.closeTimeout
+        lingering = Task {
+          try? await clock.sleep(for: timeout)
+          guard !Task.isCancelled else { return }
+          socket.close()
+          await self.lingerExpired(code)
+        }
       }
+      guard ended == nil else { return }
+      await withCheckedContinuation { closeWaiters.append($0) }
       return
     }
     receiving = true
@@ -268,7 +281,16 @@ public actor WebSocketConnection {
     lingering?.cancel()
     lingering = nil
     socket.close()
+    let waiters = closeWaiters
+    closeWaiters.removeAll()
+    for waiter in waiters { waiter.resume() }
     return ended ?? error
+  }
+
+  /// The close timeout passed with another task still inside ``receive()``: the socket is
+  /// closed; the connection ends here even if that task has not noticed yet.
+  private func lingerExpired(_ code: WebSocketCloseCode) {
+    _ = finish(.closedLocally(code: code))
   }
 
   private func write(_ frame: WebSocketFrame) async throws(WebSocketError) {

@@ -110,7 +110,7 @@ struct CoreBluetoothCentralTests {
     _ = try await connect.value
   }
 
-  @Test("a peripheral without a requested service fails the connect and is let go")
+  @Test("a peripheral without the recorder's own service fails the connect and is let go")
   func serviceMissing() async throws {
     let bench = ScriptedBench()
     bench.manager.fire(.didUpdateState(.poweredOn))
@@ -120,11 +120,34 @@ struct CoreBluetoothCentralTests {
     #expect(await commands.next() == .connect(recorder))
     bench.manager.fire(.didConnect(recorder))
     #expect(await commands.next() == .discoverServices(recorder, RecorderGATT.services))
-    bench.manager.fire(.didDiscoverServices(recorder, [RecorderGATT.service], nil))
-    await #expect(throws: LinkError.serviceNotFound(RecorderGATT.batteryService)) {
+    bench.manager.fire(.didDiscoverServices(recorder, [RecorderGATT.batteryService], nil))
+    await #expect(throws: LinkError.serviceNotFound(RecorderGATT.service)) {
       try await connect.value
     }
     #expect(await commands.next() == .cancel(recorder))
+  }
+
+  @Test("a recorder without the Battery Service connects: only its own service is required")
+  func batteryServiceOptional() async throws {
+    let bench = ScriptedBench()
+    bench.manager.fire(.didUpdateState(.poweredOn))
+    bench.manager.settings.withLock { $0.retrievable = [recorder] }
+    var commands = bench.manager.commands.makeAsyncIterator()
+    let connect = Task { try await bench.central.connect(recorder, timeout: .seconds(5)) }
+    #expect(await commands.next() == .connect(recorder))
+    bench.manager.fire(.didConnect(recorder))
+    #expect(await commands.next() == .discoverServices(recorder, RecorderGATT.services))
+    bench.manager.fire(.didDiscoverServices(recorder, [RecorderGATT.service], nil))
+    // Characteristics of the offered service only; nothing is asked of the missing one.
+    #expect(await commands.next() == .discoverCharacteristics(recorder, RecorderGATT.service))
+    bench.manager.fire(
+      .didDiscoverCharacteristics(
+        recorder, service: RecorderGATT.service,
+        [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic], nil))
+    let link = try await connect.value
+    await #expect(throws: LinkError.characteristicNotFound(RecorderGATT.batteryLevel)) {
+      try await link.read(RecorderGATT.batteryLevel)
+    }
   }
 
   /// A bench with a connected recorder.

@@ -8,6 +8,11 @@ Run: python3 -m dbusmock --system --template recorder_bluez.py -p JSON, with JSO
   notify     "descriptor" (AcquireNotify's socket, default) or "properties" (AcquireNotify
              refused: StartNotify and Value PropertiesChanged, one D-Bus signal each)
   powered    adapter powered at start (default true)
+  battery    "gatt" (default: the battery service 180F / 2A19 as GATT objects) or "plugin"
+             (bluetoothd before 5.80 with its battery plugin, as Debian 12's 5.66: the plugin
+             claims 180F, so no GATT objects for it; the level is org.bluez.Battery1's
+             Percentage (byte) on the device object, added once connected, updated from
+             2A19 notifications and removed on disconnect)
 
 Devices appear while the adapter discovers (each emulator advertisement: an InterfacesAdded
 for a new device, else a PropertiesChanged of RSSI and ManufacturerData). Device1.Connect
@@ -51,6 +56,7 @@ ADAPTER_IFACE = 'org.bluez.Adapter1'
 DEVICE_IFACE = 'org.bluez.Device1'
 SERVICE_IFACE = 'org.bluez.GattService1'
 CHRC_IFACE = 'org.bluez.GattCharacteristic1'
+BATTERY_IFACE = 'org.bluez.Battery1'
 PROPS_IFACE = 'org.freedesktop.DBus.Properties'
 ADAPTER = '/org/bluez/hci0'
 
@@ -210,6 +216,7 @@ class Relay:
     def __init__(self, manager, parameters):
         self.manager = manager
         self.notify_mode = parameters.get('notify', 'descriptor')
+        self.battery_mode = parameters.get('battery', 'gatt')
         self.devices = {}    # path -> state dict
         self.heard = {}      # emulator peripheral id -> (rssi, name, manufacturer data)
         self.links = {}      # link id -> path
@@ -310,6 +317,10 @@ class Relay:
         if not path:
             return
         state = self.devices[path]
+        if uuid == LEVEL and self.battery_mode == 'plugin':
+            if value:
+                self.set_percentage(path, value[0])
+            return
         char = state['chars'].get(uuid)
         if not char:
             return
@@ -355,6 +366,8 @@ class Relay:
         self.links[link] = path
         self.stats['connects'] += 1
         self.add_gatt(path, state, mtu)
+        if self.battery_mode == 'plugin':
+            self.add_battery(path, link)
         changed = {'Connected': dbus.Boolean(True, variant_level=1)}
         mockobject.objects[path].props[DEVICE_IFACE].update(changed)
         emit_properties(path, DEVICE_IFACE, changed)
@@ -390,6 +403,7 @@ class Relay:
         for service in state.get('services', []):
             remove_object(self.manager, service, SERVICE_IFACE)
         state['chars'], state['services'] = {}, []
+        self.remove_battery(path)
         if path in mockobject.objects:
             changed = {'ServicesResolved': dbus.Boolean(False, variant_level=1),
                        'Connected': dbus.Boolean(False, variant_level=1)}
@@ -409,8 +423,10 @@ class Relay:
     def add_gatt(self, path, state, mtu):
         state['services'] = []
         layout = [(0x0001, VENDOR, [(0x0002, WRITE, ['write', 'write-without-response']),
-                                    (0x0004, NOTIFY, ['notify'])]),
-                  (0x000a, BATTERY, [(0x000b, LEVEL, ['read', 'notify'])])]
+                                    (0x0004, NOTIFY, ['notify'])])]
+        if self.battery_mode != 'plugin':
+            # The battery plugin claims 180F: bluetoothd then exports no objects for it.
+            layout.append((0x000a, BATTERY, [(0x000b, LEVEL, ['read', 'notify'])]))
         for handle, uuid, chars in layout:
             service_path = f'{path}/service{handle:04x}'
             add_object(self.manager, service_path, SERVICE_IFACE, {
@@ -442,6 +458,47 @@ class Relay:
                     ('StartNotify', '', '', lambda obj, c=char: self.set_notify(c, True)),
                     ('StopNotify', '', '', lambda obj, c=char: self.set_notify(c, False)),
                 ])
+
+    # The battery plugin (bluetoothd before 5.80)
+
+    def add_battery(self, path, link):
+        '''What the plugin does once connected: reads 2A19, subscribes to it and exports the
+        level as org.bluez.Battery1 on the device object.'''
+        kind, reply = self.emulator.request(0x22, struct.pack('<I', link) + LEVEL)
+        if kind != 0x85:
+            log(f'battery plugin: read failed ({error_text(reply)})')
+            return
+        level = Reader(reply).bytes()
+        self.emulator.request(0x24, struct.pack('<I', link) + LEVEL + bytes([1]))
+        properties = {'Percentage': dbus.Byte(level[0] if level else 0, variant_level=1)}
+        device = mockobject.objects[path]
+        device.props[BATTERY_IFACE] = properties
+        message = dbus.lowlevel.SignalMessage('/', OBJECT_MANAGER_IFACE, 'InterfacesAdded')
+        message.append(dbus.ObjectPath(path),
+                       dbus.Dictionary({BATTERY_IFACE: dbus.Dictionary(properties, signature='sv')},
+                                       signature='sa{sv}'),
+                       signature='oa{sa{sv}}')
+        for location in self.manager.locations:
+            location[0].send_message(message)
+
+    def set_percentage(self, path, level):
+        device = mockobject.objects.get(path)
+        if not device or BATTERY_IFACE not in device.props:
+            return
+        changed = {'Percentage': dbus.Byte(level, variant_level=1)}
+        device.props[BATTERY_IFACE].update(changed)
+        emit_properties(path, BATTERY_IFACE, changed)
+
+    def remove_battery(self, path):
+        device = mockobject.objects.get(path)
+        if not device or BATTERY_IFACE not in device.props:
+            return
+        del device.props[BATTERY_IFACE]
+        message = dbus.lowlevel.SignalMessage('/', OBJECT_MANAGER_IFACE, 'InterfacesRemoved')
+        message.append(dbus.ObjectPath(path), dbus.Array([BATTERY_IFACE], signature='s'),
+                       signature='oas')
+        for location in self.manager.locations:
+            location[0].send_message(message)
 
     def link_of(self, char):
         link = self.devices[char['device']]['link']

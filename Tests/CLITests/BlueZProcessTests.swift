@@ -20,7 +20,8 @@
       init(
         _ label: String, minutes: [Double] = [1, 0.5],
         notify: MockBlueZ.NotificationPath = .descriptor,
-        powered: Bool = true, denied: Bool = false, timeScale: Double = 50
+        powered: Bool = true, denied: Bool = false, timeScale: Double = 50,
+        battery: MockBlueZ.BatteryExposure = .gatt
       ) throws {
         directory = try TemporaryDirectory(label)
         emulator = try EmulatorProcess(
@@ -29,7 +30,7 @@
         bluez = try MockBlueZ(
           denied
             ? .denied(emulator: address)
-            : .bluez(emulator: address, notify: notify, powered: powered))
+            : .bluez(emulator: address, notify: notify, powered: powered, battery: battery))
       }
 
       func stop() {
@@ -75,6 +76,36 @@
       #expect(info.status == 0, "\(info.stderr)")
       #expect(try jsonObject(info.stdout)["serial"] as? String == manifest.serial)
       #expect(try jsonObject(info.stdout)["firmware"] as? String == "V0095")
+    }
+
+    @Test(
+      "BlueZ before 5.80 claims the Battery Service: ls, info and a full sync still work"
+    )
+    func batteryClaimedByBlueZ() throws {
+      // As Debian 12's bluetoothd 5.66: its battery plugin takes 180F, so no GATT objects
+      // for it; the level is org.bluez.Battery1 on the device object.
+      let rig = try Rig("bluez-battery1", minutes: [2, 0.5], battery: .plugin)
+      defer { rig.stop() }
+      let manifest = try rig.emulator.manifest()
+
+      let list = try rig.run(["ls", "--json"] + rig.device, label: "ls")
+      #expect(list.status == 0, "\(list.stderr)\n\(rig.bluez.mockLog)")
+      #expect(
+        try jsonArray(list.stdout).map { int64($0["sessionId"]) }
+          == manifest.recordings.map(\.sessionId))
+
+      // The battery comes from the vendor BATTERY command.
+      let info = try rig.run(["info", "--json"] + rig.device, label: "info")
+      #expect(info.status == 0, "\(info.stderr)")
+      #expect(int64(try jsonObject(info.stdout)["batteryLevel"]) == 100)
+
+      let out = rig.directory.file("out")
+      let result = try rig.run(
+        ["sync", "--out", out, "--format", "wav", "--json"] + rig.device, label: "sync")
+      #expect(result.status == 0, "\(result.stderr)\n\(rig.bluez.mockLog)")
+      try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+      let deleted = try rig.emulator.manifest().deletes.map(\.sessionId)
+      #expect(deleted.sorted() == manifest.recordings.map(\.sessionId).sorted())
     }
 
     @Test(

@@ -22,11 +22,13 @@
 
       init(
         notify: MockBlueZ.NotificationPath = .descriptor,
-        path: BlueZCentral.NotificationPath = .automatic
+        path: BlueZCentral.NotificationPath = .automatic,
+        battery: MockBlueZ.BatteryExposure = .gatt
       ) async throws {
         server = TCPCentralServer(central: flood)
         let port = try await server.start()
-        bluez = try MockBlueZ(.bluez(emulator: "127.0.0.1:\(port)", notify: notify))
+        bluez = try MockBlueZ(
+          .bluez(emulator: "127.0.0.1:\(port)", notify: notify, battery: battery))
         central = BlueZCentral(
           options: .init(busAddress: bluez.busAddress, notificationPath: path))
       }
@@ -255,6 +257,69 @@
       }
       #expect(written.contains(request))
       #expect(try await link.read(RecorderGATT.batteryLevel) == [87])
+      await link.disconnect()
+    }
+
+    @Test(
+      "a battery service claimed by bluetoothd (BlueZ < 5.80): connect, vendor I/O, level from Battery1"
+    )
+    func batteryClaimedByPlugin() async throws {
+      let rig = try await Rig(battery: .plugin)
+      defer { rig.stop() }
+      let link = try await rig.connect()
+      let bluezLink = try #require(link as? BlueZPeripheralLink)
+      // No GATT objects for 180F: the level is the device object's org.bluez.Battery1.
+      let device = rig.central.objects()[bluezLink.devicePath, BlueZ.battery]
+      #expect(device?["Percentage"]?.intValue == 87)
+      #expect(try await link.read(RecorderGATT.batteryLevel) == [87])
+      try await link.setNotifications(true, for: RecorderGATT.batteryLevel)
+      // The vendor service works as ever.
+      try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
+      try await link.write(
+        FloodCentral.flood(count: 3, size: 20, seed: 1), to: RecorderGATT.writeCharacteristic,
+        type: .withoutResponse)
+      let received = try await withTimeout(20) { () async -> Int in
+        var count = 0
+        for await event in link.events {
+          if case .notification(RecorderGATT.notifyCharacteristic, _) = event { count += 1 }
+          if count == 3 { break }
+        }
+        return count
+      }
+      #expect(received == 3)
+      // A level change: the plugin's PropertiesChanged of Percentage reaches the link as a
+      // 2A19 notification.
+      let flood = try #require(rig.flood.links.withLock { $0.first })
+      flood.notifyBattery(42)
+      let level = try await withTimeout(20) { () async -> [UInt8]? in
+        for await event in link.events {
+          if case .notification(RecorderGATT.batteryLevel, let value) = event { return value }
+        }
+        return nil
+      }
+      #expect(level == [42])
+      #expect(try await link.read(RecorderGATT.batteryLevel) == [42])
+      await link.disconnect()
+      // Gone with the connection, as bluetoothd removes it.
+      let removed = await rig.central.wait(until: .now + .seconds(20)) { objects in
+        objects[bluezLink.devicePath, BlueZ.battery] == nil
+      }
+      #expect(removed)
+    }
+
+    @Test("a battery service neither as GATT nor as Battery1: connect works, the read says so")
+    func batteryAbsentEntirely() async throws {
+      // The plugin claims 180F, but the device object carries no Battery1 yet: a read of the
+      // level is refused by name, never a made-up value.
+      let rig = try await Rig(battery: .plugin)
+      defer { rig.stop() }
+      let advertisement = try await rig.discover()
+      let flood = rig.flood
+      flood.refuseBatteryReads()
+      let link = try await rig.central.connect(advertisement.peripheral, timeout: .seconds(30))
+      await #expect(throws: LinkError.characteristicNotFound(RecorderGATT.batteryLevel)) {
+        try await link.read(RecorderGATT.batteryLevel)
+      }
       await link.disconnect()
     }
   }

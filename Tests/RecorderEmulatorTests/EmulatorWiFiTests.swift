@@ -247,17 +247,94 @@ struct EmulatorWiFiTests {
     #expect(viaWiFi.map(\.scene) == viaBLE.map(\.scene))
     #expect(await bench.device.counters.wifiSessions == 1)
     let hotspot = link.hotspot
-    await #expect(throws: HotspotJoinError.refused("a Wi-Fi session is already active")) {
-      try await HotspotJoinClient.join(
-        host: "127.0.0.1", port: bench.joinServer.port, ssid: hotspot.ssid,
-        password: hotspot.password, serverPort: 9)
-    }
+    // A join while the session is alive is already joined (idempotent), not refused: the
+    // device keeps serving this session and goes to port 9 (where nothing listens) after it.
+    try await HotspotJoinClient.join(
+      host: "127.0.0.1", port: bench.joinServer.port, ssid: hotspot.ssid,
+      password: hotspot.password, serverPort: 9)
+    #expect(await bench.device.counters.wifiJoinsWhileActive == 1)
+    #expect(await bench.device.counters.wifiSessions == 1)
+    #expect(try await link.transport.listRecordings().count == 5)
     await link.close()
     // A phone that closed may join again at once.
     let again = try await bench.link(to: hotspot)
     #expect(try await again.transport.listRecordings().map(\.sessionId) == viaBLE.map(\.sessionId))
     await again.close()
+    // This link's session, the one to port 9 (over at once), the second link's.
+    #expect(await bench.device.counters.wifiSessions == 3)
+    #expect(await bench.device.counters.wifiJoinsRefused == 0)
+    await session.close()
+  }
+
+  @Test("a phone's close returns once the device heard it: the session is over, a join is fresh")
+  func closeIsHeardBeforeItReturns() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    for round in 1...5 {
+      let link = try await bench.link(to: hotspot)
+      _ = try await link.transport.listRecordings()
+      await link.close()
+      // No waiting: the close handshake is complete when close() returns, so the device's
+      // session is over and the next join starts a new one at once.
+      #expect(await !bench.device.hasWiFiSession, "round \(round)")
+    }
+    #expect(await bench.device.counters.wifiSessions == 5)
+    #expect(await bench.device.counters.wifiJoinsWhileActive == 0)
+    await session.close()
+  }
+
+  @Test("a join while a session is alive is already joined: the device comes once it is free")
+  func joinWhileActiveIsJoined() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    // The first session stays up (a phone whose earlier attempt is still connected).
+    let first = try await RawWiFiPhone.join(bench, hotspot: hotspot)
+    let second = Task { try await bench.link(to: hotspot) }
+    // The second join is accepted, not refused; the device serves its server only once
+    // the first session has ended.
+    #expect(await eventually { await bench.device.counters.wifiJoinsWhileActive == 1 })
+    #expect(await bench.device.counters.wifiSessions == 1)
+    #expect(await bench.device.counters.wifiJoinsRefused == 0)
+    await first.stop()
+    let link = try await withHangGuard { try await second.value }
+    #expect(try await link.transport.listRecordings().isEmpty)
     #expect(await bench.device.counters.wifiSessions == 2)
+    await link.close()
+    await session.close()
+  }
+
+  @Test("WiFiSession's first attempt waits for the device's connect, not for its timeout")
+  func firstAttemptBoundByDeviceConnect() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    // The phone is on the network at once, but the device connects late (a busy machine):
+    // the join port hears of the join only when the test says so.
+    let joiner = DeferredJoiner(port: bench.joinServer.port)
+    let clock = ManualClock()
+    let configuration = WiFiSession.Configuration(
+      link: WiFiLink.Configuration(host: "127.0.0.1", port: 0, connectTimeout: .seconds(20)),
+      retryInterval: .milliseconds(100), clock: AnyClock(clock))
+    let sessionConfiguration = bench.sessionConfiguration()
+    let connecting = Task {
+      try await WiFiSession.connect(
+        to: hotspot, joiner: joiner, session: sessionConfiguration, timeout: .seconds(5),
+        configuration: configuration)
+    }
+    // Waiting for the device; then more than the whole timeout passes, less than the
+    // device's connect bound.
+    #expect(await eventually { clock.sleeperCount == 1 && joiner.serverPort != nil })
+    clock.advance(by: .seconds(6))
+    try await joiner.forward(hotspot)
+    let wifi = try await withHangGuard { try await connecting.value }
+    #expect(try await wifi.listRecordings().isEmpty)
+    #expect(await bench.device.counters.wifiSessions == 1)
+    await wifi.close()
     await session.close()
   }
 
@@ -513,5 +590,31 @@ struct EmulatorWiFiTests {
     }
     await link.close()
     await session.close()
+  }
+}
+
+/// A joiner that answers at once and tells the emulator's join port only when
+/// ``forward(_:)`` is called: a phone on the network whose device connects late.
+final class DeferredJoiner: HotspotJoiner {
+  private let port: UInt16
+  private let server = Locked<UInt16?>(nil)
+
+  init(port: UInt16) { self.port = port }
+
+  /// Our WebSocket server's port, once a join named it.
+  var serverPort: UInt16? { server.withLock { $0 } }
+
+  func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError) {
+    server.withLock { $0 = serverPort }
+  }
+
+  func leave(_ hotspot: DeviceHotspot) async {}
+
+  /// The join port hears of the last join now: the device connects.
+  func forward(_ hotspot: DeviceHotspot) async throws {
+    let serverPort = try #require(self.serverPort)
+    try await HotspotJoinClient.join(
+      host: "127.0.0.1", port: port, ssid: hotspot.ssid, password: hotspot.password,
+      serverPort: serverPort)
   }
 }

@@ -21,6 +21,22 @@ struct HandshakeTests {
     #expect(payload.firmware.description == "V0095")
   }
 
+  @Test("a connect needs the vendor service only; another service asked for is optional")
+  func otherServicesOptional() async throws {
+    let bench = try TestBench()
+    defer { bench.cleanUp() }
+    let peripheral = try #require(await bench.firstAdvertisement()).peripheral
+    let deviceInformation = BluetoothUUID(0x180A)
+    let link = try await bench.central.connect(
+      peripheral, services: [RecorderGATT.service, deviceInformation], timeout: .seconds(10))
+    try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
+    await link.disconnect()
+    await #expect(throws: LinkError.serviceNotFound(deviceInformation)) {
+      _ = try await bench.central.connect(
+        peripheral, services: [deviceInformation], timeout: .seconds(10))
+    }
+  }
+
   @Test func rightTokenGetsVector2() async throws {
     let bench = try TestBench()
     defer { bench.cleanUp() }

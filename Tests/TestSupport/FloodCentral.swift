@@ -15,8 +15,13 @@ public final class FloodCentral: Central {
   ]
   /// Every link served, in order.
   public let links = Locked([FloodLink]())
+  private let batteryReadable = Locked(true)
 
   public init() {}
+
+  /// Links served from now on answer a read of the battery level (0x2A19) with
+  /// `characteristicNotFound`, as a peripheral without the Battery Service would.
+  public func refuseBatteryReads() { batteryReadable.withLock { $0 = false } }
 
   public var state: CentralState { get async { .poweredOn } }
 
@@ -37,7 +42,7 @@ public final class FloodCentral: Central {
     async throws(LinkError) -> any PeripheralLink
   {
     guard peripheral == Self.peripheral else { throw .unknownPeripheral(peripheral) }
-    let link = FloodLink()
+    let link = FloodLink(batteryReadable: batteryReadable.withLock { $0 })
     links.withLock { $0.append(link) }
     return link
   }
@@ -67,18 +72,29 @@ public final class FloodLink: PeripheralLink {
   /// Every value written, in order.
   public let writes = Locked([[UInt8]]())
   private let notifying = Locked(false)
+  private let batteryReadable: Bool
+  private let batteryLevel = Locked<UInt8>(87)
 
-  init() { (events, continuation) = BackpressureStream<LinkEvent>.makeStream() }
+  init(batteryReadable: Bool = true) {
+    self.batteryReadable = batteryReadable
+    (events, continuation) = BackpressureStream<LinkEvent>.makeStream()
+  }
+
+  /// The battery level becomes `level`: read from now on, and notified on 0x2A19.
+  public func notifyBattery(_ level: UInt8) {
+    batteryLevel.withLock { $0 = level }
+    continuation.yield(.notification(characteristic: RecorderGATT.batteryLevel, value: [level]))
+  }
 
   public func requestMTU(_ mtu: Int) async throws(LinkError) -> Int { min(mtu, 247) }
 
   public func maximumWriteLength(for type: WriteType) async -> Int { 244 }
 
   public func read(_ characteristic: BluetoothUUID) async throws(LinkError) -> [UInt8] {
-    guard characteristic == RecorderGATT.batteryLevel else {
+    guard characteristic == RecorderGATT.batteryLevel, batteryReadable else {
       throw .characteristicNotFound(characteristic)
     }
-    return [87]
+    return [batteryLevel.withLock { $0 }]
   }
 
   /// While paused, writes wait (a radio that takes nothing): back pressure builds up behind.

@@ -21,10 +21,22 @@ public final class MockBlueZ {
     case properties
   }
 
+  /// How the mock's bluetoothd exposes the recorder's Battery Service (0x180F).
+  public enum BatteryExposure: String, Sendable {
+    /// As GATT objects (GattService1 180F, GattCharacteristic1 2A19): BlueZ 5.80 and later.
+    case gatt
+    /// Claimed by bluetoothd's battery plugin, as BlueZ before 5.80 does (Debian 12 ships
+    /// 5.66): no GATT objects for 180F; the level is `org.bluez.Battery1`'s `Percentage`
+    /// (a byte) on the device object once connected.
+    case plugin
+  }
+
   /// What runs on the private bus.
   public enum Daemon: Sendable {
     /// The mock bluetoothd relaying to the emulator at `HOST:PORT`.
-    case bluez(emulator: String, notify: NotificationPath = .descriptor, powered: Bool = true)
+    case bluez(
+      emulator: String, notify: NotificationPath = .descriptor, powered: Bool = true,
+      battery: BatteryExposure = .gatt)
     /// No bluetoothd at all (nobody owns org.bluez).
     case absent
     /// The mock runs, but the bus's policy refuses to deliver anything to org.bluez.
@@ -94,8 +106,11 @@ public final class MockBlueZ {
     busAddress = address
     switch what {
     case .absent: break
-    case .bluez(let emulator, let notify, let powered):
-      try startMock(["emulator": emulator, "notify": notify.rawValue, "powered": powered])
+    case .bluez(let emulator, let notify, let powered, let battery):
+      try startMock([
+        "emulator": emulator, "notify": notify.rawValue, "powered": powered,
+        "battery": battery.rawValue,
+      ])
     case .denied(let emulator):
       try startMock(["emulator": emulator, "notify": "descriptor", "powered": true])
     }

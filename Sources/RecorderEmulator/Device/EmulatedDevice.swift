@@ -3,6 +3,7 @@ import RecorderBluetooth
 import RecorderConcurrency
 import RecorderCrypto
 import RecorderProtocol
+import RecorderRemoteLink
 
 /// A faithful emulated Plaud Note / NotePin (PROTOCOL.md): firmware state machine, flash of
 /// real Opus recordings, the BLE link timing model, advertising, Wi-Fi Fast Transfer (the
@@ -73,6 +74,8 @@ public actor EmulatedDevice {
   var nextHotspotGeneration = 0
   /// The one Wi-Fi session a joined phone runs (the device is its WebSocket client).
   var wifiSession: WiFiDeviceSession?
+  /// A join accepted while ``wifiSession`` was active: served once that session ends.
+  var pendingWiFiJoin: HotspotJoinRequest?
   var nextWiFiSessionID = 0
   /// ``DeviceCounters/wifiContentBytesSent`` when the fault plan was set.
   var faultBaseWiFiBytes = 0

@@ -117,6 +117,9 @@ public struct DeviceCounters: Sendable, Equatable {
   public var hotspotsRaised = 0
   public var wifiSessions = 0
   public var wifiJoinsRefused = 0
+  /// Wi-Fi: joins accepted while a session was still active (the phone is on the network
+  /// already): the device connects to the newest one's server once that session ends.
+  public var wifiJoinsWhileActive = 0
   /// Wi-Fi: recording bytes sent in content PDUs.
   public var wifiContentBytesSent = 0
   /// Wi-Fi: phone messages received, and those that were not a §6 PDU the device knows.

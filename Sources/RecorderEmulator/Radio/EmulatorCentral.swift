@@ -69,16 +69,19 @@ public final class EmulatorCentral: Central {
 
   /// Connects to the device advertising as `peripheral`. A device that used that address
   /// before (it rebooted, or is out of range or busy) is waited for until `timeout`.
-  /// Emulated recorders offer the vendor and battery services (`RecorderGATT/services`).
+  /// Emulated recorders offer the vendor and battery services (`RecorderGATT/services`);
+  /// only the required ones (`RecorderGATT/required(of:)`) must be among them.
   /// - Throws: `LinkError.unknownPeripheral` for an address no device ever had,
   ///   `LinkError.connectTimeout` when it is not heard within `timeout`,
-  ///   `LinkError.serviceNotFound` for a service a recorder lacks, `LinkError.notPoweredOn`
+  ///   `LinkError.serviceNotFound` for a required service a recorder lacks, `LinkError.notPoweredOn`
   ///   while ``radio`` is off, `LinkError.cancelled` when the calling task is cancelled.
   public func connect(
     _ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration
   ) async throws(LinkError) -> any PeripheralLink {
     guard radio.current == .poweredOn else { throw .notPoweredOn(radio.current) }
-    if let missing = services.first(where: { !RecorderGATT.services.contains($0) }) {
+    if let missing = RecorderGATT.required(of: services).first(where: {
+      !RecorderGATT.services.contains($0)
+    }) {
       throw .serviceNotFound(missing)
     }
     var known: EmulatedDevice?

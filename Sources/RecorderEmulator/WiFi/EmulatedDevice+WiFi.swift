@@ -44,9 +44,15 @@ extension EmulatedDevice {
   /// §6 there: HELLO, the phone's handshake (the BLE token padded to 32 with '0'), then LIST,
   /// SYNC, DELETE, STOP and keep-alives until either side closes, the hotspot idles out
   /// (``WiFiParameters/idleTimeout``) or WIFI_CLOSE drops it.
+  ///
+  /// Joining is idempotent: a join while a session is still active (the phone is on the
+  /// network already, as iOS's "already associated"; its earlier session is still being
+  /// closed, say) is accepted too. The device goes on serving that session and, once it has
+  /// ended, connects to the server of the newest such join
+  /// (``DeviceCounters/wifiJoinsWhileActive``).
   /// - Returns: nil when accepted, else why not: no hotspot raised, wrong SSID, wrong
-  ///   password, not ready yet (``WiFiParameters/hotspotStartupDelay``), a session already
-  ///   active, or the ``FaultPlan/refuseHotspotJoins`` fault.
+  ///   password, not ready yet (``WiFiParameters/hotspotStartupDelay``), or the
+  ///   ``FaultPlan/refuseHotspotJoins`` fault.
   public func joinHotspot(_ request: HotspotJoinRequest) -> String? {
     let refusal: String?
     if faults.refuseHotspotJoins {
@@ -58,8 +64,6 @@ extension EmulatedDevice {
         refusal = "wrong password"
       } else if time.now < hotspot.readyAt {
         refusal = Self.hotspotNotReady
-      } else if let session = wifiSession, !session.isOver {
-        refusal = "a Wi-Fi session is already active"
       } else {
         refusal = nil
       }
@@ -71,6 +75,17 @@ extension EmulatedDevice {
       return refusal
     }
     noteWiFiActivity()
+    if let session = wifiSession, !session.isOver {
+      counterValues.wifiJoinsWhileActive += 1
+      pendingWiFiJoin = request
+      return nil
+    }
+    startWiFiSession(request)
+    return nil
+  }
+
+  /// Connects the device's WebSocket client to the phone of `request` and serves it.
+  private func startWiFiSession(_ request: HotspotJoinRequest) {
     nextWiFiSessionID += 1
     let session = WiFiDeviceSession(
       id: nextWiFiSessionID, device: self, host: request.phoneHost, port: request.serverPort,
@@ -80,7 +95,6 @@ extension EmulatedDevice {
     wifiSession = session
     counterValues.wifiSessions += 1
     Task { await session.run() }
-    return nil
   }
 
   /// The refusal while the access point is still starting (docs/tcp-link.md).
@@ -134,6 +148,7 @@ extension EmulatedDevice {
   func dropHotspot(closeCode: WebSocketCloseCode?) {
     hotspot?.watchdog?.cancel()
     hotspot = nil
+    pendingWiFiJoin = nil
     guard let session = wifiSession else { return }
     wifiSession = nil
     Task { await session.end(closeCode: closeCode) }
@@ -169,9 +184,14 @@ extension EmulatedDevice {
     noteWiFiActivity()
   }
 
-  /// The session `id` ended (by either side): its slot is free for the next join.
+  /// The session `id` ended (by either side): its slot is free for the next join, or for
+  /// the phone that joined while it was active.
   func wifiSessionEnded(_ id: Int) {
-    if wifiSession?.id == id { wifiSession = nil }
+    guard wifiSession?.id == id else { return }
+    wifiSession = nil
+    guard let pending = pendingWiFiJoin, hotspot != nil else { return }
+    pendingWiFiJoin = nil
+    startWiFiSession(pending)
   }
 
   /// A STOP without `{session, scene}` was refused (``WiFiParameters/requireStopSession``).

@@ -66,9 +66,10 @@ actor WiFiDeviceSession {
     expectedToken = token.revealed + String(repeating: "0", count: max(0, padding))
   }
 
-  /// True once the session has ended or its connection is closed, even if the reader loop
-  /// has not noticed yet: a phone that closed and joins again at once is not refused as
-  /// "already active". Readable from any thread.
+  /// True once the session has ended or its connection is closed (from the moment the
+  /// phone's close frame is read), even if the reader loop has not noticed yet: a phone that
+  /// closed and joins again at once gets a new session at once, not one deferred until this
+  /// one ends. Readable from any thread.
   nonisolated var isOver: Bool {
     over.withLock { $0 } || openConnection.withLock { $0?.isClosed ?? false }
   }

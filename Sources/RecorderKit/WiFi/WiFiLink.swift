@@ -96,6 +96,9 @@ public struct HotspotJoinPolicy: Sendable, Equatable {
 public protocol HotspotJoiner: Sendable {
   /// Joins `hotspot`. The phone's WebSocket server is already listening on `serverPort`; on
   /// a real network the device then connects to it at the address its DHCP handed out.
+  /// Joining is idempotent: a network this host is on already counts as joined (iOS's
+  /// "already associated"; the emulator's join port accepts a join while the device's
+  /// session is still active, and serves it once that session ends).
   /// - Throws: ``DeviceError/wifiUnavailable(_:)`` when the network cannot be joined.
   func join(_ hotspot: DeviceHotspot, serverPort: UInt16) async throws(DeviceError)
   /// Leaves the network again (best effort).

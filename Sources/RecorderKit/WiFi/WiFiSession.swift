@@ -70,6 +70,12 @@ public actor WiFiSession {
   /// every ``Configuration/retryInterval`` until it works or `timeout` of the session's
   /// clock has passed. A failure no retry mends (``DeviceError/isRetryable``: a handshake the
   /// device refused for good, a token it rejected, a cancelled task) ends it at once.
+  ///
+  /// The first attempt is bounded by the device's connect
+  /// (``WiFiLink/Configuration/connectTimeout``), never cut short by `timeout`: once joined,
+  /// the device it let in is waited for, however long the join took on a busy machine (a
+  /// retry started meanwhile would meet that device's session still alive). `timeout`
+  /// bounds when a retry may start, and how long a retry waits.
   /// - Throws: the last attempt's error (``DeviceError/timeout(operation:)`` when no
   ///   attempt fitted).
   public static func connect(
@@ -79,11 +85,13 @@ public actor WiFiSession {
     let clock = configuration.clock
     let started = clock.elapsed
     var last = DeviceError.timeout(operation: "Wi-Fi connect")
+    var first = true
     while true {
       let remaining = timeout - (clock.elapsed - started)
-      guard remaining > .zero else { break }
+      guard first || remaining > .zero else { break }
       var server = configuration.link
-      server.connectTimeout = min(server.connectTimeout, remaining)
+      if !first { server.connectTimeout = min(server.connectTimeout, remaining) }
+      first = false
       do {
         let joined = try await WiFiLink.connect(
           to: hotspot, joiner: joiner, session: session, configuration: server, clock: clock)
