@@ -77,7 +77,7 @@ struct AppleBindingTypeCheck {
     if !clangModules.isEmpty {
       // The C libraries' own header folders (lame.h sits in its own), as SwiftPM finds them.
       let flags = try Self.run(
-        "pkg-config", ["--cflags-only-I", "opus", "lame", "ogg", "sqlite3", "libcrypto"])
+        "pkg-config", ["--cflags-only-I", "opus", "lame", "ogg", "sqlite3", "libcrypto", "libcurl"])
       for flag in flags.output.split(separator: " ") where flag.hasPrefix("-I") {
         arguments += ["-Xcc", String(flag)]
       }

@@ -110,7 +110,9 @@ struct AppleBindingTypeCheckTests {
     #expect(files.filter { $0.path.contains("/Apple/") }.count >= 5)
     let result = try check.typeCheck(
       module: "PlaudDeviceBasicSDK", files: files,
-      clangModules: ["COpus", "CLame", "COgg", "CSQLite", "CCrypto", "COpusShim"])
+      clangModules: [
+        "COpus", "CLame", "COgg", "CSQLite", "CCrypto", "COpusShim", "CCurl",
+      ])
     #expect(result.succeeded, "\(result.output)")
     #expect(!result.output.contains("warning:"), "\(result.output)")
   }
