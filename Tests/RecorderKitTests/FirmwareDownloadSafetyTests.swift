@@ -140,6 +140,19 @@ struct FirmwareDownloadSafetyTests {
     #expect(CloudOrigin.isSameOrigin(URL(string: "http://h/x")!, as: "http://h:80"))
   }
 
+  /// `client.download` of the image at `/firmware/fw.bin` to `path`, its outcome kept;
+  /// `progress` runs on each progress report.
+  static func downloading(
+    _ client: CloudClient, to path: String, progress: @escaping @Sendable () -> Void
+  ) async -> Result<FirmwareFile, CloudError> {
+    do {
+      return .success(
+        try await client.download(release("/firmware/fw.bin"), to: path) { _, _ in progress() })
+    } catch {
+      return .failure(error)
+    }
+  }
+
   @Test("a symlink planted at the old .part name (or the final name) is never written through")
   func plantedSymlinks() async throws {
     let api = try ImageServer()
@@ -163,7 +176,7 @@ struct FirmwareDownloadSafetyTests {
 
     // While bytes arrive, the scratch is a private directory holding a 0600 file.
     let modes = Locked<[String: Int]>([:])
-    let file = try await client.download(Self.release("/firmware/fw.bin"), to: final) { _, _ in
+    let outcome = await Self.downloading(client, to: final) {
       let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
       for name in names where name.hasPrefix(".fw.bin.download-") {
         var info = stat()
@@ -175,9 +188,11 @@ struct FirmwareDownloadSafetyTests {
         }
       }
     }
-    #expect(file.path == final)
+    // The files outside the folder first: whatever the download did, they are untouched.
     #expect(try Data(contentsOf: URL(fileURLWithPath: victimPart)) == precious)
     #expect(try Data(contentsOf: URL(fileURLWithPath: victimFinal)) == precious)
+    let file = try outcome.get()
+    #expect(file.path == final)
     let type = try FileManager.default.attributesOfItem(atPath: final)[.type] as? FileAttributeType
     #expect(type == .typeRegular)
     #expect(try Data(contentsOf: URL(fileURLWithPath: final)) == Data(Self.image))
