@@ -189,7 +189,9 @@ let package = Package(
         "RecorderCrypto",
       ]),
     .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto", "TestSupport"]),
-    .testTarget(name: "CLITests", dependencies: ["recorder", "RecorderAudio", "TestSupport"]),
+    .testTarget(
+      name: "CLITests",
+      dependencies: ["recorder", "RecorderAudio", "RecorderWebSocket", "TestSupport"]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [

@@ -11,12 +11,29 @@ public struct FirmwareVersion: Hashable, Sendable, CustomStringConvertible {
     self.code = code & 0xFF_FFFF
   }
 
-  /// Parses `V0095`-style text: one ASCII letter, then decimal digits.
+  /// Parses `V0095`-style text by ``FirmwareVersionNumber``'s grammar (an ASCII letter, then
+  /// 1–8 ASCII digits up to 16777215; nothing else); nil for anything else, the dotted form
+  /// included (it has no device encoding).
   public init?(_ text: String) {
-    guard let first = text.utf8.first, first < 0x80, first != 0,
-      let code = UInt32(text.dropFirst()), code <= 0xFF_FFFF
-    else { return nil }
-    self.init(type: first, code: code)
+    guard let version = try? FirmwareVersion(parsing: text) else { return nil }
+    self = version
+  }
+
+  /// Parses `V0095`-style text as ``init(_:)`` does.
+  /// - Throws: ``FirmwareVersionError``; ``FirmwareVersionError/noDeviceEncoding`` for a
+  ///   well-formed dotted version (`V1.2.8`).
+  public init(parsing text: String) throws(FirmwareVersionError) {
+    guard let version = try FirmwareVersionNumber(parsing: text).deviceVersion else {
+      throw .noDeviceEncoding
+    }
+    self = version
+  }
+
+  /// How `self` stands against `other`: by code when both have the same type byte; nil
+  /// (no order) when their type bytes differ.
+  public func order(relativeTo other: FirmwareVersion) -> FirmwareVersionOrder? {
+    guard type == other.type else { return nil }
+    return .comparing(code, other.code)
   }
 
   public var description: String {

@@ -191,10 +191,11 @@ struct EmulateCommand: RecorderCommand {
     cloudTokenFile = try arguments.option("cloud-token-file")
     cloudUser = try arguments.option("cloud-user") ?? "partner-user-1"
     if let text = try arguments.option("new-firmware") {
-      guard let version = FirmwareVersion(text) else {
-        throw UsageError("--new-firmware: '\(text)' is not a version like V0096")
+      do {
+        newFirmware = try FirmwareVersion(parsing: text)
+      } catch {
+        throw UsageError("--new-firmware: \(error)")
       }
-      newFirmware = version
     }
     firmwareImage = try arguments.option("firmware-image")
     firmwareSize = try arguments.option("firmware-size", as: Int.self) ?? 65536

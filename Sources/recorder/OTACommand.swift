@@ -11,8 +11,10 @@ struct OTACommand: RecorderCommand {
     OVERVIEW: Push a firmware image to the device (PROTOCOL.md §7): checks it first (MD5 /
     SHA-256 when given), refuses a low battery or a recording, resumes after link losses,
     waits for the device to restart and confirms the new version. With --cloud instead of
-    --file: check for newer firmware, download it (resumably) and push it. Progress goes to
-    stderr; the result line to stdout.
+    --file: check for newer firmware, download it (resumably) and push it. Only a version
+    newer than the device's is installed: the same version is "up to date", an older one
+    is refused unless --allow-downgrade (docs/cloud.md). Progress goes to stderr; the
+    result line to stdout.
 
     USAGE: recorder ota --device URL --token T --file FW --version V0096 [--md5 HEX]
            recorder ota --device URL --cloud DOMAIN --user-token-file F
@@ -25,12 +27,17 @@ struct OTACommand: RecorderCommand {
       --md5 HEX             Refuse the file unless its MD5 is HEX (before connecting).
       --sha256 HEX          Likewise for SHA-256.
       --download-dir DIR    Where a cloud download goes (default: a temporary directory).
+      --allow-downgrade     Install a version older than the device's.
       --json                The result as one JSON object on stdout.
       -h, --help            Show this help.
 
-    EXIT CODES: 0 updated; 65 the image does not match its checksum or the device rejected
-    it (it keeps its firmware); 69 device or cloud unreachable; 75 refused for now (battery,
-    recording, busy); 77 token rejected or expired.
+    EXIT CODES: 0 updated, or already up to date (stdout says "up to date"; --json
+    "result": "up to date"); 65 the image does not match its checksum, the cloud's answer is
+    malformed, the version is older than the device's (without --allow-downgrade) or the
+    device rejected it (it keeps its firmware); 69 device or cloud unreachable, or the cloud
+    answered an unexpected status; 74 the download could not be written; 75 refused for now
+    (battery, recording, busy); 77 token rejected or expired. Every failure ends the command
+    with one "error:" line on stderr.
     """
 
   var device: DeviceOptions
@@ -40,6 +47,7 @@ struct OTACommand: RecorderCommand {
   var md5: String?
   var sha256: String?
   var downloadDirectory: String?
+  var allowDowngrade: Bool
   var json: Bool
 
   init(arguments: inout Arguments) throws {
@@ -47,14 +55,17 @@ struct OTACommand: RecorderCommand {
     device = try DeviceOptions.parse(&arguments, cloud: cloud)
     file = try arguments.option("file")
     if let text = try arguments.option("version") {
-      guard let version = FirmwareVersion(text) else {
-        throw UsageError("--version: '\(text)' is not a version like V0096")
+      do {
+        version = try FirmwareVersion(parsing: text)
+      } catch {
+        // The text is not echoed: it may hold control characters.
+        throw UsageError("--version: \(error)")
       }
-      self.version = version
     }
     md5 = try arguments.option("md5")
     sha256 = try arguments.option("sha256")
     downloadDirectory = try arguments.option("download-dir")
+    allowDowngrade = arguments.flag("allow-downgrade")
     json = arguments.flag("json")
     try arguments.finish()
     if file != nil {
@@ -80,7 +91,10 @@ struct OTACommand: RecorderCommand {
     defer { central.close() }
     let session = connection.session
     let serial = await session.info.serial
-    let updater = await recorders.firmwareUpdater(for: connection)
+    var configuration = FirmwareUpdater.Configuration()
+    configuration.allowDowngrade = allowDowngrade
+    let updater = await recorders.firmwareUpdater(for: connection, configuration: configuration)
+    // The updater finishes its progress on every path, so this ends when the update does.
     let renderer = Task { await Self.render(updater.progress) }
     let result: FirmwareUpdater.Result
     do {
@@ -93,6 +107,10 @@ struct OTACommand: RecorderCommand {
       } else {
         throw UsageError("nothing to install")
       }
+    } catch FirmwareUpdateError.noUpdate(let current) {
+      await renderer.value
+      printUpToDate(serial: serial, version: current)
+      return
     } catch let error as FirmwareUpdateError {
       await renderer.value
       throw CommandFailure(Self.exitCode(error), "\(error)")
@@ -104,9 +122,24 @@ struct OTACommand: RecorderCommand {
         renderJSON([
           Field("serial", .text(serial)), Field("previousVersion", .text(result.previousVersion)),
           Field("version", .text(result.version)), Field("reconnects", result.reconnects),
+          Field("result", .text("updated")),
         ]))
     } else {
       print("updated \(serial) from \(result.previousVersion) to \(result.version)")
+    }
+  }
+
+  /// The result when there is nothing newer to install (exit 0).
+  private func printUpToDate(serial: String, version: String) {
+    if json {
+      print(
+        renderJSON([
+          Field("serial", .text(serial)), Field("previousVersion", .text(version)),
+          Field("version", .text(version)), Field("reconnects", 0),
+          Field("result", .text("up to date")),
+        ]))
+    } else {
+      print("up to date: \(serial) runs \(version) (no newer firmware)")
     }
   }
 
@@ -124,7 +157,7 @@ struct OTACommand: RecorderCommand {
   static func exitCode(_ error: FirmwareUpdateError) -> ExitCode {
     switch error {
     case .checksumMismatch, .rejectedByDevice, .emptyImage, .imageTooLarge, .invalidVersion,
-      .versionNotConfirmed:
+      .versionNotConfirmed, .downgradeRefused:
       .dataError
     case .batteryLow, .recording, .refused: .busy
     case .io: .ioError

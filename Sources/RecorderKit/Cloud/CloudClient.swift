@@ -181,11 +181,15 @@ public actor CloudClient {
   /// The firmware check endpoint under ``apiBase`` (docs/cloud.md) [project].
   public static let firmwareCheckPath = "/open/partner/sdk/firmware/latest"
 
-  /// Downloads `release` to `path`, resumably: bytes arrive in `path + ".part"`; a cut
-  /// download (or one a previous run left) continues with an HTTP `Range` request, and a
-  /// server that ignores the range starts it over. The whole file is then checked against
-  /// the release's MD5 (and SHA-256 when given); a mismatch deletes it. On success the file
-  /// is renamed to `path`. `progress` gets the bytes on disk and the total when known.
+  /// Downloads `release` to `path`, resumably: bytes arrive in a fresh private scratch
+  /// beside `path` (``DownloadScratch``: a `mkdtemp` directory, the file created exclusively,
+  /// 0600, never through a link); a download cut during this call continues with an HTTP
+  /// `Range` request, and a server that ignores the range starts it over. The whole file is
+  /// then checked against the release's MD5 (and SHA-256 when given); a mismatch deletes it.
+  /// On success the file is renamed to `path`; the scratch is removed on every path.
+  /// `progress` gets the bytes on disk and the total when known. The user's token goes with
+  /// the request only when `download_url` is on the API's origin (``CloudOrigin``: scheme,
+  /// host and port equal; never a URL with userinfo).
   ///
   /// - Throws: ``CloudError/checksumMismatch(algorithm:)``, ``CloudError/io(path:reason:)``,
   ///   ``CloudError/insecureURL(_:)``, ``CloudError/unavailable(status:attempts:)``, …
@@ -194,7 +198,9 @@ public actor CloudClient {
     progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void = { _, _ in }
   ) async throws(CloudError) -> FirmwareFile {
     let url = try resolve(release.downloadUrl)
-    let part = path + ".part"
+    let scratch = try DownloadScratch(beside: path)
+    defer { scratch.remove() }
+    let part = scratch.part
     let total = Locked<Int64?>(nil)
     var attempt = 0
     var lastStatus: Int?
@@ -202,7 +208,7 @@ public actor CloudClient {
       attempt += 1
       let have = Self.fileSize(part)
       var request = HTTPRequestSpec(method: "GET", url: url)
-      if url.absoluteString.hasPrefix(origin) {
+      if CloudOrigin.isSameOrigin(url, as: origin) {
         request.headers.append(("Authorization", "Bearer \(token.jwt)"))
       }
       if have > 0 { request.headers.append(("Range", "bytes=\(have)-")) }
@@ -424,12 +430,7 @@ public actor CloudClient {
       try? FileManager.default.removeItem(atPath: part)
       throw .checksumMismatch(algorithm: "SHA-256")
     }
-    try? FileManager.default.removeItem(atPath: finalPath)
-    do {
-      try FileManager.default.moveItem(atPath: part, toPath: finalPath)
-    } catch {
-      throw .io(path: finalPath, reason: "cannot rename the download into place")
-    }
+    try DownloadScratch.publish(part, to: finalPath)
     return file.moved(to: finalPath)
   }
 }

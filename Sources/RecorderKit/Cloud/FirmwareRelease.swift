@@ -46,6 +46,8 @@ public struct FirmwareRelease: Sendable, Equatable {
 
   /// Reads the check endpoint's JSON (docs/cloud.md): the fields at the top level or inside a
   /// `data` object; `data: null` (or no `version_number`) means no release is published.
+  /// `version_number` follows the strict version grammar (``FirmwareVersionNumber``, code
+  /// form) and `version_code` must be its code, so the version compared is the one pushed.
   /// - Throws: ``CloudError/malformedResponse(reason:)`` naming the field at fault.
   public static func parse(_ body: JSONValue, current: FirmwareVersion) throws(CloudError)
     -> FirmwareRelease
@@ -60,11 +62,14 @@ public struct FirmwareRelease: Sendable, Equatable {
     guard let versionValue = fields["version_number"], versionValue != .null else {
       return .upToDate(current)
     }
-    guard let latest = versionValue.stringValue, FirmwareVersion(latest) != nil else {
+    guard let latest = versionValue.stringValue, let version = FirmwareVersion(latest) else {
       throw .malformedResponse(reason: "`version_number` is not a version like V0096")
     }
     guard let code = fields["version_code"]?.integerValue, (0...0xFF_FFFF).contains(code) else {
       throw .malformedResponse(reason: "`version_code` is not an integer in 0…16777215")
+    }
+    guard code == Int64(version.code) else {
+      throw .malformedResponse(reason: "`version_code` is not the code of `version_number`")
     }
     guard let url = fields["download_url"]?.stringValue, !url.isEmpty else {
       throw .malformedResponse(reason: "`download_url` is missing")
@@ -83,7 +88,8 @@ public struct FirmwareRelease: Sendable, Equatable {
     let force = (fields["is_force"]?.integerValue ?? 0) != 0
     return FirmwareRelease(
       hasUpdate: code > Int64(current.code), currentVersion: current.description,
-      latestVersion: latest, versionCode: Int(code), releaseNotes: notes, downloadUrl: url,
+      latestVersion: version.description, versionCode: Int(code), releaseNotes: notes,
+      downloadUrl: url,
       md5: md5.lowercased(), sha256: sha256, isForce: force)
   }
 

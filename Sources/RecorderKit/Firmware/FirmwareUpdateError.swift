@@ -5,8 +5,13 @@ public enum FirmwareUpdateError: Error, Sendable, Equatable, CustomStringConvert
   case cloud(CloudError)
   /// Talking to the device failed (and reconnecting did not help).
   case device(DeviceError)
-  /// The cloud has no newer firmware for this device.
+  /// The cloud has no newer firmware for this device, or the version offered is the one it
+  /// runs.
   case noUpdate(current: String)
+  /// The version offered is older than the device's `current` (or of another type letter):
+  /// not installed, since downgrades are not allowed
+  /// (``FirmwareUpdater/Configuration/allowDowngrade``).
+  case downgradeRefused(current: String, offered: String)
   /// A local file could not be read.
   case io(path: String, reason: String)
   case emptyImage
@@ -36,6 +41,8 @@ public enum FirmwareUpdateError: Error, Sendable, Equatable, CustomStringConvert
     case .cloud(let error): "\(error)"
     case .device(let error): "\(error)"
     case .noUpdate(let current): "no newer firmware than \(current)"
+    case .downgradeRefused(let current, let offered):
+      "\(offered) is not newer than the device's \(current): not installed (downgrades are not allowed)"
     case .io(let path, let reason): "\(path): \(reason)"
     case .emptyImage: "the firmware file is empty"
     case .imageTooLarge(let bytes, let limit):

@@ -9,13 +9,20 @@ import RecorderProtocol
 /// - **Refusals before anything is sent.** A checksum mismatch, a battery below
 ///   ``Configuration/minimumBattery`` (not charging) or a recording in progress throw before
 ///   FOTA_PUSH.
+/// - **Newer only.** The version installed must be newer than the one the device reports
+///   (same type letter, higher code). The same version is ``FirmwareUpdateError/noUpdate(current:)``;
+///   an older one, or one of another type letter, is
+///   ``FirmwareUpdateError/downgradeRefused(current:offered:)`` unless
+///   ``Configuration/allowDowngrade`` is set. Both are decided before anything is downloaded
+///   or pushed.
 /// - **Disconnects.** A push interrupted by a link loss reconnects (by serial: the address
 ///   rotates) and pushes again; the device resumes from the bytes it holds.
 /// - **Restart.** After a good result the device restarts and is silent for a while; the
 ///   updater waits for the link to drop, then looks for the device until
 ///   ``Configuration/restartTimeout`` and confirms it runs the new version.
-/// - **Progress** goes to ``progress`` (phase and 0.0–1.0), in order; it finishes when the
-///   update ends.
+/// - **Progress** goes to ``progress`` (phase and 0.0–1.0), in order; it finishes when
+///   ``update(using:downloadingInto:session:)`` or ``install(_:to:session:)`` returns or
+///   throws, on every path.
 ///
 /// The updater owns the sessions it is given or opens: it closes them when it replaces them,
 /// consumes their ``DeviceSession/events``, and hands the final one back in the result.
@@ -36,6 +43,11 @@ public actor FirmwareUpdater {
     public var silenceTimeout: Duration = .seconds(20)
     /// The clock every wait goes through (the sessions' clock).
     public var clock: AnyClock = .continuous
+    /// Install a version older than the device's (or of another type letter). Off by
+    /// default: such a version is refused with
+    /// ``FirmwareUpdateError/downgradeRefused(current:offered:)``. The device's own version
+    /// is never installed again either way.
+    public var allowDowngrade = false
 
     public init() {}
   }
@@ -79,11 +91,15 @@ public actor FirmwareUpdater {
   deinit { progressContinuation.finish() }
 
   /// Checks the cloud for newer firmware, downloads it into `directory`, and installs it.
-  /// - Throws: ``FirmwareUpdateError/noUpdate(current:)`` when the device is up to date, and
-  ///   everything ``install(_:to:session:)`` throws.
+  /// ``progress`` finishes when this returns or throws.
+  /// - Throws: ``FirmwareUpdateError/noUpdate(current:)`` when the device is up to date,
+  ///   ``FirmwareUpdateError/downgradeRefused(current:offered:)`` when the cloud offers an
+  ///   older version (and ``Configuration/allowDowngrade`` is off), ``FirmwareUpdateError/cloud(_:)``
+  ///   for a failed check or download, and everything ``install(_:to:session:)`` throws.
   public func update(
     using cloud: CloudClient, downloadingInto directory: String, session: DeviceSession? = nil
   ) async throws(FirmwareUpdateError) -> Result {
+    defer { progressContinuation.finish() }
     let session = try await sessionOrConnect(session)
     let current = await session.info.firmware ?? FirmwareVersion(type: 0x56, code: 0)
     let release: FirmwareRelease
@@ -93,9 +109,15 @@ public actor FirmwareUpdater {
       await session.close()
       throw .cloud(error)
     }
-    guard release.hasUpdate, let target = FirmwareVersion(release.latestVersion) else {
+    guard let target = FirmwareVersion(release.latestVersion) else {
       await session.close()
       throw .noUpdate(current: current.description)
+    }
+    do {
+      try admit(target, over: current)
+    } catch {
+      await session.close()
+      throw error
     }
     report(FirmwareProgress(phase: .downloading, fraction: 0))
     let path = directory + "/" + Self.fileName(serial: serial, version: release.latestVersion)
@@ -115,8 +137,12 @@ public actor FirmwareUpdater {
     return try await install(file, to: target, session: session)
   }
 
-  /// Installs `file` (already on disk and checked) as version `target`.
-  /// - Throws: ``FirmwareUpdateError/batteryLow(level:minimum:)``,
+  /// Installs `file` (already on disk and checked) as version `target`. ``progress``
+  /// finishes when this returns or throws.
+  /// - Throws: ``FirmwareUpdateError/noUpdate(current:)`` when the device runs `target`
+  ///   already, ``FirmwareUpdateError/downgradeRefused(current:offered:)`` when `target` is
+  ///   not newer (and ``Configuration/allowDowngrade`` is off),
+  ///   ``FirmwareUpdateError/batteryLow(level:minimum:)``,
   ///   ``FirmwareUpdateError/recording``, ``FirmwareUpdateError/refused(status:)``,
   ///   ``FirmwareUpdateError/rejectedByDevice(result:)`` (the device keeps its firmware),
   ///   ``FirmwareUpdateError/tooManyDisconnects(_:)``,
@@ -131,6 +157,7 @@ public actor FirmwareUpdater {
     var session = try await sessionOrConnect(session)
     let previous = await session.info.firmware ?? FirmwareVersion(type: 0x56, code: 0)
     do {
+      try admit(target, over: previous)
       try await preflight(session)
     } catch {
       await session.close()
@@ -215,6 +242,22 @@ public actor FirmwareUpdater {
   }
 
   // MARK: - Steps
+
+  /// The version rule: `target` must be newer than `current` (same type letter, higher
+  /// code); the same version never passes; an older one (or another type letter) passes only
+  /// with ``Configuration/allowDowngrade``.
+  private func admit(_ target: FirmwareVersion, over current: FirmwareVersion)
+    throws(FirmwareUpdateError)
+  {
+    switch target.order(relativeTo: current) {
+    case .newer: return
+    case .same: throw .noUpdate(current: current.description)
+    case .older, nil:
+      guard configuration.allowDowngrade else {
+        throw .downgradeRefused(current: current.description, offered: target.description)
+      }
+    }
+  }
 
   /// Refuses before anything is pushed: low battery (not charging), a recording.
   private func preflight(_ session: DeviceSession) async throws(FirmwareUpdateError) {
