@@ -85,6 +85,53 @@ struct ModeBProcessTests {
     #expect(leaks == 0, "\(leaks) outputs hold a key or the token")
   }
 
+  /// An encrypted `--private-key` is refused with a reason at once; nothing asks for its pass
+  /// phrase. libcrypto left to itself prompts on /dev/tty, or without a terminal reads stdin:
+  /// stdin here is a pipe that stays open and never carries a byte, as a gateway service's
+  /// may, so a prompt would hang until the bounded wait kills the child.
+  @Test("an encrypted --private-key exits 64 naming why, never prompting for a pass phrase")
+  func encryptedPrivateKeyIsRefused() throws {
+    let directory = try TemporaryDirectory("modeb-encrypted-key")
+    var keys: [String] = []
+    for (name, arguments) in [
+      (
+        "pkcs8",
+        [
+          "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-aes256",
+          "-pass", "pass:throwaway-test-pass-phrase",
+        ]
+      ),
+      ("pkcs1", ["genrsa", "-aes256", "-traditional", "-passout", "pass:throwaway"]),
+    ] {
+      let path = directory.file("\(name).pem")
+      let bits = arguments[0] == "genrsa" ? ["2048"] : []
+      let result = runTool("/usr/bin/openssl", arguments + ["-out", path] + bits)
+      try #require(result.status == 0, "openssl \(arguments[0]): \(result.output)")
+      chmod(path, 0o600)
+      keys.append(path)
+    }
+    #expect(Self.secretLines(keys[1]).contains { $0.hasPrefix("Proc-Type: 4,ENCRYPTED") })
+    for (index, key) in keys.enumerated() {
+      for command in [
+        ["ls", "--device", "tcp://127.0.0.1:9", "--token", Self.token, "--private-key", key],
+        ["sync", "--watch", "--out", directory.file("out"), "--device", "tcp://127.0.0.1:9"]
+          + ["--token", Self.token, "--private-key", key],
+      ] {
+        // A stdin that stays open (its write end held here) and never carries a byte.
+        let stdin = Pipe()
+        let child = try RecorderProcess(
+          command, in: directory, label: "\(command[0])-\(index)", standardInput: stdin)
+        let status = child.wait(timeout: .seconds(20))
+        try? stdin.fileHandleForWriting.close()
+        #expect(status == 64, "\(command[0]) \(key): stderr \(child.stderr)")
+        #expect(child.stderr.contains("is encrypted with a pass phrase"), "\(child.stderr)")
+        #expect(!child.stderr.contains("Enter PEM pass phrase"), "\(child.stderr)")
+        let secrets = Self.secretLines(key).filter { !$0.contains(":") && !$0.isEmpty }
+        #expect(!secrets.contains { child.stderr.contains($0) || child.stdout.contains($0) })
+      }
+    }
+  }
+
   /// The device checks the cloud's serial signature and seals Wi-Fi with AES-256-GCM.
   @Test("sync --cloud --wifi against a signature-checking, Wi-Fi-sealing device; nothing leaked")
   func cloudSignedSyncOverSealedWiFi() throws {

@@ -36,7 +36,7 @@ extension ModeBError {
   /// False when the user key is missing, malformed, wrong or unreadable; true for the rest.
   var isRetryable: Bool {
     switch self {
-    case .noUserKey, .wrongUserKey, .invalidUserKey, .keyStore: false
+    case .noUserKey, .wrongUserKey, .invalidUserKey, .encryptedUserKey, .keyStore: false
     default: true
     }
   }

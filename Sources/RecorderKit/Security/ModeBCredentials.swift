@@ -42,12 +42,15 @@ public struct ModeBCredentials: Sendable, CustomStringConvertible,
   }
 
   /// Credentials from the user's private key as PEM text (PKCS#1 `RSA PRIVATE KEY` or
-  /// PKCS#8 `PRIVATE KEY`).
-  /// - Throws: ``ModeBError/invalidUserKey`` (the error never quotes the text).
+  /// PKCS#8 `PRIVATE KEY`), unencrypted: no pass phrase is ever asked for.
+  /// - Throws: ``ModeBError/encryptedUserKey`` for a key encrypted under a pass phrase,
+  ///   ``ModeBError/invalidUserKey`` for anything else (the error never quotes the text).
   public init(userKeyPEM pem: String) throws(ModeBError) {
     let key: RSAPrivateKey
-    do {
+    do throws(CryptoError) {
       key = try RSAPrivateKey(pem: pem)
+    } catch .encryptedKey {
+      throw .encryptedUserKey
     } catch {
       throw .invalidUserKey
     }
@@ -80,6 +83,8 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   case keyStore(KeyStoreError)
   /// The text given as the user's private key is not an RSA private key in PEM.
   case invalidUserKey
+  /// The user's private key is encrypted under a pass phrase, which is never asked for.
+  case encryptedUserKey
 
   public var description: String {
     switch self {
@@ -92,6 +97,8 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
       "unexpected Mode B message 0x\(String(type, radix: 16, uppercase: true))"
     case .keyStore(let error): "user key: \(error)"
     case .invalidUserKey: "the user key is not an RSA private key in PEM (PKCS#1 or PKCS#8)"
+    case .encryptedUserKey:
+      "the user key is encrypted with a pass phrase, which is never asked for: give it decrypted"
     }
   }
 }
