@@ -132,6 +132,57 @@ struct ModeBProcessTests {
     }
   }
 
+  /// One connection's `FE12` key material changed on the way (`--tamper-key-chunk`): the
+  /// session key does not unwrap on that link, which one link cannot tell from a device that
+  /// holds another user's key. A fresh link settles it: the sync, and a watch with a single
+  /// attempt per run, succeed. A key the device rejects on two fresh links in a row is final:
+  /// 77, at once, for `sync` and for a watch alike.
+  @Test("a tampered Mode B key chunk on one link is retried; a genuinely wrong key still exits 77")
+  func tamperedKeyChunkIsALinkFault() throws {
+    let directory = try TemporaryDirectory("modeb-tampered-key")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.25], portVersion: 20,
+      extra: ["--tamper-key-chunk", "1"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let sync = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--json"] + emulator.device, in: directory,
+      label: "sync-tampered", timeout: .seconds(90))
+    #expect(sync.status == 0, "\(sync.stderr)")
+    #expect((try? jsonArray(sync.stdout))?.count == manifest.recordings.count, "\(sync.stdout)")
+
+    // A watch, one attempt per run, against a device whose next key material is tampered.
+    let watchedDirectory = try TemporaryDirectory("modeb-tampered-watch")
+    let watched = try EmulatorProcess(
+      in: watchedDirectory, token: Self.token, minutes: [0.25],
+      portVersion: 20, extra: ["--tamper-key-chunk", "0"])
+    defer { watched.stop() }
+    let watch = try RecorderProcess.run(
+      [
+        "sync", "--out", directory.file("watch-out"), "--format", "wav", "--watch",
+        "--watch-pause", "0.2", "--watch-runs", "1", "--attempts", "1",
+      ] + watched.device, in: directory, label: "watch-tampered", timeout: .seconds(90))
+    #expect(watch.status == 0, "\(watch.stderr)")
+
+    // Another user's key, on clean links: final, for a sync and for a watch.
+    let other = try Self.keyPair(in: directory, name: "other")
+    let wrongKey = [
+      "--device", emulator.url, "--token", Self.token, "--private-key", other.privateKey,
+    ]
+    for (label, extra) in [
+      ("sync-wrong", []), ("watch-wrong", ["--watch", "--watch-pause", "0.2"]),
+    ] {
+      let started = ContinuousClock.now
+      let wrong = try RecorderProcess.run(
+        ["sync", "--out", directory.file(label), "--format", "wav"] + extra + wrongKey,
+        in: directory, label: label, timeout: .seconds(60))
+      #expect(wrong.status == 77, "\(label): \(wrong.stderr)")
+      #expect(wrong.stderr.contains("not for this user's key"), "\(wrong.stderr)")
+      #expect(ContinuousClock.now - started < .seconds(30), "\(label) gave up at once")
+    }
+  }
+
   /// The device checks the cloud's serial signature and seals Wi-Fi with AES-256-GCM.
   @Test("sync --cloud --wifi against a signature-checking, Wi-Fi-sealing device; nothing leaked")
   func cloudSignedSyncOverSealedWiFi() throws {

@@ -33,7 +33,9 @@ extension DeviceError: RetryableError {
 }
 
 extension ModeBError {
-  /// False when the user key is missing, malformed, wrong or unreadable; true for the rest.
+  /// False when the user key is missing, malformed, encrypted, unreadable or wrong (rejected
+  /// on two fresh links in a row); true for the rest, among them a key material that did not
+  /// unwrap on one link (``sessionKeyDidNotUnwrap``).
   var isRetryable: Bool {
     switch self {
     case .noUserKey, .wrongUserKey, .invalidUserKey, .encryptedUserKey, .keyStore: false

@@ -70,9 +70,16 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The device speaks Mode B (portVersion ≥ 20) and the session was given no user key.
   case noUserKey
   /// The device's key material did not unwrap with the user's key, or its check box did not
-  /// open to `PLAUD.AI`: the device holds another user's public key (`FE20` or a re-bind
-  /// clears it).
+  /// open to `PLAUD.AI`, on two fresh links in a row: the device holds another user's public
+  /// key (`FE20` or a re-bind clears it). Final. ``Recorders`` decides it
+  /// (``Recorders/connect(serial:heard:session:)``); one session sees
+  /// ``sessionKeyDidNotUnwrap``.
   case wrongUserKey
+  /// The device's key material did not unwrap with the user's key, or its check box did not
+  /// open to `PLAUD.AI`, on this link: a chunk changed on the way, or a device holding
+  /// another user's key. One link cannot tell the two apart, so this may pass: a fresh link
+  /// whose key unwraps says it was the link; a second failure in a row is ``wrongUserKey``.
+  case sessionKeyDidNotUnwrap
   /// The device's pre-handshake chunks broke the framing rules.
   case malformedPreHandshake(PreHandshakeError)
   /// The device's key material was shorter than its layout.
@@ -91,6 +98,8 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
     case .noUserKey:
       "the device uses Mode B security (portVersion ≥ 20): give the user's private key"
     case .wrongUserKey: "the device's session key is not for this user's key"
+    case .sessionKeyDidNotUnwrap:
+      "the device's session key did not unwrap with this user's key on this link"
     case .malformedPreHandshake(let error): "malformed Mode B pre-handshake: \(error)"
     case .malformedKeyMaterial: "malformed Mode B key material"
     case .unexpectedMessage(let type):
