@@ -46,12 +46,12 @@ extension ModeBError {
 
 extension SyncError: RetryableError {
   /// False for a storage or journal failure (a full disk, say), a serial that is no safe
-  /// folder name, a recording that cannot be exported and the caller's cancellation; a
-  /// device error as ``DeviceError/isRetryable``.
+  /// folder name, a recording that cannot be exported, a folder lock that no longer holds
+  /// and the caller's cancellation; a device error as ``DeviceError/isRetryable``.
   public var isRetryable: Bool {
     switch self {
     case .device(let error): error.isRetryable
-    case .storage, .journal, .export, .unsafeSerial, .cancelled: false
+    case .storage, .journal, .export, .unsafeSerial, .folderLockLost, .cancelled: false
     }
   }
 }
