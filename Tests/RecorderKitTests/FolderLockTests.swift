@@ -82,6 +82,31 @@ struct FolderLockTests {
     #expect(throws: FolderLockError.lost(lockPath: lock.path)) { try lock.check() }
   }
 
+  @Test("a missing root, or a symbolic link planted at sync.lock, is a storage error")
+  func unusableRoots() throws {
+    let root = try Self.root()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let missing = root + "/missing"
+    #expect(throws: FolderLockError.storage(.notFound(path: missing))) {
+      try FolderLock.acquire(root: missing)
+    }
+    let target = root + "/elsewhere"
+    FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
+    try FileManager.default.createSymbolicLink(
+      atPath: root + "/sync.lock", withDestinationPath: target)
+    do {
+      _ = try FolderLock.acquire(root: root)
+      Issue.record("a symbolic link at sync.lock was followed")
+    } catch {
+      guard case .storage(.io(let path, _, _)) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(path == root + "/sync.lock")
+    }
+    #expect(FileManager.default.contents(atPath: target) == Data("keep".utf8))
+  }
+
   @Test("a root that is a symbolic link to a directory locks that directory")
   func symlinkedRoot() throws {
     let root = try Self.root()
