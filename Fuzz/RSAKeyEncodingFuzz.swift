@@ -23,6 +23,12 @@ public func rsaKeyEncodingFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> 
     precondition(
       again?.label == label && again?.der == der, "a PEM block did not survive re-encoding")
   }
+  // The encrypted-key detector both engines run first never traps, and always finds a first
+  // block that is labelled as encrypted.
+  let encrypted = RSAKeyEncoding.isEncryptedPrivateKey(pem: text)
+  if let (label, _) = try? RSAKeyEncoding.der(fromPEM: text), label == "ENCRYPTED PRIVATE KEY" {
+    precondition(encrypted, "an ENCRYPTED PRIVATE KEY block was not taken for encrypted")
+  }
   if let decoded = Base64.decode(text) {
     precondition(Base64.decode(Base64.encode(decoded)) == decoded, "base64 round trip")
   }

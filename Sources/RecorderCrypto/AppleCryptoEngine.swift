@@ -79,6 +79,7 @@
     }
 
     func rsaPrivateKey(pem: String) throws(CryptoError) -> [UInt8] {
+      guard !RSAKeyEncoding.isEncryptedPrivateKey(pem: pem) else { throw .encryptedKey }
       let (label, der) = try RSAKeyEncoding.der(fromPEM: pem)
       let pkcs1: [UInt8]
       switch label {

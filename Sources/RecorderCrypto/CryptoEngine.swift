@@ -27,7 +27,8 @@ public protocol CryptoEngine: Sendable {
   /// A fresh RSA private key of `bits`, as PKCS#1 DER.
   func generateRSAPrivateKey(bits: Int) throws(CryptoError) -> [UInt8]
 
-  /// The PKCS#1 DER of a PEM private key (`RSA PRIVATE KEY` or PKCS#8 `PRIVATE KEY`).
+  /// The PKCS#1 DER of a PEM private key (`RSA PRIVATE KEY` or PKCS#8 `PRIVATE KEY`). An
+  /// encrypted key is ``CryptoError/encryptedKey``, found without asking for a pass phrase.
   func rsaPrivateKey(pem: String) throws(CryptoError) -> [UInt8]
 
   /// The SubjectPublicKeyInfo DER of a PEM public key (`PUBLIC KEY`).

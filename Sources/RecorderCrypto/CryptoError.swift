@@ -14,6 +14,10 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidKey
   /// The key is not an RSA key.
   case notRSA
+  /// A private key encrypted under a pass phrase (PEM `ENCRYPTED PRIVATE KEY`, a PKCS#8
+  /// `EncryptedPrivateKeyInfo`, or a PKCS#1 block with `Proc-Type: 4,ENCRYPTED`). This
+  /// library reads no pass phrase and never asks for one.
+  case encryptedKey
   /// The platform's crypto library failed for a reason an input cannot explain.
   case library(String)
   /// This platform's engine does not implement the operation (see ``CryptoEngine``).
@@ -29,6 +33,8 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
       "\(length) bytes is more than the \(maximum) this RSA key and padding can encrypt"
     case .invalidKey: "not a readable RSA key (PEM PKCS#1, PKCS#8 or SubjectPublicKeyInfo)"
     case .notRSA: "the key is not an RSA key"
+    case .encryptedKey:
+      "the private key is encrypted with a pass phrase; give it decrypted (no pass phrase is read)"
     case .library(let operation): "the crypto library failed in \(operation)"
     case .unsupported(let operation): "\(operation) is not implemented on this platform"
     }

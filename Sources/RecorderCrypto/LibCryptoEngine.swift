@@ -112,15 +112,23 @@
       return try Self.privateDER(key)
     }
 
+    /// Refuses an encrypted key before libcrypto sees it, and gives libcrypto a pass-phrase
+    /// callback that fails: with none, libcrypto would prompt on the terminal (or read stdin)
+    /// for a key it finds encrypted, and wait there.
     func rsaPrivateKey(pem: String) throws(CryptoError) -> [UInt8] {
-      let key = try Self.withMemoryBIO(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
+      guard !RSAKeyEncoding.isEncryptedPrivateKey(pem: pem) else { throw .encryptedKey }
+      let key = try Self.withMemoryBIO(pem) { bio in
+        PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
+      }
       defer { EVP_PKEY_free(key) }
       try Self.requireRSA(key)
       return try Self.privateDER(key)
     }
 
     func rsaPublicKey(pem: String) throws(CryptoError) -> [UInt8] {
-      let key = try Self.withMemoryBIO(pem) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
+      let key = try Self.withMemoryBIO(pem) { bio in
+        PEM_read_bio_PUBKEY(bio, nil, { _, _, _, _ in -1 }, nil)
+      }
       defer { EVP_PKEY_free(key) }
       try Self.requireRSA(key)
       return try Self.publicDER(key)

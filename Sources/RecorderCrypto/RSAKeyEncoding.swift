@@ -32,13 +32,7 @@ enum RSAKeyEncoding {
   /// The label and DER bytes of the first PEM block in `text`.
   /// - Throws: ``CryptoError/invalidKey`` when there is no well-formed block.
   static func der(fromPEM text: String) throws(CryptoError) -> (label: String, der: [UInt8]) {
-    // Lines split and trimmed on the UTF-8 bytes (LF, CR LF or CR; spaces and tabs).
-    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-    let lines = text.utf8.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }).map { line in
-      let start = line.firstIndex { !blank($0) } ?? line.endIndex
-      let end = line.lastIndex { !blank($0) }.map { line.index(after: $0) } ?? start
-      return String(decoding: line[start..<max(start, end)], as: UTF8.self)
-    }
+    let lines = trimmedLines(text)
     guard
       let begin = lines.firstIndex(where: { $0.hasPrefix("-----BEGIN ") && $0.hasSuffix("-----") })
     else { throw .invalidKey }
@@ -47,6 +41,57 @@ enum RSAKeyEncoding {
       let der = Base64.decode(lines[(begin + 1)..<end].joined()), !der.isEmpty
     else { throw .invalidKey }
     return (label, der)
+  }
+
+  /// True when `text` holds a private key encrypted under a pass phrase, in any of the
+  /// forms OpenSSL writes: an `ENCRYPTED PRIVATE KEY` block (PKCS#8 `EncryptedPrivateKeyInfo`,
+  /// RFC 5208 §6), a PEM header `Proc-Type: 4,ENCRYPTED` (RFC 1421 §4.6.1.1, OpenSSL's
+  /// "traditional" encrypted PKCS#1), or a `PRIVATE KEY` block whose DER is shaped as an
+  /// `EncryptedPrivateKeyInfo` (an AlgorithmIdentifier, then an OCTET STRING) rather than a
+  /// `PrivateKeyInfo` (a version INTEGER first). Reading such a key would need a pass
+  /// phrase, so it is refused before any library could ask for one.
+  static func isEncryptedPrivateKey(pem text: String) -> Bool {
+    let lines = trimmedLines(text)
+    var label: String?
+    var body: [String] = []
+    for line in lines {
+      if line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") {
+        label = String(line.dropFirst("-----BEGIN ".count).dropLast(5))
+        if label == "ENCRYPTED PRIVATE KEY" { return true }
+        body = []
+      } else if let current = label, line == "-----END \(current)-----" {
+        if current == "PRIVATE KEY", let der = Base64.decode(body.joined()),
+          isEncryptedPrivateKeyInfo(der)
+        {
+          return true
+        }
+        label = nil
+      } else if label != nil {
+        let header = line.uppercased()
+        if header.hasPrefix("PROC-TYPE:"), header.contains("ENCRYPTED") { return true }
+        body.append(line)
+      }
+    }
+    return false
+  }
+
+  /// True when `der` is a SEQUENCE of a SEQUENCE (the encryption algorithm) and an OCTET
+  /// STRING (the encrypted data), nothing more: RFC 5208's `EncryptedPrivateKeyInfo`.
+  private static func isEncryptedPrivateKeyInfo(_ der: [UInt8]) -> Bool {
+    guard var outer = try? DERReader(der).sequence(),
+      (try? outer.element(tag: 0x30)) != nil, (try? outer.element(tag: 0x04)) != nil
+    else { return false }
+    return outer.isAtEnd
+  }
+
+  /// `text`'s lines, split and trimmed on the UTF-8 bytes (LF, CR LF or CR; spaces and tabs).
+  private static func trimmedLines(_ text: String) -> [String] {
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+    return text.utf8.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }).map { line in
+      let start = line.firstIndex { !blank($0) } ?? line.endIndex
+      let end = line.lastIndex { !blank($0) }.map { line.index(after: $0) } ?? start
+      return String(decoding: line[start..<max(start, end)], as: UTF8.self)
+    }
   }
 
   // MARK: PKCS#8 and SubjectPublicKeyInfo
@@ -88,6 +133,9 @@ struct DERReader {
   private var position = 0
 
   init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  /// True once every byte has been read.
+  var isAtEnd: Bool { position == bytes.count }
 
   /// A reader over the content of the SEQUENCE these bytes are, which must be all of them.
   func sequence() throws(CryptoError) -> DERReader {

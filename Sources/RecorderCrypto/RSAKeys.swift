@@ -16,8 +16,10 @@ public struct RSAPrivateKey: Sendable, Equatable, CustomStringConvertible,
     self.pkcs1DER = pkcs1DER
   }
 
-  /// A key from PEM text: `RSA PRIVATE KEY` (PKCS#1) or `PRIVATE KEY` (PKCS#8, unencrypted).
-  /// - Throws: ``CryptoError/invalidKey``, ``CryptoError/notRSA``.
+  /// A key from PEM text: `RSA PRIVATE KEY` (PKCS#1) or `PRIVATE KEY` (PKCS#8), unencrypted.
+  /// A key encrypted under a pass phrase is refused at once: no pass phrase is ever asked for.
+  /// - Throws: ``CryptoError/encryptedKey`` for an encrypted key, ``CryptoError/invalidKey``,
+  ///   ``CryptoError/notRSA``.
   public init(pem: String) throws(CryptoError) {
     pkcs1DER = try CryptoEngines.current.rsaPrivateKey(pem: pem)
   }

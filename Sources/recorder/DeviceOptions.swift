@@ -35,8 +35,10 @@ struct DeviceOptions {
       --serial S            Connect to this serial only (default: the first recorder heard).
       --timeout SECONDS     How long to look for the device (default 10).
       --private-key PEM     Mode B devices (portVersion 20 and up): the user's RSA private
-                            key, a PEM file (PKCS#1 or PKCS#8; keep it 0600). Without it the
-                            key store's key for this token is used, made on first use.
+                            key, a PEM file (PKCS#1 or PKCS#8, unencrypted: an encrypted
+                            key is refused, no pass phrase is asked for; keep it 0600).
+                            Without it the key store's key for this token is used, made on
+                            first use.
       --key-store DIR       The key store (default $RECORDER_KEY_STORE, else
                             ~/.config/recorder/keys): one 0600 file per user.
     """
@@ -95,8 +97,12 @@ struct DeviceOptions {
         "warning: the private key file \(path) can be read by other users (mode "
           + String(info.st_mode & 0o777, radix: 8) + "); chmod 600 \(path)")
     }
-    do {
+    do throws(ModeBError) {
       return try ModeBCredentials(userKeyPEM: String(decoding: data, as: UTF8.self))
+    } catch .encryptedUserKey {
+      throw UsageError(
+        "--private-key: \(path) is encrypted with a pass phrase, and recorder never asks for one:"
+          + " decrypt it into a 0600 file (openssl pkey -in \(path) -out PLAIN.pem) and give that")
     } catch {
       throw UsageError("--private-key: \(path) is not an RSA private key in PEM (PKCS#1 or #8)")
     }
@@ -199,7 +205,7 @@ struct DeviceOptions {
   static func exitCode(connecting error: DeviceError) -> ExitCode {
     switch error {
     case .tokenRejected, .modeB(.noUserKey), .modeB(.wrongUserKey), .modeB(.invalidUserKey),
-      .modeB(.keyStore):
+      .modeB(.encryptedUserKey), .modeB(.keyStore):
       .noPermission
     default: .unavailable
     }

@@ -47,6 +47,9 @@ struct EmulateCommand: RecorderCommand {
       --mode-b-require-signature
                               With --cloud: the device answers FE10 only with the cloud
                               emulator's serial signature (sn-sign); by default any.
+      --tamper-key-chunk K    Mode B: flip a bit in the K-th FE12 chunk (from 0) of the next
+                              session key sent, as a link that changed it would (once: one
+                              connection's key no longer unwraps, the next one's does).
       --user-public-key PEM   Mode B: the user public key the device already holds (a file).
       --e2ee-public-key PEM   Store the generated recordings end-to-end encrypted to this
                               user public key (a file): a 512-byte header, then ChaCha20.
@@ -298,9 +301,13 @@ struct EmulateCommand: RecorderCommand {
       refuseHotspotJoins: arguments.flag("wifi-refuse-join"),
       loseDataFrameEveryBytes: try arguments.option("lose-frame-every", as: Int.self),
       stallAfterDataBytes: try arguments.option("stall-at-byte", as: Int.self),
-      stallDuration: .seconds(try arguments.option("stall-seconds", as: Double.self) ?? 7))
+      stallDuration: .seconds(try arguments.option("stall-seconds", as: Double.self) ?? 7),
+      tamperKeyMaterialChunk: try arguments.option("tamper-key-chunk", as: Int.self))
     if let every = faults.loseDataFrameEveryBytes, every < 1 {
       throw UsageError("--lose-frame-every must be at least 1")
+    }
+    if let chunk = faults.tamperKeyMaterialChunk, chunk < 0 {
+      throw UsageError("--tamper-key-chunk must be 0 or more")
     }
     health = []
     if let list = try arguments.option("health") {

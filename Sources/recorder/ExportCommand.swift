@@ -33,9 +33,9 @@ struct ExportCommand: RecorderCommand {
       --mp3-vbr Q             MP3 VBR quality 0 (best) … 9 instead of a constant rate.
       --mp3-quality Q         LAME algorithm quality 0 (slow, best) … 9 (fast); default 5.
       --private-key PEM       For an end-to-end encrypted FILE: the user's RSA private key, a
-                              PEM file (PKCS#1 or PKCS#8; keep it 0600). The file is decrypted
-                              as it streams into a temporary 0600 file beside the output,
-                              removed afterwards.
+                              PEM file (PKCS#1 or PKCS#8, unencrypted: no pass phrase is
+                              asked for; keep it 0600). The file is decrypted as it streams
+                              into a temporary 0600 file beside the output, removed afterwards.
       --json                  Print the result as one JSON object.
       -h, --help              Show this help.
 

@@ -142,6 +142,8 @@ struct SyncCommand: RecorderCommand {
     options.trustAgreement = trustAgreement
     // Recordings stored end-to-end encrypted export with the same user key as Mode B.
     options.userKey = device.modeB
+    // Checked before every DELETE: a folder whose lock no longer holds deletes nothing.
+    options.folderLock = lock
     let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
     let renderer = ProgressRenderer()
     let rendering = Task { await renderer.run(engine.events) }

@@ -29,7 +29,8 @@ func runSync(
 
 /// The exit a sync ends with for `error`: a rejected token or user key 77, a full disk or
 /// another storage error 74, a device whose serial is no safe folder name or whose recording
-/// cannot be exported 65, a device that could not be reached (every attempt used up) 69.
+/// cannot be exported 65, a folder whose lock no longer holds 75, a device that could not be
+/// reached (every attempt used up) 69.
 func syncFailure(_ error: any Error) -> CommandFailure {
   switch error {
   case let failure as CommandFailure: return failure
@@ -42,6 +43,7 @@ func syncFailure(_ error: any Error) -> CommandFailure {
       return CommandFailure(DeviceOptions.exitCode(connecting: device), "\(error)")
     case .unsafeSerial, .export: return CommandFailure(.dataError, "\(error)")
     case .cancelled: return CommandFailure(.unavailable, "\(error)")
+    case .folderLockLost: return CommandFailure(.busy, "\(error)")
     }
   default: return CommandFailure(.unavailable, "\(error)")
   }

@@ -85,6 +85,104 @@ struct ModeBProcessTests {
     #expect(leaks == 0, "\(leaks) outputs hold a key or the token")
   }
 
+  /// An encrypted `--private-key` is refused with a reason at once; nothing asks for its pass
+  /// phrase. libcrypto left to itself prompts on /dev/tty, or without a terminal reads stdin:
+  /// stdin here is a pipe that stays open and never carries a byte, as a gateway service's
+  /// may, so a prompt would hang until the bounded wait kills the child.
+  @Test("an encrypted --private-key exits 64 naming why, never prompting for a pass phrase")
+  func encryptedPrivateKeyIsRefused() throws {
+    let directory = try TemporaryDirectory("modeb-encrypted-key")
+    var keys: [String] = []
+    for (name, arguments) in [
+      (
+        "pkcs8",
+        [
+          "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-aes256",
+          "-pass", "pass:throwaway-test-pass-phrase",
+        ]
+      ),
+      ("pkcs1", ["genrsa", "-aes256", "-traditional", "-passout", "pass:throwaway"]),
+    ] {
+      let path = directory.file("\(name).pem")
+      let bits = arguments[0] == "genrsa" ? ["2048"] : []
+      let result = runTool("/usr/bin/openssl", arguments + ["-out", path] + bits)
+      try #require(result.status == 0, "openssl \(arguments[0]): \(result.output)")
+      chmod(path, 0o600)
+      keys.append(path)
+    }
+    #expect(Self.secretLines(keys[1]).contains { $0.hasPrefix("Proc-Type: 4,ENCRYPTED") })
+    for (index, key) in keys.enumerated() {
+      for command in [
+        ["ls", "--device", "tcp://127.0.0.1:9", "--token", Self.token, "--private-key", key],
+        ["sync", "--watch", "--out", directory.file("out"), "--device", "tcp://127.0.0.1:9"]
+          + ["--token", Self.token, "--private-key", key],
+      ] {
+        // A stdin that stays open (its write end held here) and never carries a byte.
+        let stdin = Pipe()
+        let child = try RecorderProcess(
+          command, in: directory, label: "\(command[0])-\(index)", standardInput: stdin)
+        let status = child.wait(timeout: .seconds(20))
+        try? stdin.fileHandleForWriting.close()
+        #expect(status == 64, "\(command[0]) \(key): stderr \(child.stderr)")
+        #expect(child.stderr.contains("is encrypted with a pass phrase"), "\(child.stderr)")
+        #expect(!child.stderr.contains("Enter PEM pass phrase"), "\(child.stderr)")
+        let secrets = Self.secretLines(key).filter { !$0.contains(":") && !$0.isEmpty }
+        #expect(!secrets.contains { child.stderr.contains($0) || child.stdout.contains($0) })
+      }
+    }
+  }
+
+  /// One connection's `FE12` key material changed on the way (`--tamper-key-chunk`): the
+  /// session key does not unwrap on that link, which one link cannot tell from a device that
+  /// holds another user's key. A fresh link settles it: the sync, and a watch with a single
+  /// attempt per run, succeed. A key the device rejects on two fresh links in a row is final:
+  /// 77, at once, for `sync` and for a watch alike.
+  @Test("a tampered Mode B key chunk on one link is retried; a genuinely wrong key still exits 77")
+  func tamperedKeyChunkIsALinkFault() throws {
+    let directory = try TemporaryDirectory("modeb-tampered-key")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.25], portVersion: 20,
+      extra: ["--tamper-key-chunk", "1"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let sync = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--json"] + emulator.device, in: directory,
+      label: "sync-tampered", timeout: .seconds(90))
+    #expect(sync.status == 0, "\(sync.stderr)")
+    #expect((try? jsonArray(sync.stdout))?.count == manifest.recordings.count, "\(sync.stdout)")
+
+    // A watch, one attempt per run, against a device whose next key material is tampered.
+    let watchedDirectory = try TemporaryDirectory("modeb-tampered-watch")
+    let watched = try EmulatorProcess(
+      in: watchedDirectory, token: Self.token, minutes: [0.25],
+      portVersion: 20, extra: ["--tamper-key-chunk", "0"])
+    defer { watched.stop() }
+    let watch = try RecorderProcess.run(
+      [
+        "sync", "--out", directory.file("watch-out"), "--format", "wav", "--watch",
+        "--watch-pause", "0.2", "--watch-runs", "1", "--attempts", "1",
+      ] + watched.device, in: directory, label: "watch-tampered", timeout: .seconds(90))
+    #expect(watch.status == 0, "\(watch.stderr)")
+
+    // Another user's key, on clean links: final, for a sync and for a watch.
+    let other = try Self.keyPair(in: directory, name: "other")
+    let wrongKey = [
+      "--device", emulator.url, "--token", Self.token, "--private-key", other.privateKey,
+    ]
+    for (label, extra) in [
+      ("sync-wrong", []), ("watch-wrong", ["--watch", "--watch-pause", "0.2"]),
+    ] {
+      let started = ContinuousClock.now
+      let wrong = try RecorderProcess.run(
+        ["sync", "--out", directory.file(label), "--format", "wav"] + extra + wrongKey,
+        in: directory, label: label, timeout: .seconds(60))
+      #expect(wrong.status == 77, "\(label): \(wrong.stderr)")
+      #expect(wrong.stderr.contains("not for this user's key"), "\(wrong.stderr)")
+      #expect(ContinuousClock.now - started < .seconds(30), "\(label) gave up at once")
+    }
+  }
+
   /// The device checks the cloud's serial signature and seals Wi-Fi with AES-256-GCM.
   @Test("sync --cloud --wifi against a signature-checking, Wi-Fi-sealing device; nothing leaked")
   func cloudSignedSyncOverSealedWiFi() throws {

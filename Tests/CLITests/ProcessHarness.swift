@@ -54,9 +54,11 @@ final class RecorderProcess: @unchecked Sendable {
   /// - Parameters:
   ///   - environment: variables to set on top of the test process's own (nil: inherit as is).
   ///   - workingDirectory: the child's current directory (nil: the test process's).
+  ///   - standardInput: the child's stdin (nil: /dev/null, which reads as at its end at once).
   init(
     _ arguments: [String], in directory: TemporaryDirectory, label: String,
-    environment: [String: String]? = nil, workingDirectory: String? = nil
+    environment: [String: String]? = nil, workingDirectory: String? = nil,
+    standardInput: Pipe? = nil
   ) throws {
     let url = try #require(
       RecorderTool.executable, "the recorder binary was not found next to the tests")
@@ -68,7 +70,7 @@ final class RecorderProcess: @unchecked Sendable {
     process.arguments = arguments
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = standardInput ?? FileHandle.nullDevice
     if let environment {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }

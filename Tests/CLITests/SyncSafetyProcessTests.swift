@@ -58,6 +58,31 @@ extension ProcessTests {
     #expect(try emulator.manifest().deletes.isEmpty)
   }
 
+  @Test("sync.lock deleted under a running watch: a second sync into the folder is refused (75)")
+  func deletedLockUnderAWatch() throws {
+    let directory = try TemporaryDirectory("lock-deleted")
+    let emulator = try EmulatorProcess(in: directory, token: Self.token, minutes: [0.25])
+    defer { emulator.stop() }
+    let out = directory.file("out")
+    let watch = try RecorderProcess(
+      ["sync", "--out", out, "--format", "wav", "--watch", "--watch-pause", "0.2"]
+        + emulator.device, in: directory, label: "watch")
+    defer { watch.kill() }
+    // The watch opens its journal once it holds the folder's lock.
+    waitUntil(timeout: .seconds(30)) {
+      FileManager.default.fileExists(atPath: out + "/journal.sqlite") || !watch.process.isRunning
+    }
+    #expect(watch.process.isRunning, "stderr: \(watch.stderr)")
+    try FileManager.default.removeItem(atPath: out + "/sync.lock")
+
+    let second = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav"] + emulator.device, in: directory,
+      label: "second", timeout: .seconds(60))
+    #expect(second.status == 75, "stdout: \(second.stdout) stderr: \(second.stderr)")
+    #expect(second.stderr.contains(out + "/sync.lock"), "\(second.stderr)")
+    #expect(watch.process.isRunning, "the watch carries on: \(watch.stderr)")
+  }
+
   @Test("sync --wait waits for the folder's lock, then syncs")
   func waitForTheLock() throws {
     let directory = try TemporaryDirectory("lock-wait")

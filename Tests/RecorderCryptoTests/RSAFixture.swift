@@ -63,6 +63,73 @@ enum RSAFixture {
     f00TYyNVqRCRZ1iIwFobcA==
     -----END PRIVATE KEY-----
     """
+  /// The same key encrypted under the pass phrase `fixture` with AES-256 by `openssl pkey
+  /// -aes256` (PKCS#8 `ENCRYPTED PRIVATE KEY`) and `openssl rsa -aes256 -traditional`
+  /// (PKCS#1 with `Proc-Type: 4,ENCRYPTED`): keys that must be refused, never prompted for.
+  static let encryptedPKCS8PEM = """
+    -----BEGIN ENCRYPTED PRIVATE KEY-----
+    MIIFLTBXBgkqhkiG9w0BBQ0wSjApBgkqhkiG9w0BBQwwHAQICEcm+xW88QsCAggA
+    MAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAEqBBCW68VjJI26RfMEchXkhgRVBIIE
+    0Icg7ciXt/2zQ7nlii6przGKR3hLaySrrx3IzxMAtP6T0GuxAwlf+H/QvYyqPE20
+    st7b9AXhmt+OoOFOHHd2r9fmmUT/wc7bWs0914hlIx7RRilThb7pwfgemxRf6OBP
+    yD2tgooHcJmd4umI7/6xgHRxC/pE1FG4vAmaZDPB8kDdcBk4/74QiQi1wNd79ELi
+    BZF+RgoQ22+VMU6n/rhTakb4MiAj0PFo6CUf6yqDHaIWynfMnZQ1nwfbnDjm/YZd
+    Bbeze9Smc52yHV/1MQ3aa1TLVyyu3RoyBHA3DXZVpd31kQnKJodqROqvEOMOH41+
+    oxEl5lzC6BBbVNcl9tOK5UoBTiLbedkqJfdduxagvtyN00s1XqOaND+ug5lDRXie
+    LYP2erH0tiZM8D9PUI8QMFEa7CBQk/o1U0T2mD6Ndryxlj7sCpiS60g3tztJonWA
+    qG2+pcerronENxFc8QV84T5zOEomFKZpWTgwr2JwPdE2KvrCgqRDvdJIiu0B+xBr
+    FrS33N49uBaScznAs4RwVrWwg+MDIW58o+9YD3qJ6EPxLm7ad3b+zerTdCIhHT0j
+    S+BtA2B42pUgHSdf4hRVjcuJ0W3KlXzMHjH7qfXijt6WC6q94gpQMmfGww4puWnc
+    +CGoAbDFwFQERvh/FEduakf9yaSauZClGia6n3hMs+A6Mt6Fa75UYrTHA+VNGxLg
+    TP97R+ptDyHA6beFcEZGTF5QDc9pzN4+FdcWrIhIqgmh5/c6IMVsQ+bWaV0FPnp7
+    9GufGtq9Dkb/kPQ01cPexRGpsrUZmYOxyHN++5A1Ei8ruopubcBFnJECROKYrfX8
+    JMN98KPuFrKdgsf04S8CRu7oXY+DTeMsg+oBs8S/mUieHVmQn+JzxfrIpq1Bl7Ar
+    aDL3vu/GFWrOQI+gvrml+iKNDpHL38rg7TZBMuoby/UUZASsAG00KSsf6R5Q1l/G
+    qaOuGQ5LYH1mRFIRhG8rRFKgOCoDD6GjdQh2weNZWDbISf5FpM5OCYO/E/Zw7OsZ
+    4juDSTntL5WoHyjESyHBGvbhNKtmbZPQiCpV41QYhVq8diEdl5/M0q363zAG2KTs
+    SlM9/nSY7E8uj4Q7Q+FTSupA75FIuIvJsvSdjQPEKMW3hcu9m1Vp8EnjNttcHO5G
+    Kafdh/1iRw/RhXosLIIVsZD02gVJUQrMlAwVMj0nX8KZV/igMKfcrxP8JTZ0HcX7
+    YijAcw0ZLVr23Wtkt2Rk7N8YikCJGPN7u693/Db9Huz7Qji4Cxm+SN6nN6hJPwfQ
+    RpqpJfF4MGrG7upkihxbm+IxFB7EV1446JneJjEEuycxK1x/cNT2v4qVQcVR0Gg+
+    CmM7d0FbntO5bnQdDcfvtqyHSTOmd6v3mHlL8p5is36FRqn2UzmbGUB5RdZ7Mvqb
+    FPQ7w64XC4sSrwV/kotXY1gkjeIT8o374pOTNn/zfUee2Aar7AlEg0grRsVj07aG
+    T+mktkUKnkuYqQy6jim4JkMhoF7dTF4p6GSy4VFFNnSvHzZjcejmDwg4X9L0pCYK
+    gcpmZjewDHiTWpZ8T52q23BuPBYqRa9MEaUFFCduzYgzjiy1L1CQX6sBhKSGwSRo
+    5ZePUeI6MYgKsQaKM3sivjmNVeRhdFjhgcSpyQRkCcqW
+    -----END ENCRYPTED PRIVATE KEY-----
+    """
+  static let encryptedPKCS1PEM = """
+    -----BEGIN RSA PRIVATE KEY-----
+    Proc-Type: 4,ENCRYPTED
+    DEK-Info: AES-256-CBC,2678A8E9D4E5C11051EA26E7D5E9E8DB
+
+    45KuXFaJhFY9MyEXYWN+0yI7dKOqkR99POnmP/Gmdu0BIpC4H12YkegVN7e445Fr
+    rgGZdnf+DdmyZEHUeA6ZeglnynOgxrhjcNBeTbt2W+jVXmqjmya4ZlBrJwczy7wd
+    GXzTFW58h3XfUzdyQ58qVaf8BNFqObGPKTG8SPd7Uxgq3xzJ76kvdYsw3bZiPkrF
+    Qpxo6EAIDBj+sk5gSB+hlHXAesAqUGLeYtIu8GOFRRslmHHHvfGcqSkSCeGLc5J/
+    XsDnPqfuZ8NTR0fbOmTw3+Z7nRrD86zAJmKFszw6pKYNT+iSYJG5ws4I9osQDx24
+    Z4woEZrF307qbezEGdgb7u5lqrl8h1vCFPbV0WUw/W6+oUQM0FpN3jQzzJgKU8tI
+    LAWxy6KXdi5Vhse4ZhrCDa5oEhSp1pBAbVGQO5dET+Lf4EXP4PnGPZNVJRjtf3UX
+    GVjsGn6g63EuDm1fVdRgkBm187rTA1fIcZOjMSMDVh2ROb3IGsT4q4fEHWetSglv
+    lXGvRNJdjPgmzI4KxCLXn5kL37aiyVA1if7Bf1Y6NxCkEIouKrc8/67hYNruTXjc
+    3o9pkKe6eHaXKx6F7Kx1aMrnWvZLqgrMJdoEAShLhoeDwtIy39TesOPVS1wREeuC
+    4KIsD1Fn5swQ6W8Fn9+mrcozh7/lOOKsFI/EqjifyzbyhSv4qNg2IEUos89uZIrv
+    NZGxV1BrtrVp7gjf29lJYi82n/PXCVJoEKAFoHefyxWa9XqdMQaxC529QG50VUtI
+    ccC59OJShnh/Ls2IR60O0cPNhm94yfglkiJEGGeltE/ulJPCKkKS37J8UoCAwKzl
+    3S3l2ByjhbMd683zRQkPkt2RzpXq5ZCXnccVlwJp1DcpIME8HcFvEt1AGGKbwZcC
+    pdbWZ1h6BhjlyzWNwhgbH1JbBI7TOeTXBeVQsZgWvzqcIVb/h1hGBHqAA8QedEkG
+    v72/QP3KNRuhDaPrfs+/CvLrkxT/6IdQ0y9497WOivgbusywjUX6+1jMnTticdMc
+    TAwl3JuOEzSSPqF/b7WMNHqcHxFQzDAIuD1jnoCkYDEeHEk9tz2DkMXuy+s/px/R
+    PuNEN5+GT5w1gbK0ldLYwZFCNlEWJ627JcPAlAlwmAbLDX2iKoE/0A6dpbMh6zNK
+    sDhXrCbOliFV9sphwB+xOiyz8aFXlQMk7fEG4NHuTVkCv+Dad+zu4Om7qVlIscqY
+    yMxoIXtfALIjz5zNr6Z40c+HrXCcw4bKyKHNE/7H2wf6jlh2NuR4DOKxwUCH2y/T
+    uRU8R+1ScWhDe/ebxTWfQBhIqVT4Hzn22/wWdqwtLtdG7qy/jHGuM1u3b+dJC2n5
+    NoKLsKwTo908vFWoaaVcQ5sKG2NGBrA7S+PFdmo4yrBXKIaFpmdoD2LX7ldkdxo9
+    v7+ArYC4Zyq4ICDsn9cLwL7uz8EpY1g4CdYyM9NYL2wv5R7UGuMeh1QTpb/libC5
+    abrFvL1jCaYp4iuIifY/my9BlwwNF1JslFJwWJ+4mJg6tLftp3Xyj43Ca7hVgtw7
+    qcufRnidHMuUJnVyIHbhJq0RZ0OZx2vx4xl1+LLOAccEM9+ItT4h2ile7uTeifnx
+    -----END RSA PRIVATE KEY-----
+    """
   static let publicPEM = """
     -----BEGIN PUBLIC KEY-----
     MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAqwkrgU/mDOfroHrurc/I

@@ -85,4 +85,19 @@ import Testing
       #expect(throws: CryptoError.invalidKey) { try RSAKeyEncoding.der(fromPEM: text) }
     }
   }
+
+  /// The encrypted-key detector both engines run before reading a private key: every form
+  /// OpenSSL writes is found, and no plain key, public key or junk is taken for one.
+  @Test func encryptedPrivateKeysAreRecognised() throws {
+    let mislabelled = RSAFixture.encryptedPKCS8PEM.replacingOccurrences(
+      of: "ENCRYPTED PRIVATE KEY", with: "PRIVATE KEY")
+    for pem in [RSAFixture.encryptedPKCS8PEM, RSAFixture.encryptedPKCS1PEM, mislabelled] {
+      #expect(RSAKeyEncoding.isEncryptedPrivateKey(pem: pem))
+    }
+    let plain = [
+      RSAFixture.pkcs1PEM, RSAFixture.pkcs8PEM, RSAFixture.publicPEM, "", "not a key",
+      "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
+    ]
+    for pem in plain { #expect(!RSAKeyEncoding.isEncryptedPrivateKey(pem: pem)) }
+  }
 }

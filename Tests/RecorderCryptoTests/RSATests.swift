@@ -1,3 +1,4 @@
+import Foundation
 import RecorderCrypto
 import Testing
 
@@ -34,6 +35,23 @@ import Testing
     #expect(try publicKey.modulusLength() == 256)
     #expect(throws: CryptoError.invalidKey) { try RSAPrivateKey(pem: "not a key") }
     #expect(throws: CryptoError.invalidKey) { try RSAPublicKey(pem: RSAFixture.pkcs1PEM) }
+  }
+
+  /// A key encrypted under a pass phrase is refused with its own typed error, in each form
+  /// OpenSSL writes (PKCS#8 `ENCRYPTED PRIVATE KEY`, traditional PKCS#1 with a `Proc-Type`
+  /// header, and an `EncryptedPrivateKeyInfo` mislabelled `PRIVATE KEY`), at once: no pass
+  /// phrase is asked for on a terminal or read from stdin. Plain keys are not mistaken for
+  /// encrypted ones.
+  @Test func encryptedKeysAreRefusedWithoutAPrompt() throws {
+    let mislabelled = RSAFixture.encryptedPKCS8PEM.replacingOccurrences(
+      of: "ENCRYPTED PRIVATE KEY", with: "PRIVATE KEY")
+    let indented = RSAFixture.encryptedPKCS1PEM.split(separator: "\n")
+      .map { "  " + $0 }.joined(separator: "\r\n")
+    for pem in [RSAFixture.encryptedPKCS8PEM, RSAFixture.encryptedPKCS1PEM, mislabelled, indented] {
+      #expect(throws: CryptoError.encryptedKey) { try RSAPrivateKey(pem: pem) }
+    }
+    #expect(!"\(CryptoError.encryptedKey)".isEmpty)
+    #expect(try RSAPrivateKey(pem: RSAFixture.pkcs1PEM) == RSAPrivateKey(pem: RSAFixture.pkcs8PEM))
   }
 
   /// A generated key encrypts and decrypts in every padding; another key cannot decrypt;

@@ -16,13 +16,14 @@ struct FrontDoorTests {
       .handshakeRefused(status: HandshakeStatus.recording.rawValue),
       .handshakeRefused(status: HandshakeStatus.notInConnectMode.rawValue),
       .malformedReply(operation: "LIST", reason: "short"), .wifiUnavailable("join failed"),
-      .modeB(.unexpectedMessage(type: 7)),
+      .modeB(.unexpectedMessage(type: 7)), .modeB(.sessionKeyDidNotUnwrap),
     ]
     let final: [DeviceError] = [
       .tokenRejected, .unsupportedPortVersion(6), .cancelled,
       .handshakeRefused(status: HandshakeStatus.tokenMismatch.rawValue),
       .handshakeRefused(status: HandshakeStatus.refusedOnDevice.rawValue),
       .modeB(.noUserKey), .modeB(.wrongUserKey), .modeB(.invalidUserKey),
+      .modeB(.encryptedUserKey),
     ]
     for error in retryable { #expect(error.isRetryable, "\(error)") }
     for error in final { #expect(!error.isRetryable, "\(error)") }

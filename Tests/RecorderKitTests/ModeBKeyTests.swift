@@ -85,6 +85,7 @@ struct ModeBKeyTests {
     }
     for error: any Error in [
       ModeBError.wrongUserKey, ModeBError.keyStore(.unreadableKey(account: "a")),
+      ModeBError.sessionKeyDidNotUnwrap, ModeBError.encryptedUserKey, CryptoError.encryptedKey,
       DeviceError.modeB(.noUserKey), SecureChannelError.replayed(sequence: 2, last: 3),
       CryptoError.decryptionFailed, KeyStoreError.io(path: "/x", reason: "y"),
     ] {

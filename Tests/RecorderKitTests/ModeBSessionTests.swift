@@ -135,15 +135,63 @@ struct ModeBSessionTests {
     }
   }
 
-  @Test("a device holding another user's key: the session key does not unwrap, wrongUserKey")
+  @Test(
+    "a device holding another user's key: the session key does not unwrap on one link; the front door calls it wrongUserKey after a second"
+  )
   func wrongUserKey() async throws {
     let other = try RSAPrivateKey.generate(bits: 2048)
     let bench = try SyncBench(
       seed: Self.seed, portVersion: 20,
       modeB: ModeBParameters(provisionedUserKey: try other.publicKey()))
     defer { bench.cleanUp() }
-    await #expect(throws: DeviceError.modeB(.wrongUserKey)) { try await bench.connect() }
+    // One session cannot tell another user's key from a chunk changed on the way.
+    await #expect(throws: DeviceError.modeB(.sessionKeyDidNotUnwrap)) {
+      try await bench.connect()
+    }
+    #expect(DeviceError.modeB(.sessionKeyDidNotUnwrap).isRetryable)
     #expect(await bench.device.isAuthenticated == false)
+    // Through the front door: a fresh link fails the same way, and that is final.
+    let before = await bench.device.counters.connections
+    await #expect(throws: DeviceError.modeB(.wrongUserKey)) {
+      try await bench.recorders().connect(serial: bench.device.serial)
+    }
+    #expect(await bench.device.counters.connections - before == 2, "one fresh link, no more")
+    #expect(await bench.device.isAuthenticated == false)
+  }
+
+  @Test(
+    "one link's key material tampered: the front door connects on a fresh link; a sync and a one-attempt watch complete"
+  )
+  func tamperedKeyChunkIsALinkFault() async throws {
+    let template = try await Self.template()
+    defer { template.cleanUp() }
+    let bench = try SyncBench(seed: Self.seed, template: template, portVersion: 20)
+    defer { bench.cleanUp() }
+    await bench.device.setFaults(FaultPlan(tamperKeyMaterialChunk: 1))
+    let recorders = bench.recorders()
+    let connection = try await recorders.connect(serial: bench.device.serial)
+    #expect(await connection.session.isEncrypted)
+    #expect(await bench.device.counters.connections == 2)
+    await connection.close()
+
+    // A sync of one attempt, then a watch of one attempt per run, each meeting a tampered
+    // key material on its first link.
+    await bench.device.setFaults(FaultPlan(tamperKeyMaterialChunk: 0))
+    let engine = try bench.makeEngine()
+    let report = try await recorders.runSync(
+      serial: bench.device.serial, into: engine, options: SyncRunOptions(maximumAttempts: 1))
+    #expect(report.files.count == template.recordings.count)
+    await bench.device.setFaults(FaultPlan(tamperKeyMaterialChunk: 2))
+    var synced = 0
+    for try await event in recorders.watch(
+      serial: bench.device.serial, into: engine, options: SyncRunOptions(maximumAttempts: 1),
+      pause: .seconds(1), runs: 1)
+    {
+      if case .synced = event { synced += 1 }
+    }
+    #expect(synced == 1)
+    #expect(await bench.device.counters.connections == 6)
+    #expect(try await bench.device.recordings().isEmpty)
   }
 
   @Test(

@@ -52,6 +52,11 @@ public struct FaultPlan: Sendable, Equatable {
   /// Mode B: send the sealed notification with this sequence number twice, byte for byte
   /// (a replay). Once.
   public var replaySealedSequence: UInt32?
+  /// Mode B: flip a bit in the data of this `FE12` chunk (0 = the first) of the next session
+  /// key the device sends (PROTOCOL.md §9 step 3), as a link that changed it on the way
+  /// would: the chunk stays well-formed, the session key no longer unwraps. Once: one
+  /// connection's key material; the next connection's arrives intact.
+  public var tamperKeyMaterialChunk: Int?
 
   public init(
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
@@ -61,8 +66,10 @@ public struct FaultPlan: Sendable, Equatable {
     refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
     stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero,
     dropLinkAtFirmwareOffsets: [Int] = [], tamperSealedSequence: UInt32? = nil,
-    replaySealedSequence: UInt32? = nil, wifiListsExtraRecording: Bool = false
+    replaySealedSequence: UInt32? = nil, wifiListsExtraRecording: Bool = false,
+    tamperKeyMaterialChunk: Int? = nil
   ) {
+    self.tamperKeyMaterialChunk = tamperKeyMaterialChunk
     self.wifiListsExtraRecording = wifiListsExtraRecording
     self.tamperSealedSequence = tamperSealedSequence
     self.replaySealedSequence = replaySealedSequence

@@ -67,12 +67,17 @@ extension EmulatedDevice {
       counterValues.malformedWrites += 1
       return
     }
-    notifyPlain(
-      PreHandshakeChunk.chunks(
-        type: ModeB.keyMaterialType, payload: wrapped,
-        indexBase: configuration.modeB.chunkIndexBase,
-        maximumData: configuration.modeB.maximumChunkData),
-      readyAt: readyAt)
+    var chunks = PreHandshakeChunk.chunks(
+      type: ModeB.keyMaterialType, payload: wrapped,
+      indexBase: configuration.modeB.chunkIndexBase,
+      maximumData: configuration.modeB.maximumChunkData)
+    if let tampered = faults.tamperKeyMaterialChunk, chunks.indices.contains(tampered),
+      !chunks[tampered].chunk.isEmpty
+    {
+      faults.tamperKeyMaterialChunk = nil
+      chunks[tampered].chunk[chunks[tampered].chunk.count / 2] ^= 0x20
+    }
+    notifyPlain(chunks, readyAt: readyAt)
     connection?.channel = channel
   }
 

@@ -72,10 +72,16 @@ public final class Recorders: Sendable {
   ///   - heard: the recorder's advertisement when it was just heard in a scan.
   ///   - session: this connection's session configuration (another user's token, say), or
   ///     nil for ``Configuration/session``.
+  ///
+  /// A Mode B key material that does not unwrap (``ModeBError/sessionKeyDidNotUnwrap``) is
+  /// a fault of that link until a second, fresh link to the same recorder says otherwise:
+  /// the recorder is connected to once more at once, and only when its key fails to unwrap
+  /// there too is the key wrong (``ModeBError/wrongUserKey``, final). A link that changes a
+  /// chunk on the way costs one reconnection, never the user's key.
   /// - Returns: the connection; close it with ``RecorderConnection/close()``.
   /// - Throws: what opening the radio throws; ``DeviceError`` otherwise
   ///   (``DeviceError/deviceNotFound(serial:)``, ``DeviceError/noRecorderHeard(within:)``,
-  ///   a refused handshake, …).
+  ///   a refused handshake, ``ModeBError/wrongUserKey``, …).
   public func connect(
     serial: String?, heard: DiscoveredDevice? = nil, session: DeviceSession.Configuration? = nil
   ) async throws -> RecorderConnection {
@@ -84,9 +90,12 @@ public final class Recorders: Sendable {
     do throws(DeviceError) {
       let found: (session: DeviceSession, device: DiscoveredDevice)
       if let serial {
-        found = try await lease.scanner.connect(
-          serial: serial, heard: heard, findTimeout: configuration.findTimeout,
-          configuration: sessionConfiguration)
+        found = try await Self.onFreshLinkIfKeyDoesNotUnwrap {
+          () async throws(DeviceError) in
+          try await lease.scanner.connect(
+            serial: serial, heard: heard, findTimeout: self.configuration.findTimeout,
+            configuration: sessionConfiguration)
+        }
       } else {
         let device: DiscoveredDevice
         if let heard {
@@ -94,11 +103,13 @@ public final class Recorders: Sendable {
         } else {
           device = try await lease.scanner.first(within: configuration.findTimeout)
         }
-        found = (
+        // The same recorder again, not whichever is heard first.
+        let session = try await Self.onFreshLinkIfKeyDoesNotUnwrap {
+          () async throws(DeviceError) in
           try await DeviceSession.connect(
-            to: device, using: lease.scanner.central, configuration: sessionConfiguration),
-          device
-        )
+            to: device, using: lease.scanner.central, configuration: sessionConfiguration)
+        }
+        found = (session, device)
       }
       return RecorderConnection(
         session: found.session, device: found.device, central: lease.scanner.central,
@@ -106,6 +117,23 @@ public final class Recorders: Sendable {
     } catch {
       lease.release()
       throw error
+    }
+  }
+
+  /// `connect()`, and once more on a fresh link when the recorder's Mode B key material did
+  /// not unwrap: a second ``ModeBError/sessionKeyDidNotUnwrap`` in a row is
+  /// ``ModeBError/wrongUserKey``. Each failed session has closed its link before it throws.
+  private static func onFreshLinkIfKeyDoesNotUnwrap<Connected>(
+    _ connect: () async throws(DeviceError) -> Connected
+  ) async throws(DeviceError) -> Connected {
+    do {
+      return try await connect()
+    } catch .modeB(.sessionKeyDidNotUnwrap) {
+      do {
+        return try await connect()
+      } catch .modeB(.sessionKeyDidNotUnwrap) {
+        throw .modeB(.wrongUserKey)
+      }
     }
   }
 

@@ -33,10 +33,12 @@ extension DeviceError: RetryableError {
 }
 
 extension ModeBError {
-  /// False when the user key is missing, malformed, wrong or unreadable; true for the rest.
+  /// False when the user key is missing, malformed, encrypted, unreadable or wrong (rejected
+  /// on two fresh links in a row); true for the rest, among them a key material that did not
+  /// unwrap on one link (``sessionKeyDidNotUnwrap``).
   var isRetryable: Bool {
     switch self {
-    case .noUserKey, .wrongUserKey, .invalidUserKey, .keyStore: false
+    case .noUserKey, .wrongUserKey, .invalidUserKey, .encryptedUserKey, .keyStore: false
     default: true
     }
   }
@@ -44,12 +46,12 @@ extension ModeBError {
 
 extension SyncError: RetryableError {
   /// False for a storage or journal failure (a full disk, say), a serial that is no safe
-  /// folder name, a recording that cannot be exported and the caller's cancellation; a
-  /// device error as ``DeviceError/isRetryable``.
+  /// folder name, a recording that cannot be exported, a folder lock that no longer holds
+  /// and the caller's cancellation; a device error as ``DeviceError/isRetryable``.
   public var isRetryable: Bool {
     switch self {
     case .device(let error): error.isRetryable
-    case .storage, .journal, .export, .unsafeSerial, .cancelled: false
+    case .storage, .journal, .export, .unsafeSerial, .folderLockLost, .cancelled: false
     }
   }
 }

@@ -42,12 +42,15 @@ public struct ModeBCredentials: Sendable, CustomStringConvertible,
   }
 
   /// Credentials from the user's private key as PEM text (PKCS#1 `RSA PRIVATE KEY` or
-  /// PKCS#8 `PRIVATE KEY`).
-  /// - Throws: ``ModeBError/invalidUserKey`` (the error never quotes the text).
+  /// PKCS#8 `PRIVATE KEY`), unencrypted: no pass phrase is ever asked for.
+  /// - Throws: ``ModeBError/encryptedUserKey`` for a key encrypted under a pass phrase,
+  ///   ``ModeBError/invalidUserKey`` for anything else (the error never quotes the text).
   public init(userKeyPEM pem: String) throws(ModeBError) {
     let key: RSAPrivateKey
-    do {
+    do throws(CryptoError) {
       key = try RSAPrivateKey(pem: pem)
+    } catch .encryptedKey {
+      throw .encryptedUserKey
     } catch {
       throw .invalidUserKey
     }
@@ -67,9 +70,16 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The device speaks Mode B (portVersion ≥ 20) and the session was given no user key.
   case noUserKey
   /// The device's key material did not unwrap with the user's key, or its check box did not
-  /// open to `PLAUD.AI`: the device holds another user's public key (`FE20` or a re-bind
-  /// clears it).
+  /// open to `PLAUD.AI`, on two fresh links in a row: the device holds another user's public
+  /// key (`FE20` or a re-bind clears it). Final. ``Recorders`` decides it
+  /// (``Recorders/connect(serial:heard:session:)``); one session sees
+  /// ``sessionKeyDidNotUnwrap``.
   case wrongUserKey
+  /// The device's key material did not unwrap with the user's key, or its check box did not
+  /// open to `PLAUD.AI`, on this link: a chunk changed on the way, or a device holding
+  /// another user's key. One link cannot tell the two apart, so this may pass: a fresh link
+  /// whose key unwraps says it was the link; a second failure in a row is ``wrongUserKey``.
+  case sessionKeyDidNotUnwrap
   /// The device's pre-handshake chunks broke the framing rules.
   case malformedPreHandshake(PreHandshakeError)
   /// The device's key material was shorter than its layout.
@@ -80,18 +90,24 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   case keyStore(KeyStoreError)
   /// The text given as the user's private key is not an RSA private key in PEM.
   case invalidUserKey
+  /// The user's private key is encrypted under a pass phrase, which is never asked for.
+  case encryptedUserKey
 
   public var description: String {
     switch self {
     case .noUserKey:
       "the device uses Mode B security (portVersion ≥ 20): give the user's private key"
     case .wrongUserKey: "the device's session key is not for this user's key"
+    case .sessionKeyDidNotUnwrap:
+      "the device's session key did not unwrap with this user's key on this link"
     case .malformedPreHandshake(let error): "malformed Mode B pre-handshake: \(error)"
     case .malformedKeyMaterial: "malformed Mode B key material"
     case .unexpectedMessage(let type):
       "unexpected Mode B message 0x\(String(type, radix: 16, uppercase: true))"
     case .keyStore(let error): "user key: \(error)"
     case .invalidUserKey: "the user key is not an RSA private key in PEM (PKCS#1 or PKCS#8)"
+    case .encryptedUserKey:
+      "the user key is encrypted with a pass phrase, which is never asked for: give it decrypted"
     }
   }
 }

@@ -36,8 +36,9 @@ final class SessionCipher: Sendable {
   }
 
   /// Unwraps the device's `FE12` payload with the user's key and checks its box.
-  /// - Throws: ``ModeBError/wrongUserKey`` when it does not unwrap or the box does not open
-  ///   to `PLAUD.AI`; ``ModeBError/malformedKeyMaterial`` for a short plaintext.
+  /// - Throws: ``ModeBError/sessionKeyDidNotUnwrap`` when it does not unwrap or the box does
+  ///   not open to `PLAUD.AI` (a changed chunk, or another user's key: one link cannot tell);
+  ///   ``ModeBError/malformedKeyMaterial`` for a short plaintext.
   static func unwrap(_ wrapped: [UInt8], with userKey: RSAPrivateKey) throws(ModeBError)
     -> SessionCipher
   {
@@ -45,7 +46,7 @@ final class SessionCipher: Sendable {
     do {
       plaintext = try userKey.decrypt(wrapped, padding: .pkcs1v15)
     } catch {
-      throw .wrongUserKey
+      throw .sessionKeyDidNotUnwrap
     }
     let material: SessionKeyMaterial
     do {
@@ -57,9 +58,9 @@ final class SessionCipher: Sendable {
       let check = try ChaChaPoly.open(
         material.box, key: material.key, nonce: material.nonce,
         authenticating: material.associatedData)
-      guard check == ModeB.sessionKeyCheck else { throw ModeBError.wrongUserKey }
+      guard check == ModeB.sessionKeyCheck else { throw ModeBError.sessionKeyDidNotUnwrap }
     } catch {
-      throw .wrongUserKey
+      throw .sessionKeyDidNotUnwrap
     }
     return SessionCipher(material: material)
   }

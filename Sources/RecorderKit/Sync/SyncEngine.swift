@@ -49,6 +49,10 @@ public actor SyncEngine {
     /// §9): they are decrypted as they are exported (the raw copy stays as the device sent
     /// it). nil: such a recording is kept raw and its export fails with a typed reason.
     public var userKey: ModeBCredentials?
+    /// The lock its caller holds on the root (``FolderLock``), checked (``FolderLock/check()``)
+    /// before every device DELETE: a lock that no longer guards the root stops the run with
+    /// ``SyncError/folderLockLost(_:)`` and nothing is deleted. nil: no check.
+    public var folderLock: FolderLock?
     public init() {}
   }
 
@@ -238,6 +242,10 @@ public actor SyncEngine {
       eventContinuation.yield(
         .fileSkipped(sessionId: record.session, reason: "local copy changed; not deleted"))
       return nil
+    }
+    // Another sync may be in the folder if the lock no longer holds: delete nothing then.
+    if let lock = options.folderLock {
+      do { try lock.check() } catch { throw .folderLockLost("\(error)") }
     }
     do {
       try await transport.delete(sessionId: record.session)

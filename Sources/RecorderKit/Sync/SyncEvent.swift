@@ -61,6 +61,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The device's serial is not a safe folder name (``DeviceFolderName``): shown quoted and
   /// escaped. Nothing was written and nothing is deleted from such a device.
   case unsafeSerial(String)
+  /// The lock of the sync's root (``SyncEngine/Options/folderLock``) no longer guards it
+  /// (``FolderLock/check()``), so another sync may be using the folder: nothing more is
+  /// deleted from the device. The reason, as ``FolderLockError`` says it.
+  case folderLockLost(String)
 
   public var description: String {
     switch self {
@@ -72,6 +76,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unsafeSerial(let shown):
       "the device reports serial \(shown), which is not 1-32 ASCII letters and digits: "
         + "refusing to use it as a folder name"
+    case .folderLockLost(let reason): "\(reason); nothing more is deleted from the device"
     }
   }
 }
