@@ -93,6 +93,11 @@ struct EmulateCommand: RecorderCommand {
                               status (the captured 8-byte form).
       --battery-level-only    BATTERY replies with the level byte only, as V0095 does.
       --ogg-audio             Record Ogg-wrapped Opus; the HANDSHAKE reply says oggAudio = 1.
+      --two-stage-handshake   Answer the first HANDSHAKE with GET_SERIAL and wait for the second
+                              stage (appVerify 1, devToken, name), as newer firmware does.
+      --second-stage-dev-token HEX
+                              With --two-stage-handshake: the devToken (8 bytes) the second
+                              stage must carry; refused with status 4 otherwise (default: any).
       --tz-encoding floor|sign-magnitude|signed-minutes
                               How TIME_SYNC's tzHours/tzMinutes are read (docs/time-sync.md;
                               default floor, RecorderKit's choice).
@@ -256,6 +261,13 @@ struct EmulateCommand: RecorderCommand {
       link: link)
     configuration.modeB = modeB
     configuration.oggAudio = arguments.flag("ogg-audio")
+    configuration.twoStageHandshake = arguments.flag("two-stage-handshake")
+    if let hex = try arguments.option("second-stage-dev-token") {
+      guard let bytes = [UInt8](hex: hex), bytes.count == 8 else {
+        throw UsageError("--second-stage-dev-token takes 8 bytes of hex")
+      }
+      configuration.secondStageDeviceToken = bytes
+    }
     if let advertising = try arguments.option("advertising") {
       if advertising == "name-only" {
         configuration.advertising = .nameOnly

@@ -124,7 +124,7 @@
       try ProcessTests().expectSynced(manifest, out: out, format: "wav")
       let deleted = try rig.emulator.manifest().deletes.map(\.sessionId)
       #expect(deleted.sorted() == manifest.recordings.map(\.sessionId).sorted())
-      let stats = try rig.bluez.stats()
+      let stats = try rig.bluez.blockingStats()
       let bytes = manifest.recordings.map(\.size).reduce(0, +)
       print(
         "bluez sync (\(path.rawValue)): \(bytes) bytes in \(elapsed), "
@@ -183,13 +183,13 @@
       let size = try #require(manifest.recordings.first).size
       // About 60 % of the way: the checkpoint (every 256 KiB) before it is durable.
       let notifications = UInt32(Double(size) * 0.6 / 90)
-      try rig.bluez.control("DropAfter", ["uint32:\(notifications)"])
+      try rig.bluez.blockingControl("DropAfter", ["uint32:\(notifications)"])
       let out = rig.directory.file("out")
       let result = try rig.run(
         ["sync", "--out", out, "--format", "wav", "--json"] + rig.device, label: "sync")
       #expect(result.status == 0, "\(result.stderr)")
       try ProcessTests().expectSynced(manifest, out: out, format: "wav")
-      let stats = try rig.bluez.stats()
+      let stats = try rig.bluez.blockingStats()
       #expect((stats["connects"] ?? 0) >= 2, "the link was never dropped: \(stats)")
       // Resumed, not restarted: well under twice the recording crossed the link.
       #expect(
@@ -222,13 +222,13 @@
         return size >= 300_000 || !child.process.isRunning
       }
       try #require(grown && child.process.isRunning, "no transfer under way: \(child.stderr)")
-      try rig.bluez.control("SetPowered", ["boolean:false"])
+      try rig.bluez.blockingControl("SetPowered", ["boolean:false"])
       let waiting = waitUntil(timeout: .seconds(60)) {
         child.stderr.contains("waiting for the Bluetooth adapter") || !child.process.isRunning
       }
       #expect(waiting && child.process.isRunning, "\(child.stderr)")
       #expect(try rig.emulator.manifest().deletes.isEmpty)
-      try rig.bluez.control("SetPowered", ["boolean:true"])
+      try rig.bluez.blockingControl("SetPowered", ["boolean:true"])
       let status = child.wait(timeout: .seconds(120))
       #expect(status == 0, "\(child.stderr)")
       try ProcessTests().expectSynced(manifest, out: out, format: "wav")
@@ -378,7 +378,7 @@
       // Heard once (bluetoothd keeps the device), then gone: Connect never completes.
       let scan = try rig.run(["scan", "--timeout", "1", "--json"], label: "scan")
       #expect(try jsonArray(scan.stdout).count == 1, "\(scan.stderr)")
-      try rig.bluez.control("Vanish")
+      try rig.bluez.blockingControl("Vanish")
       let started = ContinuousClock.now
       let result = try rig.run(
         ["info", "--timeout", "3"] + rig.device, label: "info", timeout: .seconds(60))

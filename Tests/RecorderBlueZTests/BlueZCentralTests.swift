@@ -129,11 +129,11 @@
       #expect(try await Self.ending(link) == .localRequest)
 
       link = try await rig.connect()
-      try rig.bluez.control("DropLinks")
+      try await rig.bluez.control("DropLinks")
       #expect(try await Self.ending(link) == .linkLoss)
 
       link = try await rig.connect()
-      try rig.bluez.control("SetPowered", ["boolean:false"])
+      try await rig.bluez.control("SetPowered", ["boolean:false"])
       #expect(try await Self.ending(link) != nil)
       let off = try await withTimeout(20) { () async -> Bool in
         for await state in states where state == .poweredOff { return true }
@@ -143,7 +143,7 @@
       await #expect(throws: LinkError.notPoweredOn(.poweredOff)) {
         try await rig.central.connect(FloodCentral.peripheral, timeout: .seconds(2))
       }
-      try rig.bluez.control("SetPowered", ["boolean:true"])
+      try await rig.bluez.control("SetPowered", ["boolean:true"])
       // The adapter's Powered change reaches the central as a signal, after the control call
       // returned: wait for it (reading the state at once raced with it).
       let on = try await withTimeout(20) { () async -> Bool in
@@ -207,7 +207,7 @@
       let rig = try await Rig()
       defer { rig.stop() }
       let advertisement = try await rig.discover()
-      try rig.bluez.control("Vanish")
+      try await rig.bluez.control("Vanish")
       let started = ContinuousClock.now
       await #expect(throws: LinkError.connectTimeout) {
         try await rig.central.connect(advertisement.peripheral, timeout: .seconds(2))

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 
 #if canImport(Glibc)
   import Glibc
@@ -173,14 +174,44 @@ public final class MockBlueZ {
   /// Calls one of the mock's controls on org.bluez.Mock (`SetPowered`, `DropLinks`,
   /// `DropAfter`, `ForgetDevices`, `Stats`), with dbus-send typed arguments
   /// (`boolean:false`, `uint32:100`); its printed reply.
+  ///
+  /// The wait for dbus-send runs on a dispatch thread, never on the cooperative pool: the
+  /// mock answers some controls only after the emulator (in this process, on that pool)
+  /// answered it, and with every pool thread blocked in a wait like this one (2 cores: 2
+  /// threads) nobody would.
   @discardableResult
-  public func control(_ method: String, _ arguments: [String] = []) throws -> String {
+  public func control(_ method: String, _ arguments: [String] = []) async throws -> String {
+    let call = ["--dest=org.bluez", "/", "org.bluez.Mock.\(method)"] + arguments
+    let box = Locked<Result<String, any Error>?>(nil)
+    let environment = self.environment
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global().async {
+        let result = Result { try Self.dbusSend(call, environment: environment) }
+        box.withLock { $0 = result }
+        continuation.resume()
+      }
+    }
+    return try box.withLock { $0 }!.get()
+  }
+
+  /// ``control(_:_:)`` waiting on the calling thread: only for callers outside the
+  /// cooperative pool whose emulator runs in another process (the CLI's process tests).
+  @discardableResult
+  public func blockingControl(_ method: String, _ arguments: [String] = []) throws -> String {
     try dbusSend(["--dest=org.bluez", "/", "org.bluez.Mock.\(method)"] + arguments)
   }
 
   /// The mock's counters (`notifications`, `notification_bytes`, `writes`, …).
-  public func stats() throws -> [String: UInt64] {
-    let text = try control("Stats")
+  public func stats() async throws -> [String: UInt64] {
+    Self.parseStats(try await control("Stats"))
+  }
+
+  /// ``stats()`` waiting on the calling thread (see ``blockingControl(_:_:)``).
+  public func blockingStats() throws -> [String: UInt64] {
+    Self.parseStats(try blockingControl("Stats"))
+  }
+
+  private static func parseStats(_ text: String) -> [String: UInt64] {
     var result: [String: UInt64] = [:]
     var name: String?
     for line in text.split(separator: "\n") {
@@ -210,6 +241,12 @@ public final class MockBlueZ {
   }
 
   private func dbusSend(_ arguments: [String]) throws -> String {
+    try Self.dbusSend(arguments, environment: environment)
+  }
+
+  private static func dbusSend(_ arguments: [String], environment: [String: String]) throws
+    -> String
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
     process.arguments = ["--system", "--print-reply", "--reply-timeout=20000"] + arguments

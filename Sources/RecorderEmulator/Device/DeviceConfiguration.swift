@@ -27,6 +27,13 @@ public struct DeviceConfiguration: Sendable {
   /// end-of-stream; a recording in progress grows a whole page at a time. The real
   /// device's page geometry is not known [project].
   public var oggAudio = false
+  /// Newer firmware's two-stage HANDSHAKE (PROTOCOL.md §3.1 [sdk]): the first HANDSHAKE
+  /// (token checked) is answered with GET_SERIAL, and only a second one with `appVerify` 1
+  /// gets the HANDSHAKE reply. Off: the V0095's single stage.
+  public var twoStageHandshake = false
+  /// With ``twoStageHandshake``: the second stage's `devToken` must be these 8 bytes (what the
+  /// real device checks there is unknown); nil takes any.
+  public var secondStageDeviceToken: [UInt8]?
   /// Time zone reported until TIME_SYNC sets another (V0095 capture: +3:00).
   public var tzHours: Int8
   public var tzMinutes: UInt8

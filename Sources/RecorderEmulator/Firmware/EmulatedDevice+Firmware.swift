@@ -62,12 +62,31 @@ extension EmulatedDevice {
       == configuration.token.normalized(portVersion: portVersion)
     connection?.authenticationTimer?.cancel()
     connection?.authenticationTimer = nil
+    if accepted, configuration.twoStageHandshake {
+      let secondStage = connection?.awaitingSecondStage == true && request.appVerify == 1
+      guard secondStage else {
+        // The first stage (or a repeat of it): the serial, and the wait for the second.
+        connection?.awaitingSecondStage = true
+        reply(.serial(SerialResponse(serial: configuration.serial, firmware: firmware)), readyAt: readyAt)
+        return
+      }
+      let sent = request.secondStage?.deviceToken ?? Array(repeating: 0, count: 8)
+      if let required = configuration.secondStageDeviceToken, required != sent {
+        connection?.rejected = true
+        sendHandshakeReply(status: HandshakeStatus.serialCheckFailed, readyAt: readyAt)
+        return
+      }
+    }
     if accepted {
       connection?.authenticated = true
     } else {
       connection?.rejected = true
     }
-    let status = accepted ? HandshakeStatus.ok : HandshakeStatus.tokenMismatch
+    sendHandshakeReply(
+      status: accepted ? HandshakeStatus.ok : HandshakeStatus.tokenMismatch, readyAt: readyAt)
+  }
+
+  private func sendHandshakeReply(status: HandshakeStatus, readyAt: Duration) {
     reply(
       .handshake(
         HandshakeResponse(

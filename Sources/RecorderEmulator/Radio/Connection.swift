@@ -35,6 +35,9 @@ struct Connection {
   var notifying = false
   var batteryNotifying = false
   var authenticated = false
+  /// A two-stage HANDSHAKE (``DeviceConfiguration/twoStageHandshake``): the first stage was
+  /// answered with GET_SERIAL; the second is awaited.
+  var awaitingSecondStage = false
   /// Mode B: the pre-handshake message being received.
   var preHandshake = PreHandshakeAssembler()
   /// Mode B: the open channel (nil before the pre-handshake ends, and on a plain device).

@@ -40,6 +40,12 @@ public actor DeviceSession {
     /// (Mode B, PROTOCOL.md §9); nil: such a device is refused with
     /// ``DeviceError/modeB(_:)`` ``ModeBError/noUserKey`` before anything is written.
     public var modeB: ModeBCredentials?
+    /// The second stage of a two-stage HANDSHAKE, which newer firmware asks for by answering
+    /// the first with GET_SERIAL (PROTOCOL.md §3.1 [sdk]): its 8-byte `devToken` (what the
+    /// vendor puts there is not known: zeros unless set; longer is cut, shorter padded) and
+    /// the phone's name (UTF-8, at most 32 bytes sent; nil sends none).
+    public var secondStageDeviceToken: [UInt8] = Array(repeating: 0, count: 8)
+    public var phoneName: String?
 
     public init(token: DeviceToken) { self.token = token }
   }
@@ -182,14 +188,46 @@ public actor DeviceSession {
     setUpInfo.storage = try await storage()
   }
 
-  private func handshake() async throws(DeviceError) {
-    let request = HandshakeRequest(
-      token: configuration.token.normalized(portVersion: info.portVersion))
-    let reply = try await self.request(
+  /// What a HANDSHAKE is answered with: its reply, or (newer firmware, first stage) the
+  /// device's serial, asking for the second stage.
+  private enum HandshakeAnswer: Sendable {
+    case reply(HandshakeResponse)
+    case serial(SerialResponse)
+  }
+
+  private func handshakeStage(_ request: HandshakeRequest) async throws(DeviceError)
+    -> HandshakeAnswer
+  {
+    try await self.request(
       .handshake(request), operation: "HANDSHAKE", timeout: configuration.handshakeTimeout
-    ) { message -> HandshakeResponse? in
-      if case .handshake(let reply) = message { return reply }
-      return nil
+    ) { message -> HandshakeAnswer? in
+      switch message {
+      case .handshake(let reply): .reply(reply)
+      case .serial(let serial): .serial(serial)
+      default: nil
+      }
+    }
+  }
+
+  /// HANDSHAKE, in one stage (V0095) or two (newer firmware answers the first with GET_SERIAL
+  /// and expects a second with `appVerify` 1, `devToken` and the phone's name): whichever the
+  /// device asks for.
+  private func handshake() async throws(DeviceError) {
+    let token = configuration.token.normalized(portVersion: info.portVersion)
+    var answer = try await handshakeStage(HandshakeRequest(token: token))
+    if case .serial(let serial) = answer {
+      try acceptSerial(serial.serial)
+      var deviceToken = Array(configuration.secondStageDeviceToken.prefix(8))
+      deviceToken += Array(repeating: 0, count: 8 - deviceToken.count)
+      let name = Array((configuration.phoneName ?? "").utf8.prefix(32))
+      answer = try await handshakeStage(
+        HandshakeRequest(
+          appVerify: 1, token: token,
+          secondStage: .init(deviceToken: deviceToken, name: name)))
+    }
+    guard case .reply(let reply) = answer else {
+      throw .malformedReply(
+        operation: "HANDSHAKE", reason: "the second stage was answered with GET_SERIAL again")
     }
     switch reply.status {
     case HandshakeStatus.ok.rawValue: break
@@ -205,6 +243,18 @@ public actor DeviceSession {
     if let firmware = reply.firmware { setUpInfo.firmware = firmware }
     guard ProtocolDefaults.supportedPortVersions.contains(reply.portVersion) else {
       throw .unsupportedPortVersion(reply.portVersion)
+    }
+  }
+
+  /// The serial a two-stage HANDSHAKE reported: the one the recorder was reached by, when
+  /// it advertised one (anything else is another device answering), else taken as its serial.
+  private func acceptSerial(_ serial: String) throws(DeviceError) {
+    if serialUnknown {
+      setUpInfo.serial = serial
+    } else if serial != setUpInfo.serial {
+      throw .malformedReply(
+        operation: "HANDSHAKE",
+        reason: "the device reports another serial than the \(setUpInfo.serial) it advertised")
     }
   }
 
