@@ -8,7 +8,9 @@ import Testing
 extension ProcessTests {
   @Test(
     "ls, info and sync against one-stage and two-stage HANDSHAKE devices",
-    arguments: [[], ["--two-stage-handshake"], ["--two-stage-handshake", "--advertising", "name-only"]])
+    arguments: [
+      [], ["--two-stage-handshake"], ["--two-stage-handshake", "--advertising", "name-only"],
+    ])
   func handshakeStages(_ extra: [String]) throws {
     let directory = try TemporaryDirectory("handshake-stages")
     let emulator = try EmulatorProcess(

@@ -7,7 +7,8 @@ import Testing
 /// page by OggPageValidator as a transfer feeds it, in arbitrary chunks.
 @Suite struct OggPageValidatorTests {
   static func stream(_ format: DeviceAudioFormat, frames: Int) throws -> [UInt8] {
-    let audio = try DeviceRecordingWriter.speechRecording(format: format, frameCount: frames, seed: 5)
+    let audio = try DeviceRecordingWriter.speechRecording(
+      format: format, frameCount: frames, seed: 5)
     var writer = DeviceOggWriter(format: format, serial: 0x1234)
     return writer.headerPages() + writer.pages(frames: audio, last: true)
   }
@@ -32,7 +33,8 @@ import Testing
     return (out, nil)
   }
 
-  @Test("every byte of a written stream comes out, in any chunking, and counts as its frames",
+  @Test(
+    "every byte of a written stream comes out, in any chunking, and counts as its frames",
     arguments: [DeviceAudioFormat.mono, .stereo])
   func roundTrip(_ format: DeviceAudioFormat) throws {
     let bytes = try Self.stream(format, frames: 173)
@@ -44,10 +46,13 @@ import Testing
     let path = NSTemporaryDirectory() + "ogg-\(UUID().uuidString).opus"
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
-    #expect(try AudioExporter.frameCount(ofRecordingAt: path, recordedChannels: format.channels) == 173)
+    #expect(
+      try AudioExporter.frameCount(ofRecordingAt: path, recordedChannels: format.channels) == 173)
   }
 
-  @Test("a flipped byte, a lost page, a second stream or a page after the end stop the stream at that page")
+  @Test(
+    "a flipped byte, a lost page, a second stream or a page after the end stop the stream at that page"
+  )
   func malformedPagesAreRefused() throws {
     let bytes = try Self.stream(.mono, frames: 200)
     let pages = Self.pageStarts(bytes)
@@ -60,15 +65,23 @@ import Testing
     #expect(out == Array(bytes[0..<pages[3]]))
     // A page lost: the next one's sequence number is wrong.
     let lost = Array(bytes[0..<pages[3]] + bytes[pages[4]...])
-    #expect(Self.feed(lost, seed: 2).error == .malformedOgg(offset: pages[3], reason: "page 4 where 3 was expected"))
+    #expect(
+      Self.feed(lost, seed: 2).error
+        == .malformedOgg(offset: pages[3], reason: "page 4 where 3 was expected"))
     // Not Ogg at all: refused at its first bytes.
-    #expect(Self.feed([0xB8, 0x01], seed: 3).error == .malformedOgg(offset: 0, reason: "no OggS capture pattern"))
+    #expect(
+      Self.feed([0xB8, 0x01], seed: 3).error
+        == .malformedOgg(offset: 0, reason: "no OggS capture pattern"))
     // Anything after end-of-stream.
     let twice = bytes + Array(bytes[pages[5]...])
-    #expect(Self.feed(twice, seed: 4).error == .malformedOgg(offset: bytes.count, reason: "page after the end of the stream"))
+    #expect(
+      Self.feed(twice, seed: 4).error
+        == .malformedOgg(offset: bytes.count, reason: "page after the end of the stream"))
     // A stream must begin with begin-of-stream, unless the transfer resumes mid-stream.
     let resumed = Array(bytes[pages[2]...])
-    #expect(Self.feed(resumed, seed: 5).error == .malformedOgg(offset: 0, reason: "first page lacks begin-of-stream"))
+    #expect(
+      Self.feed(resumed, seed: 5).error
+        == .malformedOgg(offset: 0, reason: "first page lacks begin-of-stream"))
     let mid = Self.feed(resumed, seed: 6, midStream: true)
     #expect(mid.error == nil)
     #expect(mid.out == resumed)

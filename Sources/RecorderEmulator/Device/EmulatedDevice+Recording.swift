@@ -67,7 +67,8 @@ extension EmulatedDevice {
     let limit = min(maximumRecordingFrames, room)
     var target = min(live.framesCompleted(at: instant), limit)
     if let ogg = live.ogg, target < limit {
-      target = live.framesWritten + (target - live.framesWritten) / ogg.framesPerPage * ogg.framesPerPage
+      target =
+        live.framesWritten + (target - live.framesWritten) / ogg.framesPerPage * ogg.framesPerPage
     }
     if target > live.framesWritten, let source = try? content() {
       var first = live.framesWritten
@@ -154,7 +155,9 @@ extension EmulatedDevice {
       phase: live.phase, first: live.framesWritten, count: max(0, target - live.framesWritten))
     // The stop ends an Ogg stream: its last page (end-of-stream) holds the frames left.
     if live.ogg != nil { bytes = live.ogg!.pages(frames: bytes, last: true) }
-    if (try? flash.append(bytes, to: live.sessionId)) != nil { live.framesWritten = max(target, live.framesWritten) }
+    if (try? flash.append(bytes, to: live.sessionId)) != nil {
+      live.framesWritten = max(target, live.framesWritten)
+    }
     recording = live
   }
 
@@ -301,7 +304,8 @@ extension EmulatedDevice {
     }
     // Ogg: each packet gains its lacing byte (and a stereo one its length byte), each page
     // of 50 its 27-byte header; the two header pages stay under 1 KiB.
-    let perFrame = configuration.oggAudio ? bytesPerFrame + Int(configuration.audioChannels) + 1 : bytesPerFrame
+    let perFrame =
+      configuration.oggAudio ? bytesPerFrame + Int(configuration.audioChannels) + 1 : bytesPerFrame
     let needed = UInt64(
       frames * perFrame + (configuration.oggAudio ? 1024 : 0)
         + (e2ee == nil ? 0 : E2EEFileHeader.length))

@@ -67,7 +67,9 @@ extension EmulatedDevice {
       guard secondStage else {
         // The first stage (or a repeat of it): the serial, and the wait for the second.
         connection?.awaitingSecondStage = true
-        reply(.serial(SerialResponse(serial: configuration.serial, firmware: firmware)), readyAt: readyAt)
+        reply(
+          .serial(SerialResponse(serial: configuration.serial, firmware: firmware)),
+          readyAt: readyAt)
         return
       }
       let sent = request.secondStage?.deviceToken ?? Array(repeating: 0, count: 8)
@@ -92,7 +94,8 @@ extension EmulatedDevice {
         HandshakeResponse(
           status: status.rawValue, portVersion: portVersion, tzHours: tzHours,
           tzMinutes: tzMinutes, audioChannels: configuration.audioChannels,
-          supportWifi: configuration.supportWifi, noNsAgc: 0, oggAudio: configuration.oggAudio ? 1 : 0,
+          supportWifi: configuration.supportWifi, noNsAgc: 0,
+          oggAudio: configuration.oggAudio ? 1 : 0,
           firmware: firmware)),
       readyAt: readyAt)
   }
