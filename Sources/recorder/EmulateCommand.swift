@@ -53,6 +53,10 @@ struct EmulateCommand: RecorderCommand {
       --user-public-key PEM   Mode B: the user public key the device already holds (a file).
       --e2ee-public-key PEM   Store the generated recordings end-to-end encrypted to this
                               user public key (a file): a 512-byte header, then ChaCha20.
+      --e2ee-counter-field N  The E2EE header's counter field (default 0; its role is unknown).
+      --e2ee-counter-role zero|field
+                              Encrypt the audio from block counter 0 (default) or from the
+                              counter field: the two readings of PROTOCOL.md §9.
       --channels 1|2          Audio channels (default 1).
       --mtu N                 Largest ATT MTU the device accepts (default 247).
       --interval-ms N         Connection interval (default 15).
@@ -172,6 +176,12 @@ struct EmulateCommand: RecorderCommand {
       guard let data = FileManager.default.contents(atPath: path),
         (try? parameters.encryptRecordings(forPEM: String(decoding: data, as: UTF8.self))) != nil
       else { throw UsageError("--e2ee-public-key: \(path) is not a PEM public key") }
+    }
+    if let field = try arguments.option("e2ee-counter-field", as: UInt32.self) {
+      parameters.e2eeCounterField = field
+    }
+    if let role = try arguments.choice("e2ee-counter-role", ["zero", "field"]) {
+      parameters.e2eeStartsAtCounterField = role == "field"
     }
     return parameters
   }

@@ -83,6 +83,37 @@ struct E2EEFileTests {
     #expect(FileManager.default.contents(atPath: opened).map(Array.init) == plain)
   }
 
+  @Test("the header's counter field read both ways: unused, or the starting block counter; neither is refused")
+  func counterFieldReadings() throws {
+    let plainPath = Self.temporary("plain-counter")
+    let sealed = Self.temporary("sealed-counter")
+    let opened = Self.temporary("opened-counter")
+    defer { unlink(plainPath); unlink(sealed); unlink(opened) }
+    // Device-shaped plaintext: a TOC byte at every 80-byte packet.
+    let plain = (0..<(80 * 300)).map { $0 % 80 == 0 ? 0xB8 : UInt8(truncatingIfNeeded: $0 &* 7) }
+    Self.write(plain, to: plainPath)
+    let key = try TestUserKey.key()
+    for startsAtField in [false, true] {
+      try E2EEFile.encrypt(
+        plainPath, to: sealed, for: try key.publicKey(), counterField: 7,
+        startsAtCounterField: startsAtField)
+      #expect(try E2EEFile.decrypt(sealed, to: opened, userKey: key).counter == 7)
+      #expect(
+        FileManager.default.contents(atPath: opened).map(Array.init) == plain,
+        "starts at the field: \(startsAtField)")
+    }
+    // The field says 9, the audio starts at 7: neither reading gives device audio.
+    var header = try E2EEFile.header(path: sealed)
+    header.counter = 9
+    let bytes = try #require(FileManager.default.contents(atPath: sealed))
+    Self.write(header.encoded + Array(bytes.dropFirst(512)), to: sealed)
+    unlink(opened)
+    #expect(throws: E2EEError.unknownCounterRole(9)) {
+      try E2EEFile.decrypt(sealed, to: opened, userKey: key)
+    }
+    #expect(!FileManager.default.fileExists(atPath: opened))
+  }
+
   @Test("another user's key is wrongKey; the output is not left behind")
   func wrongKey() throws {
     let input = Self.temporary("in")

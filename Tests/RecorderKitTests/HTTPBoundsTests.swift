@@ -68,6 +68,36 @@ struct HTTPBoundsTests {
   }
 
   @Test(
+    "a firmware download that redirects is refused: the token and the request stay home",
+    arguments: Transport.allCases)
+  func downloadRedirectsAreNotFollowed(_ transport: Transport) async throws {
+    let elsewhere = try HostileHTTPServer(host: "127.0.0.2") { _, _ in
+      .respond(status: 200, body: [1, 2, 3])
+    }
+    defer { elsewhere.stop() }
+    let cloud = try HostileHTTPServer { _, _ in
+      .redirect(status: 307, location: "http://127.0.0.2:\(elsewhere.port)/firmware.bin")
+    }
+    defer { cloud.stop() }
+    let client = try Self.client(cloud, transport)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "redirect-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let release = FirmwareRelease(
+      hasUpdate: true, currentVersion: "V0095", latestVersion: "V0096", versionCode: 96,
+      releaseNotes: "", downloadUrl: "/firmware.bin", md5: String(repeating: "0", count: 32),
+      isForce: false)
+    await #expect(throws: CloudError.redirected(status: 307)) {
+      _ = try await withTimeout(60) {
+        try await client.download(release, to: folder.appendingPathComponent("fw.bin").path)
+      }
+    }
+    #expect(cloud.requests.first?.headers["authorization"] != nil, "same origin: token sent")
+    #expect(elsewhere.requests.isEmpty, "nothing reached the other host")
+  }
+
+  @Test(
     "an endless or huge API answer is cut off at the JSON limit as it arrives",
     arguments: Transport.allCases)
   func answersAreBounded(_ transport: Transport) async throws {

@@ -300,7 +300,10 @@ extension EmulatedDevice {
     let frames = Int(nanoseconds(duration) / nanoseconds(.milliseconds(20)))
     let bytesPerFrame = configuration.bytesPerFrame
     let e2ee = try configuration.modeB.e2eeUserKey.map { key throws(EmulatorError) in
-      try E2EEEncryption(for: key, channels: UInt16(configuration.audioChannels))
+      try E2EEEncryption(
+        for: key, channels: UInt16(configuration.audioChannels),
+        counterField: configuration.modeB.e2eeCounterField,
+        startsAtCounterField: configuration.modeB.e2eeStartsAtCounterField)
     }
     // Ogg: each packet gains its lacing byte (and a stereo one its length byte), each page
     // of 50 its 27-byte header; the two header pages stay under 1 KiB.

@@ -18,6 +18,10 @@ public struct ModeBParameters: Sendable, Equatable {
   /// Recordings made from now on are stored end-to-end encrypted to this user key (a
   /// 512-byte header, then ChaCha20, PROTOCOL.md §9), and sent as stored; nil: plain.
   public var e2eeUserKey: RSAPublicKey?
+  /// The E2EE header's `counter` field (its role is unknown, §9) and whether the audio is
+  /// encrypted from that block counter (else from 0): the two readings the SDK must take.
+  public var e2eeCounterField: UInt32 = 0
+  public var e2eeStartsAtCounterField = false
   /// The AEAD the device seals its Wi-Fi PDUs with (§9: "AES-256-GCM or ChaCha20-Poly1305,
   /// chosen by a flag" whose source is unknown); the phone must cope with either.
   public var wifiCipher: AEADAlgorithm
@@ -119,18 +123,25 @@ struct DeviceChannel {
 
 /// The encryption of one recording stored end-to-end encrypted (PROTOCOL.md §9): a fresh
 /// file key and nonce, the key RSA-wrapped to the user (PKCS#1 v1.5 [project]), the audio
-/// ChaCha20 from block counter 0, applied chunk by chunk as the recording is written.
+/// ChaCha20 from block counter 0 (or from the header's `counter` field, under
+/// ``ModeBParameters/e2eeStartsAtCounterField``), applied chunk by chunk as the recording is
+/// written.
 struct E2EEEncryption {
   let header: E2EEFileHeader
   private let stream: ChaCha20Stream
 
-  init(for userKey: RSAPublicKey, channels: UInt16) throws(EmulatorError) {
+  init(
+    for userKey: RSAPublicKey, channels: UInt16, counterField: UInt32 = 0,
+    startsAtCounterField: Bool = false
+  ) throws(EmulatorError) {
     do {
       let key = try SecureRandom.bytes(ChaChaPoly.keyLength)
       let nonce = try SecureRandom.bytes(ChaChaPoly.nonceLength)
       header = E2EEFileHeader(
-        channels: channels, nonce: nonce, keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
-      stream = try ChaCha20Stream(key: key, nonce: nonce, counter: 0)
+        channels: channels, counter: counterField, nonce: nonce,
+        keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
+      stream = try ChaCha20Stream(
+        key: key, nonce: nonce, counter: startsAtCounterField ? counterField : 0)
     } catch {
       throw .encryption("\(error)")
     }

@@ -3,7 +3,13 @@ import RecorderCrypto
 import RecorderProtocol
 
 /// End-to-end encrypted recordings (PROTOCOL.md §9): the 512-byte header, the file key
-/// RSA-unwrapped with the user's private key, the audio ChaCha20 from block counter 0.
+/// RSA-unwrapped with the user's private key, the audio ChaCha20 (RFC 7539).
+///
+/// The header's `counter` field has no known role [sdk]: the audio may be encrypted from
+/// block counter 0, or from the block counter the field holds. Both readings are tried on
+/// the first bytes of audio, and the one that gives the device's framing (TOC `0xB8`
+/// packets, or an Ogg page) is used; a file that decrypts to neither is refused
+/// (``E2EEError/unknownCounterRole(_:)``), never exported as noise.
 /// Decryption streams in ``chunkBytes`` pieces: memory use does not depend on the
 /// recording's length (DESIGN.md invariant 5).
 public enum E2EEFile {
@@ -58,9 +64,10 @@ public enum E2EEFile {
   {
     let header = try header(path: input)
     let key = try fileKey(of: header, userKey: userKey)
+    let counter = try blockCounter(input, header: header, key: key)
     let stream: ChaCha20Stream
     do {
-      stream = try ChaCha20Stream(key: key, nonce: header.nonce, counter: 0)
+      stream = try ChaCha20Stream(key: key, nonce: header.nonce, counter: counter)
     } catch .unsupported(let operation) {
       throw .unsupported(operation)
     } catch {
@@ -70,6 +77,42 @@ public enum E2EEFile {
       input, from: UInt64(E2EEFileHeader.length), through: stream, to: output, after: [],
       failure: (input, "decrypting failed"))
     return header
+  }
+
+  /// The ChaCha20 block counter the audio of `input` starts at: 0, or the header's `counter`
+  /// field, whichever decrypts the first audio bytes to the device's framing (0 when both
+  /// agree, when the field is 0, or when there is no audio).
+  /// - Throws: ``E2EEError/unknownCounterRole(_:)`` when neither does.
+  static func blockCounter(_ input: String, header: E2EEFileHeader, key: [UInt8])
+    throws(E2EEError) -> UInt32
+  {
+    guard let reader = FileHandle(forReadingAtPath: input) else {
+      throw .io(path: input, reason: "cannot open")
+    }
+    defer { try? reader.close() }
+    let sample: [UInt8]
+    do {
+      try reader.seek(toOffset: UInt64(E2EEFileHeader.length))
+      sample = Array(try reader.read(upToCount: 2 * 80 + 1) ?? Data())
+    } catch {
+      throw .io(path: input, reason: "cannot read")
+    }
+    guard !sample.isEmpty, header.counter != 0 else { return 0 }
+    for counter in [0, header.counter] {
+      var bytes = sample
+      guard let stream = try? ChaCha20Stream(key: key, nonce: header.nonce, counter: counter),
+        (try? stream.apply(&bytes)) != nil
+      else { continue }
+      if looksLikeDeviceAudio(bytes) { return counter }
+    }
+    throw .unknownCounterRole(header.counter)
+  }
+
+  /// Raw device packets (TOC `0xB8` at every 80-byte boundary the bytes reach) or an Ogg
+  /// page's capture pattern.
+  static func looksLikeDeviceAudio(_ bytes: [UInt8]) -> Bool {
+    if bytes.starts(with: Array("OggS".utf8)) { return true }
+    return stride(from: 0, to: bytes.count, by: 80).allSatisfy { bytes[$0] == 0xB8 }
   }
 
   /// The file an export reads: `raw` itself when it is plain, else its audio decrypted
@@ -138,8 +181,12 @@ extension E2EEFile {
   /// (a fresh file key and nonce, the key RSA-wrapped PKCS#1 v1.5), streaming: what a Mode B
   /// device stores [sdk], for tests and tools.
   /// - Throws: ``E2EEError/io(path:reason:)``.
+  ///   - counterField: the header's `counter` value;
+  ///   - startsAtCounterField: encrypt from block counter `counterField` (else from 0): the
+  ///     two readings of the field (PROTOCOL.md §9).
   public static func encrypt(
-    _ input: String, to output: String, for userKey: RSAPublicKey, channels: UInt16 = 1
+    _ input: String, to output: String, for userKey: RSAPublicKey, channels: UInt16 = 1,
+    counterField: UInt32 = 0, startsAtCounterField: Bool = false
   ) throws(E2EEError) {
     let header: E2EEFileHeader
     let stream: ChaCha20Stream
@@ -147,8 +194,10 @@ extension E2EEFile {
       let key = try SecureRandom.bytes(ChaChaPoly.keyLength)
       let nonce = try SecureRandom.bytes(ChaChaPoly.nonceLength)
       header = E2EEFileHeader(
-        channels: channels, nonce: nonce, keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
-      stream = try ChaCha20Stream(key: key, nonce: nonce, counter: 0)
+        channels: channels, counter: counterField, nonce: nonce,
+        keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
+      stream = try ChaCha20Stream(
+        key: key, nonce: nonce, counter: startsAtCounterField ? counterField : 0)
     } catch {
       throw .io(path: output, reason: "key set-up failed")
     }
@@ -174,6 +223,9 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
   /// This platform's crypto engine cannot decrypt it (an engine without raw ChaCha20, see
   /// `CryptoEngine`; both engines shipped have it).
   case unsupported(String)
+  /// The audio decrypts to device audio neither from block counter 0 nor from the header's
+  /// `counter` field (this value): the file is not exported rather than exported as noise.
+  case unknownCounterRole(UInt32)
 
   public var description: String {
     switch self {
@@ -182,6 +234,9 @@ public enum E2EEError: Error, Sendable, Equatable, CustomStringConvertible {
     case .noKey: "the recording is end-to-end encrypted and no private key was given"
     case .userKey(let error): "the recording is end-to-end encrypted and \(error)"
     case .io(let path, let reason): "\(path): \(reason)"
+    case .unknownCounterRole(let counter):
+      "the audio decrypts to device audio neither from block counter 0 nor from the header's "
+        + "counter \(counter): an E2EE layout this SDK does not know"
     case .unsupported(let operation):
       "\(operation) is not available on this platform: the recording cannot be decrypted here"
     }
