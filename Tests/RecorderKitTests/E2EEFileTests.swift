@@ -83,7 +83,9 @@ struct E2EEFileTests {
     #expect(FileManager.default.contents(atPath: opened).map(Array.init) == plain)
   }
 
-  @Test("the header's counter field read both ways: unused, or the starting block counter; neither is refused")
+  @Test(
+    "the header's counter field read both ways: unused, or the starting block counter; neither is refused"
+  )
   func counterFieldReadings() throws {
     let plainPath = Self.temporary("plain-counter")
     let sealed = Self.temporary("sealed-counter")
