@@ -242,8 +242,9 @@ actor AgentCore {
     await eventTask?.value
   }
 
-  /// `DeviceSession/depair()` (DEPAIR, never erasing: `clear` true or false, the
-  /// recordings stay), then disconnect: `bleDepair(0)` → `bleConnectState(0)`.
+  /// `DeviceSession/depair(clearingAllConnections:)` (DEPAIR, never erasing: `clear` true
+  /// clears all connections, and only on a device that holds no recording; otherwise
+  /// `bleDepair(-1)` with the reason), then disconnect: `bleDepair(0)` → `bleConnectState(0)`.
   func depair(clear: Bool) async {
     guard let current = session else {
       fail(.notConnected)
@@ -251,7 +252,7 @@ actor AgentCore {
       return
     }
     do {
-      let status = try await current.depair()
+      let status = try await current.depair(clearingAllConnections: clear)
       emit { $0.bleDepair(status) }
       await disconnect()
     } catch {

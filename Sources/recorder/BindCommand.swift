@@ -73,15 +73,25 @@ struct UnbindCommand: RecorderCommand {
     \(CloudOptions.help)
       --serial S            The device's serial (without --device).
       --device URL          Also DEPAIR the device over BLE.
+      --clear-all-connections
+                            With --device: DEPAIR clearing all connections (the vendor's
+                            depair(clear: true)). Sent only when the device holds no
+                            recording (its clear byte may erase them on some firmware);
+                            otherwise nothing is changed and the exit code is 75.
       -h, --help            Show this help.
     """
 
   var cloud: CloudOptions
   var serial: String?
   var device: DeviceOptions?
+  var clearAllConnections: Bool
 
   init(arguments: inout Arguments) throws {
+    clearAllConnections = arguments.flag("clear-all-connections")
     (cloud, serial, device) = try BindingTarget.parse(&arguments)
+    if clearAllConnections, device == nil {
+      throw UsageError("--clear-all-connections needs --device")
+    }
   }
 
   func run() async throws {
@@ -99,10 +109,14 @@ struct UnbindCommand: RecorderCommand {
     defer { central.close() }
     let serial = await connection.session.info.serial
     do {
-      try await recorders.unbindAndDepair(connection, cloud: client)
+      try await recorders.unbindAndDepair(
+        connection, cloud: client, clearingAllConnections: clearAllConnections)
     } catch .cloud(let error) {
       await connection.close()
       throw CommandFailure(CloudOptions.exitCode(error), "\(error)")
+    } catch .device(.depairClearRefused(let count)) {
+      throw CommandFailure(
+        .busy, "\(DeviceError.depairClearRefused(recordings: count)); nothing was changed")
     } catch {
       throw CommandFailure(.unavailable, "\(error)")
     }

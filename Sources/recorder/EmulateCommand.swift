@@ -97,6 +97,10 @@ struct EmulateCommand: RecorderCommand {
                               status (the captured 8-byte form).
       --battery-level-only    BATTERY replies with the level byte only, as V0095 does.
       --ogg-audio             Record Ogg-wrapped Opus; the HANDSHAKE reply says oggAudio = 1.
+      --depair-clear erases-recordings|connections
+                              What DEPAIR's clear byte does: erase every recording (default,
+                              the worst reading of its name clearFiles) or forget every
+                              connection only (the vendor's "clear all connections").
       --two-stage-handshake   Answer the first HANDSHAKE with GET_SERIAL and wait for the second
                               stage (appVerify 1, devToken, name), as newer firmware does.
       --second-stage-dev-token HEX
@@ -272,6 +276,9 @@ struct EmulateCommand: RecorderCommand {
     configuration.modeB = modeB
     configuration.oggAudio = arguments.flag("ogg-audio")
     configuration.twoStageHandshake = arguments.flag("two-stage-handshake")
+    if let meaning = try arguments.choice("depair-clear", ["erases-recordings", "connections"]) {
+      configuration.depairClearErasesRecordings = meaning == "erases-recordings"
+    }
     if let hex = try arguments.option("second-stage-dev-token") {
       guard let bytes = [UInt8](hex: hex), bytes.count == 8 else {
         throw UsageError("--second-stage-dev-token takes 8 bytes of hex")
@@ -508,15 +515,19 @@ struct EmulateCommand: RecorderCommand {
     var recordings: [RecordingInfo] = []
     if manifest != nil { recordings = (try? await device.recordings(includingDigests: true)) ?? [] }
     var writtenConnections = -1
+    var writtenDepairs = -1
     while true {
       if let manifest {
         let deletes = await device.deleteLog
         let counters = await device.counters
-        if deletes.count != written || counters.connections != writtenConnections {
+        if deletes.count != written || counters.connections != writtenConnections
+          || counters.depairs != writtenDepairs
+        {
           try writeManifest(
             manifest, recordings: recordings, deletes: deletes, counters: counters)
           written = deletes.count
           writtenConnections = counters.connections
+          writtenDepairs = counters.depairs
         }
       }
       try await Task.sleep(for: .milliseconds(20))
@@ -552,6 +563,8 @@ struct EmulateCommand: RecorderCommand {
       // As of the last write (at start, each connection and each DELETE).
       ("connections", .int(Int64(counters.connections))),
       ("dataBytesSent", .int(Int64(counters.dataBytesSent))),
+      ("depairs", .int(Int64(counters.depairs))),
+      ("depairsClearing", .int(Int64(counters.depairsClearing))),
     ])
     let temporary = path + ".tmp"
     do {

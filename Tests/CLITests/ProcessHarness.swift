@@ -240,6 +240,9 @@ struct Manifest {
   /// Connections the device took and data bytes it sent, as of the last write.
   var connections: Int
   var dataBytesSent: Int64
+  /// DEPAIRs the device took, and those with the clear byte set.
+  var depairs: Int
+  var depairsClearing: Int
 
   init(data: Data) throws {
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -259,6 +262,8 @@ struct Manifest {
     }
     connections = try #require((object["connections"] as? NSNumber)?.intValue)
     dataBytesSent = try #require((object["dataBytesSent"] as? NSNumber)?.int64Value)
+    depairs = (object["depairs"] as? NSNumber)?.intValue ?? 0
+    depairsClearing = (object["depairsClearing"] as? NSNumber)?.intValue ?? 0
   }
 }
 

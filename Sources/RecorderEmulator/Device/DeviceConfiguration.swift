@@ -31,6 +31,10 @@ public struct DeviceConfiguration: Sendable {
   /// (token checked) is answered with GET_SERIAL, and only a second one with `appVerify` 1
   /// gets the HANDSHAKE reply. Off: the V0095's single stage.
   public var twoStageHandshake = false
+  /// What DEPAIR's clear byte does (PROTOCOL.md §3.1 names it `clearFiles` [sdk]; the
+  /// vendor's reference calls `depair(clear: true)` "clear all connections"): erase every
+  /// recording (the default, the worst reading) or forget every connection (pairings only).
+  public var depairClearErasesRecordings = true
   /// With ``twoStageHandshake``: the second stage's `devToken` must be these 8 bytes (what the
   /// real device checks there is unknown); nil takes any.
   public var secondStageDeviceToken: [UInt8]?

@@ -113,6 +113,9 @@ public struct DeviceCounters: Sendable, Equatable {
   public var malformedWrites = 0
   /// Requests ignored: before HANDSHAKE, or after a rejected token.
   public var ignoredRequests = 0
+  /// DEPAIRs received, and those with the clear byte set.
+  public var depairs = 0
+  public var depairsClearing = 0
   /// Frames the device refused to send because they exceed MTU − 3.
   public var oversizeFramesRefused = 0
   /// Notifications dropped because the central had not subscribed.

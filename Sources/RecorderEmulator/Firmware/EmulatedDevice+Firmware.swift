@@ -118,7 +118,12 @@ extension EmulatedDevice {
         .timeSync(TimeSyncResponse(unixSeconds: unixTime(at: time.now), tzHours: tzHours)),
         readyAt: readyAt)
     case .depair(let clearFiles):
-      if clearFiles != 0 { clearAllRecordings() }
+      counterValues.depairs += 1
+      if clearFiles != 0 {
+        counterValues.depairsClearing += 1
+        // Either reading: every connection is forgotten; under the worst one, recordings too.
+        if configuration.depairClearErasesRecordings { clearAllRecordings() }
+      }
       reply(.depair(status: 0), readyAt: readyAt)
     case .storage: reply(.storage(storageInfo()), readyAt: readyAt)
     case .settings(let request):

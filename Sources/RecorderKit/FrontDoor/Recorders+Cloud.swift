@@ -61,10 +61,28 @@ extension Recorders {
   /// Unbinds the recorder behind `connection`: cloud unbind first (so a refusal leaves the
   /// device as it was), then DEPAIR, which never erases recordings (to erase, call
   /// ``SyncWorkspace/eraseRecordings(on:force:)``), then closes the connection.
-  public func unbindAndDepair(_ connection: RecorderConnection, cloud: CloudClient)
-    async throws(UnbindError)
-  {
+  ///
+  /// `clearingAllConnections` is the vendor's `depair(clear: true)`: DEPAIR clearing every
+  /// connection, sent only to a device that holds no recording
+  /// (``DeviceSession/depair(clearingAllConnections:)``); a device that still holds some is
+  /// refused before the cloud is asked anything.
+  public func unbindAndDepair(
+    _ connection: RecorderConnection, cloud: CloudClient, clearingAllConnections: Bool = false
+  ) async throws(UnbindError) {
     let session = connection.session
+    if clearingAllConnections {
+      let held: Int
+      do {
+        held = try await session.listRecordings().count
+      } catch {
+        await connection.close()
+        throw .device(error)
+      }
+      guard held == 0 else {
+        await connection.close()
+        throw .device(.depairClearRefused(recordings: held))
+      }
+    }
     do {
       try await cloud.unbind(serial: await session.info.serial)
     } catch {
@@ -72,7 +90,7 @@ extension Recorders {
     }
     let status: Int
     do {
-      status = try await session.depair()
+      status = try await session.depair(clearingAllConnections: clearingAllConnections)
     } catch {
       await connection.close()
       throw .device(error)

@@ -22,7 +22,7 @@ extension DeviceError: RetryableError {
   /// a radio switched off, a garbled reply, a failed Wi-Fi join.
   public var isRetryable: Bool {
     switch self {
-    case .tokenRejected, .unsupportedPortVersion, .cancelled: false
+    case .tokenRejected, .unsupportedPortVersion, .cancelled, .depairClearRefused: false
     case .handshakeRefused(let status):
       status == HandshakeStatus.recording.rawValue
         || status == HandshakeStatus.notInConnectMode.rawValue

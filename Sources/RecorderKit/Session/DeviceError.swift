@@ -37,6 +37,10 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Wi-Fi Fast Transfer cannot be used: the device has none, refused its hotspot, or the
   /// network could not be joined or served. The BLE session is unaffected.
   case wifiUnavailable(String)
+  /// DEPAIR clearing all connections was not sent: the device still holds `recordings`
+  /// recordings, and what firmware does with DEPAIR's clear byte is not known (PROTOCOL.md
+  /// names it `clearFiles`): sync them off the device first.
+  case depairClearRefused(recordings: Int)
 
   public var description: String {
     switch self {
@@ -56,6 +60,9 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case .closed: "the session is closed"
     case .cancelled: "cancelled"
     case .wifiUnavailable(let reason): "Wi-Fi unavailable: \(reason)"
+    case .depairClearRefused(let count):
+      "DEPAIR clearing all connections was not sent: the device still holds \(count) "
+        + "recording\(count == 1 ? "" : "s") (sync them first; the clear byte may erase them)"
     }
   }
 }

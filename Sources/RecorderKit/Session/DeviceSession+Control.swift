@@ -173,13 +173,27 @@ extension DeviceSession {
     }
   }
 
-  /// DEPAIR: the device forgets the pairing and its connections. Never erases recordings
-  /// (DEPAIR's `clearFiles` byte is always 0: an unbind must not lose unsynced audio; to
-  /// erase, call ``SyncWorkspace/eraseRecordings(on:force:)``, which checks the journal).
+  /// DEPAIR: the device forgets the pairing. Never erases recordings.
+  ///
+  /// - `clearingAllConnections` false (the default): DEPAIR with its clear byte 0, the
+  ///   pairing of this phone.
+  /// - `clearingAllConnections` true: the vendor's `depair(clear: true)`, "clear all
+  ///   connections" [sdk]: DEPAIR with the clear byte 1. PROTOCOL.md names that byte
+  ///   `clearFiles`, and no source says what firmware does with it, so it is sent only to a
+  ///   device that lists no recording just before (LIST re-checked: nothing to lose under
+  ///   either reading); otherwise ``DeviceError/depairClearRefused(recordings:)`` and nothing
+  ///   is sent. To erase, call ``SyncWorkspace/eraseRecordings(on:force:)``, which checks the
+  ///   journal.
+  ///
   /// Returns the device's status (0 when it sends none). The caller closes the session.
-  public func depair() async throws(DeviceError) -> Int {
-    let status = try await request(.depair(clearFiles: 0), operation: "DEPAIR") {
-      message -> Int? in
+  public func depair(clearingAllConnections: Bool = false) async throws(DeviceError) -> Int {
+    if clearingAllConnections {
+      let held = try await listRecordings()
+      guard held.isEmpty else { throw .depairClearRefused(recordings: held.count) }
+    }
+    let status = try await request(
+      .depair(clearFiles: clearingAllConnections ? 1 : 0), operation: "DEPAIR"
+    ) { message -> Int? in
       if case .depair(let status) = message { return Int(status ?? 0) }
       return nil
     }
