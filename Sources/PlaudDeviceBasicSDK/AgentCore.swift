@@ -242,9 +242,9 @@ actor AgentCore {
     await eventTask?.value
   }
 
-  /// `DeviceSession/depair(clearingAllConnections:)` (DEPAIR, never erasing: `clear` true
-  /// clears all connections, and only on a device that holds no recording; otherwise
-  /// `bleDepair(-1)` with the reason), then disconnect: `bleDepair(0)` → `bleConnectState(0)`.
+  /// `DeviceSession/depair(_:)` (DEPAIR, never erasing: `clear` true clears all connections
+  /// on a device that holds no recording, this one only on a device that still does), then
+  /// disconnect: `bleDepair(0)` → `bleConnectState(0)`.
   func depair(clear: Bool) async {
     guard let current = session else {
       fail(.notConnected)
@@ -252,7 +252,8 @@ actor AgentCore {
       return
     }
     do {
-      let status = try await current.depair(clearingAllConnections: clear)
+      let status = try await current.depair(
+        clear ? .allConnectionsWhenNoRecordings : .thisConnection)
       emit { $0.bleDepair(status) }
       await disconnect()
     } catch {

@@ -64,7 +64,7 @@ extension Recorders {
   ///
   /// `clearingAllConnections` is the vendor's `depair(clear: true)`: DEPAIR clearing every
   /// connection, sent only to a device that holds no recording
-  /// (``DeviceSession/depair(clearingAllConnections:)``); a device that still holds some is
+  /// (``DeviceSession/depair(_:)``); a device that still holds some is
   /// refused before the cloud is asked anything.
   public func unbindAndDepair(
     _ connection: RecorderConnection, cloud: CloudClient, clearingAllConnections: Bool = false
@@ -90,7 +90,7 @@ extension Recorders {
     }
     let status: Int
     do {
-      status = try await session.depair(clearingAllConnections: clearingAllConnections)
+      status = try await session.depair(clearingAllConnections ? .allConnections : .thisConnection)
     } catch {
       await connection.close()
       throw .device(error)

@@ -175,28 +175,46 @@ extension DeviceSession {
 
   /// DEPAIR: the device forgets the pairing. Never erases recordings.
   ///
-  /// - `clearingAllConnections` false (the default): DEPAIR with its clear byte 0, the
-  ///   pairing of this phone.
-  /// - `clearingAllConnections` true: the vendor's `depair(clear: true)`, "clear all
+  /// - ``DepairScope/thisConnection`` (the default): DEPAIR with its clear byte 0.
+  /// - ``DepairScope/allConnections``: the vendor's `depair(clear: true)`, "clear all
   ///   connections" [sdk]: DEPAIR with the clear byte 1. PROTOCOL.md names that byte
   ///   `clearFiles`, and no source says what firmware does with it, so it is sent only to a
   ///   device that lists no recording just before (LIST re-checked: nothing to lose under
   ///   either reading); otherwise ``DeviceError/depairClearRefused(recordings:)`` and nothing
-  ///   is sent. To erase, call ``SyncWorkspace/eraseRecordings(on:force:)``, which checks the
-  ///   journal.
+  ///   is sent.
+  /// - ``DepairScope/allConnectionsWhenNoRecordings``: the same, except that a device still
+  ///   holding recordings gets the byte 0 instead (this connection only) rather than a
+  ///   refusal: the vendor's unbind flow, which must complete.
   ///
+  /// To erase, call ``SyncWorkspace/eraseRecordings(on:force:)``, which checks the journal.
   /// Returns the device's status (0 when it sends none). The caller closes the session.
-  public func depair(clearingAllConnections: Bool = false) async throws(DeviceError) -> Int {
-    if clearingAllConnections {
-      let held = try await listRecordings()
-      guard held.isEmpty else { throw .depairClearRefused(recordings: held.count) }
+  public func depair(_ scope: DepairScope = .thisConnection) async throws(DeviceError) -> Int {
+    var clearing = scope != .thisConnection
+    if clearing {
+      let held = try await listRecordings().count
+      if held > 0 {
+        guard scope == .allConnectionsWhenNoRecordings else {
+          throw .depairClearRefused(recordings: held)
+        }
+        clearing = false
+      }
     }
-    let status = try await request(
-      .depair(clearFiles: clearingAllConnections ? 1 : 0), operation: "DEPAIR"
-    ) { message -> Int? in
+    let status = try await request(.depair(clearFiles: clearing ? 1 : 0), operation: "DEPAIR") {
+      message -> Int? in
       if case .depair(let status) = message { return Int(status ?? 0) }
       return nil
     }
     return status
   }
+}
+
+/// What ``DeviceSession/depair(_:)`` asks the device to forget.
+public enum DepairScope: Sendable, Equatable {
+  /// This phone's pairing (DEPAIR's clear byte 0).
+  case thisConnection
+  /// Every connection (the clear byte 1), only on a device that holds no recording; else
+  /// refused.
+  case allConnections
+  /// Every connection on a device that holds no recording, else this one only.
+  case allConnectionsWhenNoRecordings
 }
