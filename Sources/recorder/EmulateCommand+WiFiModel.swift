@@ -8,8 +8,8 @@ extension EmulateCommand {
                               NotePin S. It names the hotspot (PROTOCOL.md §6): `Plaud` for
                               881 from portVersion 20 and for 882, else `PLAUD`, then the
                               serial's last four characters.
-      --wifi-ssid NAME        The hotspot's SSID whatever the model (1-32 bytes); only a phone
-                              told it in the WIFI_OPEN reply can then join.
+      --wifi-ssid NAME        The hotspot's SSID whatever the model (1-32 bytes, no spaces);
+                              only a phone told it in the WIFI_OPEN reply can then join.
       --wifi-open-reply none|text|length
                               What the WIFI_OPEN reply carries after the password: no SSID
                               (default), the SSID zero-padded to 32 bytes, or a length byte
@@ -28,8 +28,11 @@ extension EmulateCommand {
     }
     if let ssid = try arguments.option("wifi-ssid") {
       guard (1...WiFiSSIDField.maximumLength).contains(ssid.utf8.count),
-        ssid.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
-      else { throw UsageError("--wifi-ssid takes 1-32 bytes without control characters") }
+        ssid.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F })
+      else {
+        // No spaces either: the join port's JOIN line separates its fields with them.
+        throw UsageError("--wifi-ssid takes 1-32 bytes without spaces or control characters")
+      }
       configuration.wifi.ssid = ssid
     }
     if let reply = try arguments.choice(

@@ -32,16 +32,16 @@ extension ProcessTests {
       options: ["--model", "882"]),
     HotspotNaming(
       label: "own SSID, reported as text", serial: "8881234567890123", portVersion: 10,
-      options: ["--wifi-ssid", "Recorder AP 7", "--wifi-open-reply", "text"]),
+      options: ["--wifi-ssid", "Recorder-AP-7", "--wifi-open-reply", "text"]),
     HotspotNaming(
       label: "own SSID, reported length-prefixed", serial: "8821234567890123", portVersion: 10,
-      options: ["--model", "882", "--wifi-ssid", "Recorder AP 7", "--wifi-open-reply", "length"]),
+      options: ["--model", "882", "--wifi-ssid", "Recorder-AP-7", "--wifi-open-reply", "length"]),
     HotspotNaming(
       label: "model SSID also reported", serial: "8821234567890123", portVersion: 10,
       options: ["--model", "882", "--wifi-open-reply", "text"]),
     HotspotNaming(
       label: "own SSID not reported: cannot be joined", serial: "8881234567890123",
-      portVersion: 10, options: ["--wifi-ssid", "Recorder AP 7"], joinable: false),
+      portVersion: 10, options: ["--wifi-ssid", "Recorder-AP-7"], joinable: false),
   ]
 
   @Test(
@@ -56,7 +56,13 @@ extension ProcessTests {
     defer { emulator.stop() }
     let manifest = try emulator.manifest()
     let out = directory.file("out")
-    let result = try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync")
+    // The unjoinable one gives up joining after 5 s rather than the default minute.
+    let result = try RecorderProcess.run(
+      [
+        "sync", "--out", out, "--format", "opus", "--json", "--wifi", "--hotspot",
+        try emulator.hotspot(), "--wifi-min-backlog", "0", "--wifi-join-timeout",
+        naming.joinable ? "60" : "5",
+      ] + emulator.device, in: directory, label: "sync")
     #expect(result.status == 0, "\(result.stderr)")
     let files = try jsonArray(result.stdout)
     #expect(files.count == manifest.recordings.count, "\(result.stdout)\n\(result.stderr)")
