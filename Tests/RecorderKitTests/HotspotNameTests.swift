@@ -14,8 +14,10 @@ struct HotspotNameTests {
     #expect(DeviceHotspot.ssid(serial: serial, model: .notePro, portVersion: 20) == "Plaud0123")
     #expect(DeviceHotspot.ssid(serial: serial, model: .notePinS, portVersion: 10) == "Plaud0123")
     // No model known: the serial's prefix names it.
-    #expect(DeviceHotspot.ssid(serial: "8821234567890123", model: nil, portVersion: 10) == "Plaud0123")
-    #expect(DeviceHotspot.ssid(serial: "8811234567890123", model: nil, portVersion: 20) == "Plaud0123")
+    #expect(
+      DeviceHotspot.ssid(serial: "8821234567890123", model: nil, portVersion: 10) == "Plaud0123")
+    #expect(
+      DeviceHotspot.ssid(serial: "8811234567890123", model: nil, portVersion: 20) == "Plaud0123")
     #expect(DeviceHotspot.ssid(serial: "ABC", model: nil, portVersion: 20) == "PLAUDABC")
   }
 
@@ -25,11 +27,13 @@ struct HotspotNameTests {
     let named = WiFiOpenResponse(
       status: 0, password: password, ssidField: .lengthPrefixed(Array("Recorder AP".utf8)))
     #expect(
-      DeviceHotspot.ssid(reportedIn: named, serial: "8881234567890123", model: .note, portVersion: 10)
+      DeviceHotspot.ssid(
+        reportedIn: named, serial: "8881234567890123", model: .note, portVersion: 10)
         == "Recorder AP")
     let blank = WiFiOpenResponse(status: 0, password: password, ssidField: .text([0, 0]))
     #expect(
-      DeviceHotspot.ssid(reportedIn: blank, serial: "8821234567890123", model: .notePinS, portVersion: 10)
+      DeviceHotspot.ssid(
+        reportedIn: blank, serial: "8821234567890123", model: .notePinS, portVersion: 10)
         == "Plaud0123")
   }
 }

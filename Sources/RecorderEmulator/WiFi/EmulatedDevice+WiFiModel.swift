@@ -67,7 +67,8 @@ extension EmulatedDevice {
     let field: WiFiSSIDField? =
       switch configuration.wifi.openReplySSID {
       case .none: nil
-      case .text: .text(name + [UInt8](repeating: 0, count: WiFiSSIDField.maximumLength - name.count))
+      case .text:
+        .text(name + [UInt8](repeating: 0, count: WiFiSSIDField.maximumLength - name.count))
       case .lengthPrefixed: .lengthPrefixed(name)
       }
     return WiFiOpenResponse(status: 0, password: Array(password.utf8), ssidField: field)
