@@ -610,7 +610,9 @@ public struct WiFiOpenResponse: Sendable, Equatable, FieldDescribable {
 /// A tail whose first byte equals the count of the bytes after it (1…32) is length-prefixed;
 /// anything else is text. Decoding keeps the bytes, so a reply re-encodes byte for byte.
 public enum WiFiSSIDField: Sendable, Equatable {
+  /// `length u8` then these name bytes (the length byte is not kept: it is their count).
   case lengthPrefixed([UInt8])
+  /// These bytes as sent: the name, then any `00` padding or bytes after it.
   case text([UInt8])
 
   /// The longest SSID 802.11 allows.

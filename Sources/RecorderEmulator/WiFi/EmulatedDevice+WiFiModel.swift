@@ -2,7 +2,7 @@ import RecorderProtocol
 
 /// What a WIFI_OPEN reply says besides `status` and the password (PROTOCOL.md §3.1, §6):
 /// nothing (the phone then builds the SSID by the model's rule), or the hotspot's SSID in one
-/// of the two layouts RecorderKit reads (``WiFiSSIDField``; the vendor's is not known).
+/// of the two layouts RecorderKit reads (`WiFiSSIDField` (RecorderProtocol); the vendor's is not known).
 public enum WiFiOpenReplySSID: String, Sendable, CaseIterable {
   /// `status` · `password[8]` only.
   case none
@@ -22,11 +22,12 @@ public struct WiFiControlRecord: Sendable, Equatable {
     /// The device dropped BLE right after granting WIFI_OPEN
     /// (``WiFiParameters/dropsBLEOnOpen``).
     case bleDropped
-    /// A WIFI_CLOSE arrived (``hotspotWasUp`` says whether it dropped a hotspot).
+    /// A WIFI_CLOSE arrived (``WiFiControlRecord/hotspotWasUp`` says whether it dropped a hotspot).
     case close
     /// The hotspot quit after ``WiFiParameters/idleTimeout`` without WIFI_CLOSE.
     case idleClose
   }
+  /// What happened.
   public var kind: Kind
   /// The BLE connection it happened on, counted from 1 (``DeviceCounters/connections`` then).
   public var connection: Int

@@ -23,7 +23,7 @@ extension DeviceHotspot {
   }
 
   /// The hotspot's SSID after a WIFI_OPEN reply: the name the reply carries when it carries
-  /// one (``WiFiOpenResponse/ssid``), else the model's rule
+  /// one (`WiFiOpenResponse.ssid`), else the model's rule
   /// (``ssid(serial:model:portVersion:)``).
   public static func ssid(
     reportedIn reply: WiFiOpenResponse, serial: String, model: RecorderModel?,

@@ -14,6 +14,8 @@ public struct OwedWiFiCloses: Sendable {
   public let root: String
   let fileSystem: any DurableFileSystem
 
+  /// The owed closes of storage root `root`, kept through `fileSystem` (the sync engine's,
+  /// so a power-loss test rolls them back with the rest). Touches nothing until asked.
   public init(root: String, fileSystem: any DurableFileSystem = PosixFileSystem()) {
     self.root = root
     self.fileSystem = fileSystem
