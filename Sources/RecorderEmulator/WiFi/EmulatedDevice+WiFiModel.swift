@@ -2,7 +2,8 @@ import RecorderProtocol
 
 /// What a WIFI_OPEN reply says besides `status` and the password (PROTOCOL.md §3.1, §6):
 /// nothing (the phone then builds the SSID by the model's rule), or the hotspot's SSID in one
-/// of the two layouts RecorderKit reads (`WiFiSSIDField` (RecorderProtocol); the vendor's is not known).
+/// of the two layouts RecorderKit reads (RecorderProtocol's `WiFiSSIDField`; the vendor's
+/// layout is not known).
 public enum WiFiOpenReplySSID: String, Sendable, CaseIterable {
   /// `status` · `password[8]` only.
   case none
@@ -12,17 +13,19 @@ public enum WiFiOpenReplySSID: String, Sendable, CaseIterable {
   case lengthPrefixed = "length"
 }
 
-/// A BLE link opened, the hotspot raised, or WIFI_CLOSE heard, in the order they happened
-/// (``EmulatedDevice/wifiControlLog``): what tests and the CLI's manifest check the phone's
-/// WIFI_OPEN / WIFI_CLOSE against.
+/// A WIFI_OPEN granted, BLE dropped for Wi-Fi, a WIFI_CLOSE heard or an idle close, in the
+/// order they happened (``EmulatedDevice/wifiControlLog``): what tests and the CLI's manifest
+/// check the phone's WIFI_OPEN / WIFI_CLOSE against.
 public struct WiFiControlRecord: Sendable, Equatable {
+  /// What happened (its raw value is the manifest's `event`).
   public enum Kind: String, Sendable {
     /// A WIFI_OPEN the device granted.
     case open
     /// The device dropped BLE right after granting WIFI_OPEN
     /// (``WiFiParameters/dropsBLEOnOpen``).
     case bleDropped
-    /// A WIFI_CLOSE arrived (``WiFiControlRecord/hotspotWasUp`` says whether it dropped a hotspot).
+    /// A WIFI_CLOSE arrived (``WiFiControlRecord/hotspotWasUp`` says whether it dropped a
+    /// hotspot).
     case close
     /// The hotspot quit after ``WiFiParameters/idleTimeout`` without WIFI_CLOSE.
     case idleClose

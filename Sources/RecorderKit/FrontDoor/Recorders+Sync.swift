@@ -81,9 +81,10 @@ extension Recorders {
   /// another, could not send), and runs the engine's sync, over Wi-Fi when `options.wifi`
   /// says so. A Wi-Fi sync that ends with BLE down (a recorder that drops BLE while its
   /// hotspot is up) is complete; the recorder is then reached over BLE again for its
-  /// WIFI_CLOSE, which otherwise waits for the next connection. An attempt that fails for a reason that may pass
-  /// (``RetryableError/isRetryable``) is followed by another, which resumes from the
-  /// journal, up to ``SyncRunOptions/maximumAttempts``; a final failure ends the sync at once.
+  /// WIFI_CLOSE, which otherwise waits for the next connection. An attempt that fails for a
+  /// reason that may pass (``RetryableError/isRetryable``) is followed by another, which
+  /// resumes from the journal, up to ``SyncRunOptions/maximumAttempts``; a final failure ends
+  /// the sync at once.
   /// - Returns: events ending with ``SyncRunEvent/finished(_:)``; the stream throws the
   ///   final failure, or ``SyncAttemptsExhausted``. Ending the iteration cancels the sync.
   public func sync(
