@@ -557,30 +557,100 @@ public struct WiFiOpenRequest: Sendable, Equatable, FieldDescribable {
   }
 }
 
-/// WIFI_OPEN D→P, and the reply to WIFI_CLOSE [sdk]: `status u8` · [`password[8]`].
+/// WIFI_OPEN D→P, and the reply to WIFI_CLOSE [sdk]: `status u8` · [`password[8]`] ·
+/// [SSID]. The vendor's iOS callback reports the network name, so some firmware sends it,
+/// but where and how is not known [sdk]; after the password RecorderKit reads either
+/// ``WiFiSSIDField`` layout [project].
 public struct WiFiOpenResponse: Sendable, Equatable, FieldDescribable {
   public var status: UInt8
   public var password: [UInt8]?
+  /// What followed the password, as sent (nil when nothing did). Written only after a
+  /// password.
+  public var ssidField: WiFiSSIDField?
 
-  public init(status: UInt8, password: [UInt8]? = nil) {
+  public init(status: UInt8, password: [UInt8]? = nil, ssidField: WiFiSSIDField? = nil) {
     self.status = status
     self.password = password
+    self.ssidField = ssidField
   }
+
+  /// The hotspot name the device reported, or nil when it reported none it could be
+  /// (``WiFiSSIDField/ssid``).
+  public var ssid: String? { ssidField?.ssid }
 
   init(from reader: inout ByteReader) throws(FrameError) {
     status = try reader.u8("status")
     if !reader.isAtEnd { password = try reader.bytes(WiFiOpenRequest.passwordWidth, "password") }
+    if !reader.isAtEnd { ssidField = WiFiSSIDField(tail: reader.rest()) }
   }
 
   func write(to writer: inout ByteWriter) {
     writer.u8(status)
-    if let password { writer.fixed(password, width: WiFiOpenRequest.passwordWidth) }
+    guard let password else { return }
+    writer.fixed(password, width: WiFiOpenRequest.passwordWidth)
+    if let ssidField { writer.bytes(ssidField.encoded) }
   }
 
   public var fields: [Field] {
     var fields = [Field("status", status)]
     if password != nil { fields.append(Field("password", .text("<redacted>"))) }
+    if let ssidField {
+      fields.append(Field("ssid", ssidField.ssid.map { .text($0) } ?? .bytes(ssidField.encoded)))
+    }
     return fields
+  }
+}
+
+/// The bytes after WIFI_OPEN's password, where a device that reports its hotspot's name puts
+/// it. The layout is not known from the vendor [sdk: its callback has `wifiName`]; both
+/// plausible ones are read [project]:
+/// - ``lengthPrefixed(_:)``: `length u8` (1…32) then exactly that many name bytes;
+/// - ``text(_:)``: the name up to the first `00` (a zero-padded field, or bare to the end).
+///
+/// A tail whose first byte equals the count of the bytes after it (1…32) is length-prefixed;
+/// anything else is text. Decoding keeps the bytes, so a reply re-encodes byte for byte.
+public enum WiFiSSIDField: Sendable, Equatable {
+  /// `length u8` then these name bytes (the length byte is not kept: it is their count).
+  case lengthPrefixed([UInt8])
+  /// These bytes as sent: the name, then any `00` padding or bytes after it.
+  case text([UInt8])
+
+  /// The longest SSID 802.11 allows.
+  public static let maximumLength = 32
+
+  /// Reads `tail` as either layout (never fails: a tail that names nothing has a nil
+  /// ``ssid``).
+  public init(tail: [UInt8]) {
+    if let length = tail.first, (1...Self.maximumLength).contains(Int(length)),
+      Int(length) == tail.count - 1
+    {
+      self = .lengthPrefixed(Array(tail.dropFirst()))
+    } else {
+      self = .text(tail)
+    }
+  }
+
+  /// The bytes as they go on the wire.
+  public var encoded: [UInt8] {
+    switch self {
+    case .lengthPrefixed(let name): [UInt8(clamping: name.count)] + name
+    case .text(let bytes): bytes
+    }
+  }
+
+  /// The name, when it can be one: 1…32 bytes of UTF-8 without control characters (text: up
+  /// to the first `00`); nil otherwise, and the caller falls back on the model's rule.
+  public var ssid: String? {
+    let name: [UInt8]
+    switch self {
+    case .lengthPrefixed(let bytes): name = bytes
+    case .text(let bytes): name = Array(bytes.prefix { $0 != 0 })
+    }
+    guard (1...Self.maximumLength).contains(name.count),
+      let text = try? decodeText(name, field: "ssid"),
+      text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+    else { return nil }
+    return text
   }
 }
 

@@ -82,6 +82,7 @@ struct EmulateCommand: RecorderCommand {
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
+    \(modelOptionsHelp)
 
     AS A REAL V0095 NOTE BEHAVES (PROTOCOL.md; defaults are the captured behaviour where known):
       --advertising HEX|name-only
@@ -313,6 +314,7 @@ struct EmulateCommand: RecorderCommand {
     // Real seconds, like the authentication timeout below: device time runs timeScale × faster.
     configuration.wifi.hotspotStartupDelay = .seconds(startup * timeScale)
     configuration.wifi.requireStopSession = !arguments.flag("allow-bare-stop")
+    try Self.applyModelOptions(&arguments, to: &configuration)
     // The device drops a central that has not authenticated within ~1 s [device]; under
     // --time-scale that second stays a real second, or TCP round trips could not fit in it.
     configuration.authenticationTimeout = .seconds(timeScale)
@@ -516,18 +518,21 @@ struct EmulateCommand: RecorderCommand {
     if manifest != nil { recordings = (try? await device.recordings(includingDigests: true)) ?? [] }
     var writtenConnections = -1
     var writtenDepairs = -1
+    var writtenWiFi = -1
     while true {
       if let manifest {
         let deletes = await device.deleteLog
         let counters = await device.counters
+        let wifi = await device.wifiControlLog
         if deletes.count != written || counters.connections != writtenConnections
-          || counters.depairs != writtenDepairs
+          || counters.depairs != writtenDepairs || wifi.count != writtenWiFi
         {
           try writeManifest(
-            manifest, recordings: recordings, deletes: deletes, counters: counters)
+            manifest, recordings: recordings, deletes: deletes, counters: counters, wifi: wifi)
           written = deletes.count
           writtenConnections = counters.connections
           writtenDepairs = counters.depairs
+          writtenWiFi = wifi.count
         }
       }
       try await Task.sleep(for: .milliseconds(20))
@@ -535,7 +540,8 @@ struct EmulateCommand: RecorderCommand {
   }
 
   private func writeManifest(
-    _ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord], counters: DeviceCounters
+    _ path: String, recordings: [RecordingInfo], deletes: [DeleteRecord], counters: DeviceCounters,
+    wifi: [WiFiControlRecord]
   ) throws {
     let document = JSONValue.object([
       ("serial", .string(configuration.serial)),
@@ -565,6 +571,18 @@ struct EmulateCommand: RecorderCommand {
       ("dataBytesSent", .int(Int64(counters.dataBytesSent))),
       ("depairs", .int(Int64(counters.depairs))),
       ("depairsClearing", .int(Int64(counters.depairsClearing))),
+      // WIFI_OPEN granted, BLE dropped for Wi-Fi, WIFI_CLOSE, idle close: in order, each with
+      // the BLE connection (from 1) it happened on.
+      (
+        "wifi",
+        .array(
+          wifi.map {
+            .object([
+              ("event", .string($0.kind.rawValue)), ("connection", .int(Int64($0.connection))),
+              ("hotspotWasUp", .bool($0.hotspotWasUp)),
+            ])
+          })
+      ),
     ])
     let temporary = path + ".tmp"
     do {

@@ -23,6 +23,11 @@ func runSync(
   case .interrupted(let attempt, let error):
     printError("attempt \(attempt) interrupted: \(error); resuming")
   case .overBLE(let reason): printError("over BLE: \(reason)")
+  case .owedWiFiClose(let sent):
+    printError(
+      sent
+        ? "Wi-Fi closed over a new BLE connection"
+        : "the device's Wi-Fi could not be closed (BLE is down): owed to the next connection")
   case .connected, .finished: break
   }
 }

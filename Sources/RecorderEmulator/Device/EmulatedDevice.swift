@@ -71,6 +71,8 @@ public actor EmulatedDevice {
   var closedReasons: [Int: DisconnectReason] = [:]
   /// The access point WIFI_OPEN raised (PROTOCOL.md §6); survives BLE disconnects.
   var hotspot: Hotspot?
+  /// WIFI_OPEN / WIFI_CLOSE as heard (``wifiControlLog``).
+  var wifiControl: [WiFiControlRecord] = []
   var nextHotspotGeneration = 0
   /// The one Wi-Fi session a joined phone runs (the device is its WebSocket client).
   var wifiSession: WiFiDeviceSession?

@@ -138,7 +138,7 @@ extension EmulatedDevice {
       reply(.battery(status), readyAt: readyAt)
     case .wifiOpen(let request): reply(.wifiOpen(openWiFi(request)), readyAt: readyAt)
     case .wifiClose:
-      dropHotspot(closeCode: .normalClosure)
+      closeWiFi()
       // The SDK awaits the WIFI_CLOSE reply as opcode 000A [sdk].
       reply(.wifiOpen(WiFiOpenResponse(status: 0)), readyAt: readyAt)
     case .setPrivacy(let on):

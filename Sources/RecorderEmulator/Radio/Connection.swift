@@ -21,6 +21,8 @@ struct Connection {
     var readyAt: Duration
     /// Mode B: sent as it is, never sealed (the pre-handshake chunks).
     var plain = false
+    /// The link drops right after this notification (``WiFiParameters/dropsBLEOnOpen``).
+    var dropsLinkAfter = false
   }
 
   let id: Int
@@ -38,6 +40,8 @@ struct Connection {
   /// A two-stage HANDSHAKE (``DeviceConfiguration/twoStageHandshake``): the first stage was
   /// answered with GET_SERIAL; the second is awaited.
   var awaitingSecondStage = false
+  /// The next reply queued drops the link once sent (``WiFiParameters/dropsBLEOnOpen``).
+  var dropAfterNextReply = false
   /// Mode B: the pre-handshake message being received.
   var preHandshake = PreHandshakeAssembler()
   /// Mode B: the open channel (nil before the pre-handshake ends, and on a plain device).

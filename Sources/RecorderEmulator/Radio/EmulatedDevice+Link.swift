@@ -18,7 +18,7 @@ extension EmulatedDevice {
   // MARK: Advertising
 
   /// True while the device is heard: in range and not connected.
-  var isAdvertising: Bool { inRange && connection == nil && !restarting }
+  var isAdvertising: Bool { inRange && connection == nil && !restarting && !bleHeldForWiFi }
 
   /// The advertisement the device sends now, nil when it is not advertising.
   public var currentAdvertisement: Advertisement? {
@@ -267,10 +267,14 @@ extension EmulatedDevice {
   /// Queues a notification on the vendor characteristic.
   func notify(_ value: [UInt8], readyAt: Duration? = nil) {
     guard connection != nil else { return }
-    connection?.outgoing.append(
-      Connection.Outgoing(
-        characteristic: RecorderGATT.notifyCharacteristic, value: value,
-        readyAt: readyAt ?? time.now))
+    var item = Connection.Outgoing(
+      characteristic: RecorderGATT.notifyCharacteristic, value: value,
+      readyAt: readyAt ?? time.now)
+    if connection?.dropAfterNextReply == true {
+      item.dropsLinkAfter = true
+      connection?.dropAfterNextReply = false
+    }
+    connection?.outgoing.append(item)
     markBusy()
   }
 
@@ -378,6 +382,10 @@ extension EmulatedDevice {
       budget -= 1.0 / Double(configuration.link.packetsPerEvent(valueLength: item.value.count))
       guard isData else {
         deliver(item)
+        if item.dropsLinkAfter {
+          disconnect(id, reason: .linkLoss)
+          return
+        }
         continue
       }
       let index = dataFrameOrdinal - faultBaseDataFrames

@@ -16,6 +16,8 @@ struct Hotspot {
   /// Mode B: the BLE channel of the connection that raised (or last re-raised) the hotspot;
   /// its Wi-Fi sessions seal with its key (PROTOCOL.md §9 step 4).
   var sealing: DeviceChannel?
+  /// BLE is down for Wi-Fi (``WiFiParameters/dropsBLEOnOpen``) until the session ends.
+  var holdsBLE = false
 }
 
 /// A recording as the Wi-Fi side sees it.
@@ -30,7 +32,8 @@ struct WiFiFile: Sendable {
 extension EmulatedDevice {
   // MARK: Public
 
-  /// The hotspot's SSID while one is raised (`PLAUD` + the serial's last four characters).
+  /// The hotspot's SSID while one is raised (by model, PROTOCOL.md §6: `PLAUD` or `Plaud` +
+  /// the serial's last four characters; or ``WiFiParameters/ssid``).
   public var hotspotSSID: String? { hotspot?.ssid }
 
   /// True while a phone that joined the hotspot has a §6 session open.
@@ -103,7 +106,8 @@ extension EmulatedDevice {
   // MARK: WIFI_OPEN / WIFI_CLOSE
 
   /// WIFI_OPEN: raises the hotspot (or re-reports the one already up) and answers status 0
-  /// with the password: the one given, else the serial's last eight characters. Status 1
+  /// with the password: the one given, else the serial's last eight characters (and the SSID
+  /// as ``WiFiParameters/openReplySSID`` says; see ``grantedWiFiOpen(password:)``). Status 1
   /// when the device has no Wi-Fi, for OTA (not emulated), for a password that is not eight
   /// printable ASCII characters, or under ``FaultPlan/refuseWiFiOpen``.
   func openWiFi(_ request: WiFiOpenRequest) -> WiFiOpenResponse {
@@ -129,7 +133,7 @@ extension EmulatedDevice {
       noteWiFiActivity()
     }
     hotspot?.sealing = connection?.channel
-    return WiFiOpenResponse(status: 0, password: Array(password.utf8))
+    return grantedWiFiOpen(password: password)
   }
 
   private func raiseHotspot(password: String) {
@@ -137,7 +141,7 @@ extension EmulatedDevice {
     let generation = nextHotspotGeneration
     counterValues.hotspotsRaised += 1
     hotspot = Hotspot(
-      ssid: "PLAUD" + configuration.serial.suffix(4), password: password,
+      ssid: hotspotName, password: password,
       generation: generation, lastActivity: configuration.wifi.clock.elapsed,
       readyAt: time.now + configuration.wifi.hotspotStartupDelay)
     hotspot?.watchdog = Task { await self.watchHotspot(generation) }
@@ -147,6 +151,7 @@ extension EmulatedDevice {
   /// abruptly (no close frame) when nil. WIFI_CLOSE, the idle timeout and reboots come here.
   func dropHotspot(closeCode: WebSocketCloseCode?) {
     hotspot?.watchdog?.cancel()
+    releaseBLEForWiFi()
     hotspot = nil
     pendingWiFiJoin = nil
     guard let session = wifiSession else { return }
@@ -163,6 +168,7 @@ extension EmulatedDevice {
       let left = hotspot.lastActivity + idle - clock.elapsed
       guard left > .zero else {
         counterValues.wifiIdleCloses += 1
+        noteWiFiControl(.idleClose)
         dropHotspot(closeCode: .normalClosure)
         return
       }
@@ -189,7 +195,11 @@ extension EmulatedDevice {
   func wifiSessionEnded(_ id: Int) {
     guard wifiSession?.id == id else { return }
     wifiSession = nil
-    guard let pending = pendingWiFiJoin, hotspot != nil else { return }
+    // A join taken while this session was alive connects now; else BLE comes back.
+    guard let pending = pendingWiFiJoin, hotspot != nil else {
+      releaseBLEForWiFi()
+      return
+    }
     pendingWiFiJoin = nil
     startWiFiSession(pending)
   }

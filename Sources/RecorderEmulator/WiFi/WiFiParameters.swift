@@ -35,6 +35,18 @@ public struct WiFiParameters: Sendable {
   /// STOP must carry `{session, scene}` (PROTOCOL.md §6) [sdk]: a bare `{}` is answered ERR
   /// `{cmd:15,status:1}` and changes nothing. false takes `{}` as STOP.
   public var requireStopSession: Bool
+  /// The hotspot's SSID whatever the model (a device that names it its own way); nil: by
+  /// model, PROTOCOL.md §6 [sdk]. Only a phone told it in the WIFI_OPEN reply
+  /// (``openReplySSID``) can then join.
+  public var ssid: String? = nil
+  /// What the WIFI_OPEN reply reports after the password: no SSID (default), or the SSID in
+  /// one of RecorderKit's two readings (the vendor's layout is not known [sdk]).
+  public var openReplySSID: WiFiOpenReplySSID = .none
+  /// The device's BLE link goes down right after it grants WIFI_OPEN and stays down (not
+  /// advertising, not connectable) until the Wi-Fi session that follows ends or the hotspot
+  /// goes; a WIFI_CLOSE then needs a new BLE connection (the vendor's template app is written
+  /// for such devices [sdk]). false (default): BLE stays up throughout.
+  public var dropsBLEOnOpen = false
 
   /// The defaults: continuous clock, 2 min idle, 32 KiB content PDUs, 100 entries a page,
   /// no PINGs, a 3 s hotspot start-up, STOP must name its session.

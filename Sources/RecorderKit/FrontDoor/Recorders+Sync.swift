@@ -13,6 +13,10 @@ public enum SyncRunEvent: Sendable {
   case interrupted(attempt: Int, error: any Error)
   /// Wi-Fi was asked for but BLE carried (some of) the sync, for this reason.
   case overBLE(DeviceError)
+  /// A WIFI_CLOSE owed to the recorder (its BLE was down when a Wi-Fi sync ended,
+  /// ``OwedWiFiCloses``) was sent over a later BLE connection (`sent`), or could not be and
+  /// stays owed to the next connection.
+  case owedWiFiClose(sent: Bool)
   /// The sync completed: every file of every attempt, the last word on each winning, and
   /// files the journal finished although no attempt reported them (a DELETE whose reply a
   /// drop lost).
@@ -72,10 +76,15 @@ extension Recorders {
   /// one first reached for every later attempt) into `engine`, exactly once, verified,
   /// deleted from the device as `engine`'s options say.
   ///
-  /// Each attempt connects (``connect(serial:heard:session:)``) and runs the engine's sync, over
-  /// Wi-Fi when `options.wifi` says so. An attempt that fails for a reason that may pass
-  /// (``RetryableError/isRetryable``) is followed by another, which resumes from the
-  /// journal, up to ``SyncRunOptions/maximumAttempts``; a final failure ends the sync at once.
+  /// Each attempt connects (``connect(serial:heard:session:)``), sends a WIFI_CLOSE still owed
+  /// to the recorder (``SyncEngine/owedWiFiCloses``: one an earlier sync, in this process or
+  /// another, could not send), and runs the engine's sync, over Wi-Fi when `options.wifi`
+  /// says so. A Wi-Fi sync that ends with BLE down (a recorder that drops BLE while its
+  /// hotspot is up) is complete; the recorder is then reached over BLE again for its
+  /// WIFI_CLOSE, which otherwise waits for the next connection. An attempt that fails for a
+  /// reason that may pass (``RetryableError/isRetryable``) is followed by another, which
+  /// resumes from the journal, up to ``SyncRunOptions/maximumAttempts``; a final failure ends
+  /// the sync at once.
   /// - Returns: events ending with ``SyncRunEvent/finished(_:)``; the stream throws the
   ///   final failure, or ``SyncAttemptsExhausted``. Ending the iteration cancels the sync.
   public func sync(
@@ -121,9 +130,13 @@ extension Recorders {
       let found = await connection.session.info.serial
       serial = found
       report(.connected(attempt: attempt, serial: found))
+      if await engine.owedWiFiCloses.sendIfOwed(over: connection.session) {
+        report(.owedWiFiClose(sent: true))
+      }
       do {
         let done = try await engine.sync(session: connection.session, wifi: options.wifi)
         await connection.close()
+        await sendOwedWiFiClose(serial: found, owed: engine.owedWiFiCloses, report: report)
         if options.wifi != nil, let reason = done.wifiFallback { report(.overBLE(reason)) }
         total.wifiFallback = done.wifiFallback
         for file in done.files { merged[file.sessionId] = file }

@@ -57,8 +57,8 @@ public actor SyncEngine {
   }
 
   let journal: Journal
-  private let fileSystem: any DurableFileSystem
-  private let root: String
+  let fileSystem: any DurableFileSystem
+  let root: String
   /// How the journal spells paths: relative to `root`, so another spelling of it works too.
   private let paths: StorageLayout
   private let options: Options

@@ -52,6 +52,12 @@ extension SyncEngine {
   /// hotspot left and WIFI_CLOSE sent on every path. The report's
   /// ``SyncReport/wifiFallback`` says why BLE had to step in.
   ///
+  /// Nothing over Wi-Fi needs BLE: a device that drops BLE while its hotspot is up (as some
+  /// do [sdk]) is synced, verified and deleted from over Wi-Fi alone. Its WIFI_CLOSE then
+  /// cannot be sent: it stays owed (``owedWiFiCloses``, marked durably when WIFI_OPEN is
+  /// granted, settled when WIFI_CLOSE is answered) and the front door sends it over a new
+  /// BLE connection (``Recorders/runSync(serial:into:options:report:)``).
+  ///
   /// Verification over Wi-Fi: §6 content carries no device checksum. A file moved over
   /// Wi-Fi counts as verified when every byte arrived in order over TCP, its length is the
   /// listed size and every 80-byte packet has the device's Opus framing; the part moved
@@ -101,6 +107,7 @@ extension SyncEngine {
     do throws(DeviceError) {
       let hotspot = try await session.openWiFi(
         password: plan.password ?? DeviceHotspot.randomPassword())
+      await noteWiFiCloseOwed(session)
       var configuration = await session.wifiSessionConfiguration()
       configuration.responseTimeout = plan.responseTimeout
       // The state LIST was judged against: the same file is left alone over Wi-Fi.
@@ -112,7 +119,7 @@ extension SyncEngine {
           to: hotspot, joiner: plan.joiner, session: configuration, configuration: plan.link,
           clock: plan.clock, join: plan.join, joinClock: session.configuration.clock)
       } catch {
-        try? await session.closeWiFi()
+        await closeWiFi(session)
         throw error
       }
     } catch {
@@ -129,9 +136,21 @@ extension SyncEngine {
     // the close with 1000 and the BLE-side WIFI_CLOSE can be cut short by it.
     await Task {
       await link.close()
-      try? await session.closeWiFi()
+      await self.closeWiFi(session)
     }.value
     return try result.get()
+  }
+
+  /// The device granted WIFI_OPEN: its WIFI_CLOSE is owed until answered (best effort: a
+  /// marker that cannot be written only loses the close's survival of a restart).
+  private func noteWiFiCloseOwed(_ session: DeviceSession) async {
+    try? owedWiFiCloses.markOwed(serial: await session.info.serial)
+  }
+
+  /// WIFI_CLOSE over BLE, settling the owed close once answered; BLE down leaves it owed.
+  private func closeWiFi(_ session: DeviceSession) async {
+    guard (try? await session.closeWiFi()) != nil else { return }
+    try? owedWiFiCloses.settle(serial: await session.info.serial)
   }
 
   /// Bytes of listed recordings not yet stored locally (the durable part of a partial file

@@ -6,7 +6,8 @@ import RecorderWebSocket
 /// The access point a device raises when asked over BLE (WIFI_OPEN, PROTOCOL.md §6).
 /// The password never appears in a description.
 public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
-  /// The network name: `PLAUD` + the serial's last four characters.
+  /// The network name: the one the device reported, else its model's prefix (`PLAUD` or
+  /// `Plaud`) + the serial's last four characters (``ssid(serial:model:portVersion:)``).
   public var ssid: String
   /// The eight-character WPA password the device reported (or was given).
   public var password: String
@@ -16,7 +17,8 @@ public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
     self.password = password
   }
 
-  /// The SSID a device with `serial` raises [sdk]: `PLAUD` + the last four characters.
+  /// The SSID a Note or NotePin with `serial` raises [sdk]: `PLAUD` + the last four
+  /// characters (other models: ``ssid(serial:model:portVersion:)``).
   public static func ssid(forSerial serial: String) -> String { "PLAUD" + serial.suffix(4) }
 
   public var description: String { "hotspot \(ssid) (password <redacted>)" }
@@ -183,7 +185,8 @@ public enum WiFiPeerRule: Sendable, Equatable {
 
 extension DeviceSession {
   /// Asks the device to raise its hotspot (WIFI_OPEN, not for OTA) with `password`
-  /// (eight ASCII characters; nil lets the device choose) and returns its name and password.
+  /// (eight ASCII characters; nil lets the device choose) and returns its name (the one the
+  /// reply reports, else the model's rule, PROTOCOL.md §6) and password.
   /// - Throws: ``DeviceError/wifiUnavailable(_:)`` when the device has no Wi-Fi or answers a
   ///   non-zero status; a bad password is refused before anything is sent.
   public func openWiFi(password: String? = nil) async throws(DeviceError) -> DeviceHotspot {
@@ -210,7 +213,8 @@ extension DeviceSession {
     // Older firmware does not echo a password: it is then the serial's last eight characters.
     let reported = reply.password.flatMap { String(bytes: $0.prefix { $0 != 0 }, encoding: .ascii) }
     return DeviceHotspot(
-      ssid: DeviceHotspot.ssid(forSerial: info.serial),
+      ssid: DeviceHotspot.ssid(
+        reportedIn: reply, serial: info.serial, model: info.model, portVersion: info.portVersion),
       password: reported ?? password ?? String(info.serial.suffix(8)))
   }
 
