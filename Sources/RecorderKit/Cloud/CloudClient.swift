@@ -182,13 +182,13 @@ public actor CloudClient {
   public static let firmwareCheckPath = "/open/partner/sdk/firmware/latest"
 
   /// Downloads `release` to `path`, resumably: bytes arrive in a fresh private scratch
-  /// beside `path` (``DownloadScratch``: a `mkdtemp` directory, the file created exclusively,
+  /// beside `path` (`DownloadScratch`: a `mkdtemp` directory, the file created exclusively,
   /// 0600, never through a link); a download cut during this call continues with an HTTP
   /// `Range` request, and a server that ignores the range starts it over. The whole file is
   /// then checked against the release's MD5 (and SHA-256 when given); a mismatch deletes it.
   /// On success the file is renamed to `path`; the scratch is removed on every path.
   /// `progress` gets the bytes on disk and the total when known. The user's token goes with
-  /// the request only when `download_url` is on the API's origin (``CloudOrigin``: scheme,
+  /// the request only when `download_url` is on the API's origin (`CloudOrigin`: scheme,
   /// host and port equal; never a URL with userinfo).
   ///
   /// - Throws: ``CloudError/checksumMismatch(algorithm:)``, ``CloudError/io(path:reason:)``,

@@ -46,7 +46,7 @@ public struct FirmwareRelease: Sendable, Equatable {
 
   /// Reads the check endpoint's JSON (docs/cloud.md): the fields at the top level or inside a
   /// `data` object; `data: null` (or no `version_number`) means no release is published.
-  /// `version_number` follows the strict version grammar (``FirmwareVersionNumber``, code
+  /// `version_number` follows the strict version grammar (`FirmwareVersionNumber`, code
   /// form) and `version_code` must be its code, so the version compared is the one pushed.
   /// - Throws: ``CloudError/malformedResponse(reason:)`` naming the field at fault.
   public static func parse(_ body: JSONValue, current: FirmwareVersion) throws(CloudError)

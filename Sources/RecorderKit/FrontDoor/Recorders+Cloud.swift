@@ -1,4 +1,4 @@
-/// How ``Recorders/unbindAndDepair(_:cloud:)`` went wrong.
+/// How ``Recorders/unbindAndDepair(_:cloud:clearingAllConnections:)`` went wrong.
 public enum UnbindError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The cloud unbind failed: the device was left paired (nothing was cleared).
   case cloud(CloudError)

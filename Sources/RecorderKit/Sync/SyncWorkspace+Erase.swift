@@ -28,7 +28,7 @@ extension SyncWorkspace {
   /// Refuses with ``EraseError/unsyncedRecordings(_:)`` (sending nothing destructive) while
   /// the device lists a recording this workspace's journal does not hold stored and
   /// verified, unless `force` is true. Afterwards the journal records every stored copy as
-  /// deleted from the device. Unbinding (``DeviceSession/depair()``) never erases.
+  /// deleted from the device. Unbinding (``DeviceSession/depair(_:)``) never erases.
   /// - Returns: the session ids the device listed before it was erased.
   @discardableResult
   public func eraseRecordings(on session: DeviceSession, force: Bool = false)
