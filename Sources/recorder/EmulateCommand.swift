@@ -79,6 +79,9 @@ struct EmulateCommand: RecorderCommand {
       --wifi-drop-at-byte N   Drop the Wi-Fi TCP connection after N content bytes (once).
       --wifi-refuse-open      WIFI_OPEN fails: the hotspot cannot be raised.
       --wifi-refuse-join      The hotspot is raised but every join is refused.
+      --wifi-refuse-join-while-active
+                              A join while a Wi-Fi session is still active is refused rather
+                              than taken as already joined (default: joining is idempotent).
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
@@ -314,6 +317,7 @@ struct EmulateCommand: RecorderCommand {
     // Real seconds, like the authentication timeout below: device time runs timeScale × faster.
     configuration.wifi.hotspotStartupDelay = .seconds(startup * timeScale)
     configuration.wifi.requireStopSession = !arguments.flag("allow-bare-stop")
+    configuration.wifi.refusesJoinWhileActive = arguments.flag("wifi-refuse-join-while-active")
     try Self.applyModelOptions(&arguments, to: &configuration)
     // The device drops a central that has not authenticated within ~1 s [device]; under
     // --time-scale that second stays a real second, or TCP round trips could not fit in it.

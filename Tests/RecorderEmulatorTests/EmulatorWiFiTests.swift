@@ -22,7 +22,8 @@ struct WiFiBench {
 
   init(
     supportWifi: UInt8 = 1, chunkBytes: Int = 16 << 10, pageEntries: Int = 100,
-    pingInterval: Duration? = nil, hotspotStartupDelay: Duration = .zero
+    pingInterval: Duration? = nil, hotspotStartupDelay: Duration = .zero,
+    refusesJoinWhileActive: Bool = false
   ) throws {
     directory = NSTemporaryDirectory() + "emulator-wifi-\(UUID().uuidString)"
     // No start-up delay unless a test is about it: these tests join on real time while the
@@ -30,8 +31,10 @@ struct WiFiBench {
     let wifi = WiFiParameters(
       clock: AnyClock(wifiClock), contentChunkBytes: chunkBytes, listPageEntries: pageEntries,
       pingInterval: pingInterval, hotspotStartupDelay: hotspotStartupDelay)
+    var configured = wifi
+    configured.refusesJoinWhileActive = refusesJoinWhileActive
     device = try EmulatedDevice(
-      configuration: DeviceConfiguration(supportWifi: supportWifi, wifi: wifi),
+      configuration: DeviceConfiguration(supportWifi: supportWifi, wifi: configured),
       flashDirectory: directory, time: .manual(clock))
     central = EmulatorCentral(device: device)
     let device = self.device
@@ -304,6 +307,35 @@ struct EmulatorWiFiTests {
     #expect(try await link.transport.listRecordings().isEmpty)
     #expect(await bench.device.counters.wifiSessions == 2)
     await link.close()
+    await session.close()
+  }
+
+  @Test("a device that refuses a join while a session is alive: WiFiSession joins again once it is free")
+  func joinWhileActiveRefusedIsRetried() async throws {
+    let bench = try WiFiBench(refusesJoinWhileActive: true)
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    let first = try await RawWiFiPhone.join(bench, hotspot: hotspot)
+    // The retry waits on real time (100 ms apart) while the join port and the sockets do.
+    let configuration = WiFiSession.Configuration(
+      link: WiFiLink.Configuration(host: "127.0.0.1", port: 0, connectTimeout: .seconds(10)),
+      retryInterval: .milliseconds(100), clock: .continuous)
+    let sessionConfiguration = bench.sessionConfiguration()
+    let joinPort = bench.joinServer.port
+    let connecting = Task {
+      try await WiFiSession.connect(
+        to: hotspot, joiner: TCPHotspotJoiner(port: joinPort), session: sessionConfiguration,
+        timeout: .seconds(60), configuration: configuration)
+    }
+    // Refused while the first session lives; joined once it has ended.
+    #expect(await eventually { await bench.device.counters.wifiJoinsRefused >= 1 })
+    #expect(await bench.device.counters.wifiJoinsWhileActive == 0)
+    await first.stop()
+    let wifi = try await withHangGuard { try await connecting.value }
+    #expect(try await wifi.listRecordings().isEmpty)
+    #expect(await bench.device.counters.wifiSessions == 2)
+    await wifi.close()
     await session.close()
   }
 

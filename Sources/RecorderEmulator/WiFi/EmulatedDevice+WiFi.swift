@@ -77,6 +77,10 @@ extension EmulatedDevice {
       counterValues.wifiJoinsRefused += 1
       return refusal
     }
+    if let session = wifiSession, !session.isOver, configuration.wifi.refusesJoinWhileActive {
+      counterValues.wifiJoinsRefused += 1
+      return Self.sessionAlreadyActive
+    }
     noteWiFiActivity()
     if let session = wifiSession, !session.isOver {
       counterValues.wifiJoinsWhileActive += 1
@@ -86,6 +90,9 @@ extension EmulatedDevice {
     startWiFiSession(request)
     return nil
   }
+
+  /// The refusal of a join while a session is active (``WiFiParameters/refusesJoinWhileActive``).
+  static let sessionAlreadyActive = "a Wi-Fi session is already active"
 
   /// Connects the device's WebSocket client to the phone of `request` and serves it.
   private func startWiFiSession(_ request: HotspotJoinRequest) {

@@ -47,6 +47,11 @@ public struct WiFiParameters: Sendable {
   /// goes; a WIFI_CLOSE then needs a new BLE connection (the vendor's template app is written
   /// for such devices [sdk]). false (default): BLE stays up throughout.
   public var dropsBLEOnOpen = false
+  /// A join while a Wi-Fi session is still active is refused (`ERR a Wi-Fi session is
+  /// already active`) instead of taken as already joined: the other answer a device may give
+  /// (the phone then joins again once that session has ended). false (default): joining is
+  /// idempotent.
+  public var refusesJoinWhileActive = false
 
   /// The defaults: continuous clock, 2 min idle, 32 KiB content PDUs, 100 entries a page,
   /// no PINGs, a 3 s hotspot start-up, STOP must name its session.
