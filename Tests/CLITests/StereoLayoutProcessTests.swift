@@ -62,3 +62,39 @@ extension ProcessTests {
     }
   }
 }
+
+extension ProcessTests {
+  /// The same two readings on a device that wraps its recordings in Ogg (`--ogg-audio`):
+  /// two mono packets in a family-1 stream, one stereo packet in a family-0 stream.
+  @Test(
+    "sync of an Ogg-wrapped 2-channel device with two mono packets or one stereo packet",
+    arguments: ["two-mono", "stereo-packet"])
+  func oggStereoLayouts(_ layout: String) throws {
+    let directory = try TemporaryDirectory("ogg-stereo-\(layout)")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.1], timeScale: 50,
+      extra: ["--channels", "2", "--stereo-layout", layout, "--ogg-audio"])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let sync = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--json"] + emulator.device, in: directory,
+      label: "sync-ogg")
+    #expect(sync.status == 0, "\(sync.stderr)")
+    let files = try jsonArray(sync.stdout)
+    #expect(files.map { int64($0["durationMs"]) } == [6_000], "\(files)")
+    for file in files {
+      #expect(file["verified"] as? Bool == true, "\(file)")
+      let export = try #require(file["exportPath"] as? String)
+      let size = try FileManager.default.attributesOfItem(atPath: export)[.size] as? Int
+      #expect(size == 44 + 300 * 1280, "\(export)")
+    }
+    try expectSynced(manifest, out: out, format: "wav")
+    let raw = try [UInt8](
+      Data(
+        contentsOf: URL(
+          fileURLWithPath: out + "/\(manifest.serial)/\(manifest.recordings[0].sessionId).opus-raw")
+      ))
+    #expect(raw[46] == (layout == "stereo-packet" ? 0 : 1), "the device's OpusHead family")
+  }
+}

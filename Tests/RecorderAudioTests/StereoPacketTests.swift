@@ -149,6 +149,30 @@ import Testing
     #expect(frames == bytes)
   }
 
+  /// An independent decoder (ffmpeg with libopus) reads our family-0 stereo .opus and
+  /// hears what our decoder hears, within 1 LSB at 48 kHz.
+  @Test func ffmpegDecodesTheStereoPacketExportLikeUs() throws {
+    let bytes = try recording(.stereoPacket, frames: 150, seed: 40)
+    let input = try writeRecording("b-ff.raw", bytes)
+    let output = temporaryPath("b-ff.opus")
+    defer { removeFile(input); removeFile(output) }
+    _ = try AudioExporter.export(
+      from: input, recordedChannels: 2, to: output, options: ExportOptions(format: .opus))
+    let run = try runTool(
+      "ffmpeg",
+      ["-v", "error", "-c:a", "libopus", "-i", output, "-f", "s16le", "-c:a", "pcm_s16le", "-"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let theirs = int16s([UInt8](run.stdout))
+    let ours = try decodeAll(bytes, channels: 2, sampleRate: 48_000)
+    let skip = ExportPipeline.devicePreSkip * 2
+    #expect(theirs.count == ours.count - skip, "ffmpeg \(theirs.count), we \(ours.count - skip)")
+    var worst = 0
+    for index in 0..<min(theirs.count, ours.count - skip) {
+      worst = max(worst, abs(Int(theirs[index]) - Int(ours[index + skip])))
+    }
+    #expect(worst <= 1, "largest difference \(worst) LSB")
+  }
+
   /// Ogg-wrapped stereo packets as a device would send them (`oggAudio = 1`): OpusHead with
   /// 2 channels and mapping family 0, one 160-byte `0xBC` packet per frame.
   @Test func oggFamilyZeroStereoInputIsFramesAsTheyAre() throws {
