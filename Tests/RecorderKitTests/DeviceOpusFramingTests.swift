@@ -46,7 +46,9 @@ import Testing
     stereo[3 * 160] = 0xB0
     #expect(!RangeReceiver.isDeviceOpus(stereo, at: 0, frameBytes: 160))
     // A mono recording takes no stereo packet.
-    let mono = [UInt8](repeating: 0, count: 80).enumerated().map { $0.offset == 0 ? 0xBC : $0.element }
+    let mono = [UInt8](repeating: 0, count: 80).enumerated().map {
+      $0.offset == 0 ? 0xBC : $0.element
+    }
     #expect(!RangeReceiver.isDeviceOpus(mono, at: 0, frameBytes: 80))
     #expect(RangeReceiver.isDeviceOpus([0xB8] + mono.dropFirst(), at: 0, frameBytes: 80))
   }

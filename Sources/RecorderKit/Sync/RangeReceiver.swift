@@ -148,7 +148,9 @@ final class RangeReceiver: @unchecked Sendable {
       return state.endToEndEncrypted
     }
     let ogg = !encrypted && state.withLock { $0.ogg != nil }
-    guard encrypted || ogg || Self.isDeviceOpus(data, at: start, frameBytes: frameBytes) else { return .stop }
+    guard encrypted || ogg || Self.isDeviceOpus(data, at: start, frameBytes: frameBytes) else {
+      return .stop
+    }
     let (offset, needsWrite, needsCheckpoint, valid) = state.withLock {
       state -> (Int64, Bool, Bool, Bool) in
       var kept = data
