@@ -7,11 +7,11 @@ import Testing
 /// and `recorder sync` must take either, verified, deleted, exported with the right sizes.
 extension ProcessTests {
   @Test(
-    "ls and sync (wav, opus) of a 2-channel device with two mono packets or one stereo packet",
+    "ls and sync (wav, opus; BLE, Wi-Fi) of a 2-channel device with two mono packets or one stereo packet",
     arguments: ["two-mono", "stereo-packet"])
   func stereoLayouts(_ layout: String) throws {
-    for format in ["wav", "opus"] {
-      let directory = try TemporaryDirectory("stereo-\(layout)-\(format)")
+    for (format, wifi) in [("wav", false), ("opus", false), ("opus", true)] {
+      let directory = try TemporaryDirectory("stereo-\(layout)-\(format)\(wifi ? "-wifi" : "")")
       let emulator = try EmulatorProcess(
         in: directory, token: Self.token, minutes: [0.25, 0.1], timeScale: 50,
         extra: ["--channels", "2", "--stereo-layout", layout])
@@ -26,15 +26,19 @@ extension ProcessTests {
       #expect(durations == [15_000, 6_000], "\(durations)")
 
       let out = directory.file("out")
-      let sync = try RecorderProcess.run(
-        ["sync", "--out", out, "--format", format, "--json"] + emulator.device, in: directory,
-        label: "sync-\(format)")
+      let sync =
+        wifi
+        ? try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync-wifi")
+        : try RecorderProcess.run(
+          ["sync", "--out", out, "--format", format, "--json"] + emulator.device, in: directory,
+          label: "sync-\(format)")
       #expect(sync.status == 0, "\(sync.stderr)")
       let files = try jsonArray(sync.stdout)
       #expect(files.map { int64($0["sessionId"]) } == manifest.recordings.map(\.sessionId))
       for file in files {
         #expect(file["verified"] as? Bool == true, "\(file)")
         #expect(file["deletedFromDevice"] as? Bool == true, "\(file)")
+        #expect(file["transport"] as? String == (wifi ? "wifi" : "ble"), "\(file)")
         let export = try #require(file["exportPath"] as? String)
         let frames = Int(int64(file["size"]) ?? 0) / 160
         #expect(frames > 0)
