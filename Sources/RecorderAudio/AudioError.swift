@@ -45,8 +45,8 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
       return "unsupported audio format: \(reason)"
     case .unexpectedTOC(let byte, let offset):
       return
-        "byte \(offset) is 0x\(hex(byte)) where the device's framing has a TOC: 0xB8 "
-        + "(0xB8 0xB8 or one 0xBC stereo packet per 2-channel frame, one layout per recording)"
+        "byte \(offset) is 0x\(hex(byte)) where a device frame has its TOC: 0xB8 (for two "
+        + "channels 0xB8 at both packets, or 0xBC for one stereo packet; one layout a recording)"
     case .truncatedFrame(let offset, let trailingBytes):
       return "input ends inside a frame: \(trailingBytes) stray bytes at byte \(offset)"
     case .opusDecodeFailed(let offset, let code, let message):

@@ -122,7 +122,8 @@ public struct DeviceOggWriter: Sendable {
   private var sequence: UInt32 = 0
   private var frames: Int64 = 0
 
-  /// `stereoLayout` must be the layout of the 2-channel frames later handed to ``pages(frames:last:)``.
+  /// `stereoLayout` must be the layout of the 2-channel frames later handed to
+  /// ``pages(frames:last:)``.
   public init(
     format: DeviceAudioFormat, serial: UInt32, framesPerPage: Int = 50,
     stereoLayout: DeviceAudioFormat.StereoLayout = .twoMonoPackets
