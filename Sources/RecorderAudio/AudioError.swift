@@ -9,7 +9,9 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
   /// is not the device's 80-byte CELT mono shape, Ogg with a codec other than Opus, …).
   /// Never guessed at: mis-decoded audio is worse than a refusal.
   case unsupportedAudioFormat(reason: String)
-  /// A device frame whose first byte is not TOC `0xB8`.
+  /// A device frame without the device's TOC where it belongs: not `0xB8` (mono, or each
+  /// packet of a two-mono-packet frame), not `0xBC` (a 2-channel stereo-packet frame), or a
+  /// 2-channel frame whose layout differs from the recording's first frame.
   case unexpectedTOC(byte: UInt8, offset: Int)
   /// The input ends inside a frame: `trailingBytes` bytes after the last whole frame.
   case truncatedFrame(offset: Int, trailingBytes: Int)
@@ -42,7 +44,9 @@ public enum AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unsupportedAudioFormat(let reason):
       return "unsupported audio format: \(reason)"
     case .unexpectedTOC(let byte, let offset):
-      return "frame at byte \(offset) starts with 0x\(hex(byte)), not the device's TOC 0xB8"
+      return
+        "byte \(offset) is 0x\(hex(byte)) where a device frame has its TOC: 0xB8 (for two "
+        + "channels 0xB8 at both packets, or 0xBC for one stereo packet; one layout a recording)"
     case .truncatedFrame(let offset, let trailingBytes):
       return "input ends inside a frame: \(trailingBytes) stray bytes at byte \(offset)"
     case .opusDecodeFailed(let offset, let code, let message):

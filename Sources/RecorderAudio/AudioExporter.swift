@@ -155,6 +155,9 @@ final class ExportPipeline {
   private var decoder: DeviceOpusDecoder?
   private var pcmSink: PCMSink?
   private var oggWriter: OggOpusWriter?
+  /// A 2 → 2 channel Opus export before its first frame: the stream's layout (two mono
+  /// streams, or one stereo stream) is the first frame's.
+  private var pendingPassThrough: PendingOggWriter?
   /// Re-encoder for the one case that cannot pass packets through: 2 → 1 channel Opus.
   private var reencoder: DeviceOpusEncoder?
   private var decoded: [Int16] = []
@@ -197,9 +200,8 @@ final class ExportPipeline {
           path: outputPath, layout: .family0(channels: outChannels), preSkip: Self.devicePreSkip,
           serial: serial, vendor: vendor)
       case (_, 2):
-        oggWriter = try OggOpusWriter(
-          path: outputPath, layout: .twoMonoStreams, preSkip: Self.devicePreSkip, serial: serial,
-          vendor: vendor)
+        // Two mono packets or one stereo packet: the first frame decides (`consume`).
+        pendingPassThrough = PendingOggWriter(path: outputPath, serial: serial, vendor: vendor)
       default:
         let encoder = try DeviceOpusEncoder(channels: 1)
         reencoder = encoder
@@ -215,6 +217,12 @@ final class ExportPipeline {
   }
 
   func consume(_ batch: DeviceFrameBatch) throws(AudioError) {
+    if let pending = pendingPassThrough, batch.count > 0 {
+      let stereoPacket =
+        batch.bytes.withUnsafeBytes { inFormat.stereoLayout(in: $0, at: 0) } == .stereoPacket
+      oggWriter = try pending.open(layout: stereoPacket ? .family0(channels: 2) : .twoMonoStreams)
+      pendingPassThrough = nil
+    }
     if let oggWriter, reencoder == nil {
       try passThrough(batch, to: oggWriter)
       return
@@ -243,6 +251,11 @@ final class ExportPipeline {
   }
 
   func finish() throws(AudioError) {
+    if let pending = pendingPassThrough {
+      // No frames at all: still a valid (empty) 2-channel stream, ended.
+      oggWriter = try pending.open(layout: .twoMonoStreams)
+      pendingPassThrough = nil
+    }
     try pcmSink?.finish()
     try oggWriter?.finish()
   }
@@ -255,7 +268,8 @@ final class ExportPipeline {
         for index in 0..<batch.count {
           let frame = UnsafeRawBufferPointer(
             rebasing: raw[index * frameBytes..<(index + 1) * frameBytes])
-          if inFormat.channels == 1 {
+          if inFormat.channels == 1 || frame[0] == DeviceAudioFormat.stereoTOCByte {
+            // A mono packet, or one stereo packet in a family-0 stereo stream: as it is.
             try writer.write(packet: frame)
           } else {
             // Multistream framing: stream 0 self-delimited (its frame length after the TOC).
@@ -317,6 +331,19 @@ final class ExportPipeline {
       }
     }
     return converted
+  }
+}
+
+/// What a 2 → 2 channel Opus export needs to open its writer once the layout is known.
+struct PendingOggWriter {
+  let path: String
+  let serial: Int32
+  let vendor: String
+
+  func open(layout: OggOpusWriter.Layout) throws(AudioError) -> OggOpusWriter {
+    try OggOpusWriter(
+      path: path, layout: layout, preSkip: ExportPipeline.devicePreSkip, serial: serial,
+      vendor: vendor)
   }
 }
 

@@ -3,8 +3,11 @@
 /// TOC byte `0xB8` (config 23 = CELT-only wideband 20 ms, mono, one frame), 32 kbit/s per
 /// channel, no container [device][sdk].
 ///
-/// A 2-channel recording is, per 20 ms, two *mono* Opus packets of 80 bytes each: channel 0
-/// then channel 1. There is no stereo Opus packet on the wire.
+/// A 2-channel recording has 160 bytes per 20 ms, read one of two ways (``StereoLayout``):
+/// two *mono* Opus packets of 80 bytes each (channel 0 then channel 1, each TOC `0xB8`), or
+/// one 160-byte *stereo* CELT packet (TOC `0xBC`: config 23 with the stereo flag). Which one
+/// a frame is follows from its bytes (``frameViolation(in:at:)``); a frame that is neither is
+/// refused, never decoded.
 ///
 /// The device's `audioChannels` (HANDSHAKE response) decides `channels`; V0095 reports 1.
 public struct DeviceAudioFormat: Sendable, Equatable, Hashable, CustomStringConvertible {
@@ -19,6 +22,9 @@ public struct DeviceAudioFormat: Sendable, Equatable, Hashable, CustomStringConv
   /// The first byte of every device packet: config 23 (CELT-only, wideband, 20 ms), mono,
   /// code 0 (one frame) [device].
   public static let tocByte: UInt8 = 0xB8
+  /// The first byte of a 2-channel frame that is one 160-byte stereo packet: config 23
+  /// (CELT-only, wideband, 20 ms), stereo, code 0 (one frame).
+  public static let stereoTOCByte: UInt8 = 0xBC
   /// Per-channel bit rate the device encodes at: 80 bytes every 20 ms [device].
   public static let bitRate = packetBytes * 8 * 1000 / frameDurationMs
 
@@ -35,7 +41,7 @@ public struct DeviceAudioFormat: Sendable, Equatable, Hashable, CustomStringConv
 
   /// The single-channel format of firmware V0095.
   public static let mono = DeviceAudioFormat(validChannels: 1)
-  /// The two-channel format (two mono packets per 20 ms).
+  /// The two-channel format (160 bytes per 20 ms, either ``StereoLayout``).
   public static let stereo = DeviceAudioFormat(validChannels: 2)
 
   private init(validChannels: Int) { self.channels = validChannels }
@@ -64,6 +70,50 @@ public struct DeviceAudioFormat: Sendable, Equatable, Hashable, CustomStringConv
   /// boundary, so a resumed read never starts mid-packet. Negative times map to 0.
   public func byteOffset(forMs ms: Int) -> Int {
     max(0, ms) / Self.frameDurationMs * bytesPerFrame
+  }
+
+  /// How a 2-channel frame's 160 bytes are laid out.
+  public enum StereoLayout: String, Sendable, CaseIterable {
+    /// Two mono packets, `B8 <79 bytes>` for channel 0 then `B8 <79 bytes>` for channel 1.
+    case twoMonoPackets
+    /// One stereo packet, `BC <159 bytes>`, at the same byte rate (64 kbit/s for both).
+    case stereoPacket
+  }
+
+  /// The layout of the frame starting at `bytes[index]`, judged from the bytes present
+  /// (a chunk may end inside the frame); nil for a mono format. Call it only on a frame
+  /// that ``frameViolation(in:at:)`` accepts.
+  public func stereoLayout(in bytes: UnsafeRawBufferPointer, at index: Int) -> StereoLayout? {
+    guard channels == 2, index < bytes.count else { return nil }
+    return bytes[index] == Self.stereoTOCByte ? .stereoPacket : .twoMonoPackets
+  }
+
+  /// Checks the device framing of the frame that starts at `bytes[index]`, as far as `bytes`
+  /// reaches (a chunk may end inside the frame; the missing bytes are not judged).
+  ///
+  /// Mono: the first byte is `0xB8`. Two channels: the first byte is `0xBC` (one stereo
+  /// packet), or the first byte and the byte 80 later are both `0xB8` (two mono packets).
+  /// - Returns: nil when the frame is valid, else the index in `bytes` of the first byte
+  ///   that is not the device's TOC (for an `unexpectedTOC` report).
+  public func frameViolation(in bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+    guard index >= 0, index < bytes.count else { return nil }
+    let first = bytes[index]
+    if channels == 2, first == Self.stereoTOCByte { return nil }
+    guard first == Self.tocByte else { return index }
+    let second = index + Self.packetBytes
+    if channels == 2, second < bytes.count, bytes[second] != Self.tocByte { return second }
+    return nil
+  }
+
+  /// ``frameViolation(in:at:)`` over an array.
+  public func frameViolation(in bytes: [UInt8], at index: Int) -> Int? {
+    bytes.withUnsafeBytes { frameViolation(in: $0, at: index) }
+  }
+
+  /// Whether the frame starting at `bytes[index]` has the device's framing, as far as
+  /// `bytes` reaches (``frameViolation(in:at:)`` is nil).
+  public func frameIsDeviceOpus(_ bytes: [UInt8], at index: Int) -> Bool {
+    frameViolation(in: bytes, at: index) == nil
   }
 
   public var description: String {

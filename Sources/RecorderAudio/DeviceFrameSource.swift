@@ -55,15 +55,19 @@ protocol DeviceFrameSource: AnyObject {
   var fractionConsumed: Double { get }
 }
 
-/// The raw device file: concatenated frames, no container (PROTOCOL.md §5). Every packet's
-/// TOC is checked here, so a file that is not device audio is refused at its first frame; a
-/// file that ends inside a frame is refused rather than padded.
+/// The raw device file: concatenated frames, no container (PROTOCOL.md §5). Every frame's
+/// TOC is checked here (``DeviceAudioFormat/frameViolation(in:at:)``), so a file that is not
+/// device audio is refused at its first frame; a 2-channel file keeps the layout of its first
+/// frame (a frame of the other layout is refused); a file that ends inside a frame is
+/// refused rather than padded.
 final class RawDeviceFrameSource: DeviceFrameSource {
   let format: DeviceAudioFormat
   private let source: ByteSource
   private var consumed = 0
   private var chunk: [UInt8] = []
   private var scratch: [UInt8] = []
+  /// The layout of the first 2-channel frame; nil for mono or before the first frame.
+  private(set) var stereoLayout: DeviceAudioFormat.StereoLayout?
 
   init(source: ByteSource, format: DeviceAudioFormat) {
     self.source = source
@@ -96,15 +100,24 @@ final class RawDeviceFrameSource: DeviceFrameSource {
     if got % frameBytes != 0 {
       throw .truncatedFrame(offset: consumed + whole * frameBytes, trailingBytes: got % frameBytes)
     }
-    for frame in 0..<whole {
-      for channel in 0..<format.channels {
-        let position = frame * frameBytes + channel * DeviceAudioFormat.packetBytes
-        guard chunk[position] == DeviceAudioFormat.tocByte else {
-          throw .unexpectedTOC(byte: chunk[position], offset: consumed + position)
+    let checked = chunk.withUnsafeBytes { raw in
+      Result { () throws(AudioError) in
+        for frame in 0..<whole {
+          let position = frame * frameBytes
+          if let bad = format.frameViolation(in: raw, at: position) {
+            throw .unexpectedTOC(byte: raw[bad], offset: consumed + bad)
+          }
+          // One recording, one layout: a frame of the other layout is not the device's.
+          let layout = format.stereoLayout(in: raw, at: position)
+          if let stereoLayout, layout != stereoLayout {
+            throw .unexpectedTOC(byte: raw[position], offset: consumed + position)
+          }
+          stereoLayout = layout
         }
       }
-      batch.offsets.append(consumed + frame * frameBytes)
     }
+    try checked.get()
+    for frame in 0..<whole { batch.offsets.append(consumed + frame * frameBytes) }
     batch.bytes.append(contentsOf: chunk[0..<got])
     consumed += got
   }

@@ -109,21 +109,32 @@ public struct OggPageValidator: Sendable {
 
 /// Builds the Ogg pages of device audio: OpusHead and OpusTags pages, then pages of
 /// ``framesPerPage`` packets, the last with end-of-stream (RFC 7845's layout; mono as mapping
-/// family 0, two channels as two uncoupled streams in multistream framing, the shape
-/// ``AudioExporter`` reads). Deterministic: the same frames give the same bytes.
+/// family 0, two mono packets as two uncoupled streams in multistream framing, one stereo
+/// packet as a 2-channel family-0 stream: the shapes ``AudioExporter`` reads).
+/// Deterministic: the same frames give the same bytes.
 public struct DeviceOggWriter: Sendable {
   public let format: DeviceAudioFormat
   public let serial: UInt32
+  /// The layout of a 2-channel recording's frames (ignored for mono).
+  public let stereoLayout: DeviceAudioFormat.StereoLayout
   /// Packets (20 ms frames) per audio page.
   public let framesPerPage: Int
   private var sequence: UInt32 = 0
   private var frames: Int64 = 0
 
-  public init(format: DeviceAudioFormat, serial: UInt32, framesPerPage: Int = 50) {
+  /// `stereoLayout` must be the layout of the 2-channel frames later handed to
+  /// ``pages(frames:last:)``.
+  public init(
+    format: DeviceAudioFormat, serial: UInt32, framesPerPage: Int = 50,
+    stereoLayout: DeviceAudioFormat.StereoLayout = .twoMonoPackets
+  ) {
     self.format = format
     self.serial = serial
+    self.stereoLayout = stereoLayout
     self.framesPerPage = max(1, min(framesPerPage, 255))
   }
+
+  private var isStereoPacket: Bool { format.channels == 2 && stereoLayout == .stereoPacket }
 
   /// 48 kHz samples per 20 ms packet (RFC 7845 granule units).
   static let granulePerFrame: Int64 = 960
@@ -134,7 +145,7 @@ public struct DeviceOggWriter: Sendable {
     head += [0, 0]  // pre-skip
     head += le32(UInt32(DeviceAudioFormat.sampleRate))
     head += [0, 0]  // output gain
-    head += format.channels == 1 ? [0] : [1, 2, 0, 0, 1]
+    head += format.channels == 1 || isStereoPacket ? [0] : [1, 2, 0, 0, 1]
     let vendor = Array("RecorderKit".utf8)
     let tags = Array("OpusTags".utf8) + le32(UInt32(vendor.count)) + vendor + le32(0)
     return page([head], granule: 0, flags: 0x02) + page([tags], granule: 0, flags: 0)
@@ -161,10 +172,11 @@ public struct DeviceOggWriter: Sendable {
     return out
   }
 
-  /// One device frame as an Opus packet: mono as it is; two channels in multistream framing
-  /// (the first stream self-delimited: TOC, its length 79, its 79 bytes, then the second).
+  /// One device frame as an Opus packet: mono or one stereo packet as it is; two mono
+  /// packets in multistream framing (the first stream self-delimited: TOC, its length 79,
+  /// its 79 bytes, then the second).
   private func packet(_ frame: ArraySlice<UInt8>) -> [UInt8] {
-    guard format.channels == 2 else { return Array(frame) }
+    guard format.channels == 2, !isStereoPacket else { return Array(frame) }
     let size = DeviceAudioFormat.packetBytes
     let start = frame.startIndex
     return [frame[start], UInt8(size - 1)] + frame[start + 1..<start + size]

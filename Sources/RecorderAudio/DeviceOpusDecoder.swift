@@ -2,11 +2,13 @@ import COpus
 
 /// Decodes device frames (PROTOCOL.md §5) to 16-bit PCM with libopus.
 ///
-/// A device frame is 80 × channels bytes: one mono Opus packet per channel. Each channel has
-/// its own mono libopus decoder (CELT keeps state across frames, so frames must be fed in
-/// order). Before libopus sees a packet its TOC is checked: anything but `0xB8` is reported
-/// as `unexpectedTOC` with its offset rather than decoded, because libopus would happily
-/// decode, say, a stereo or SILK packet into audio that is not what the device recorded.
+/// A device frame is 80 × channels bytes: one mono Opus packet per channel, each channel with
+/// its own mono libopus decoder, or (two channels only) one 160-byte stereo packet, decoded
+/// by a 2-channel libopus decoder made on first use (``DeviceAudioFormat/StereoLayout``).
+/// CELT keeps state across frames, so frames must be fed in order. Before libopus sees a
+/// frame its TOCs are checked (``DeviceAudioFormat/frameViolation(in:at:)``): anything else
+/// is reported as `unexpectedTOC` with its offset rather than decoded, because libopus would
+/// happily decode, say, a SILK packet into audio that is not what the device recorded.
 ///
 /// Ownership: not `Sendable`; one export at a time owns a decoder.
 public final class DeviceOpusDecoder {
@@ -18,6 +20,8 @@ public final class DeviceOpusDecoder {
   /// Samples per channel in one decoded 20 ms frame at `sampleRate`.
   public let samplesPerChannel: Int
   private let decoders: [OpaquePointer]
+  /// The 2-channel decoder for stereo-packet frames, made on first use.
+  private var stereoDecoder: OpaquePointer?
   private var scratch: [Int16]
 
   /// - Throws: `.unsupportedChannelCount`, or `.opusSetupFailed` for a rate libopus refuses.
@@ -41,6 +45,7 @@ public final class DeviceOpusDecoder {
 
   deinit {
     for decoder in decoders { opus_decoder_destroy(decoder) }
+    if let stereoDecoder { opus_decoder_destroy(stereoDecoder) }
   }
 
   /// Interleaved samples in one decoded frame: `samplesPerChannel × channels`.
@@ -48,7 +53,7 @@ public final class DeviceOpusDecoder {
 
   /// Decodes one device frame.
   /// - Parameters:
-  ///   - frame: exactly `80 × channels` bytes.
+  ///   - frame: exactly `80 × channels` bytes (for two channels, either layout).
   ///   - offset: where the frame sits in the input, for error reports.
   /// - Returns: `samplesPerFrame` interleaved samples.
   public func decode(_ frame: [UInt8], offset: Int = 0) throws(AudioError) -> [Int16] {
@@ -71,15 +76,19 @@ public final class DeviceOpusDecoder {
       throw .truncatedFrame(offset: offset, trailingBytes: frame.count)
     }
     precondition(pcm.count >= samplesPerFrame, "pcm buffer too small")
+    if let bad = format.frameViolation(in: frame, at: 0) {
+      throw .unexpectedTOC(byte: frame[bad], offset: offset + bad)
+    }
+    if format.stereoLayout(in: frame, at: 0) == .stereoPacket {
+      try decodeStereoPacket(frame, offset: offset, into: pcm)
+      return
+    }
     let channels = format.channels
     for channel in 0..<channels {
       let start = channel * DeviceAudioFormat.packetBytes
       let packet = UnsafeRawBufferPointer(
         rebasing: frame[start..<start + DeviceAudioFormat.packetBytes])
       let packetOffset = offset + start
-      guard packet[0] == DeviceAudioFormat.tocByte else {
-        throw .unexpectedTOC(byte: packet[0], offset: packetOffset)
-      }
       if channels == 1 {
         try decodePacket(packet, channel: 0, offset: packetOffset, into: pcm)
       } else {
@@ -96,6 +105,38 @@ public final class DeviceOpusDecoder {
     }
   }
 
+  /// One 160-byte stereo packet through the 2-channel decoder, straight into interleaved PCM.
+  private func decodeStereoPacket(
+    _ packet: UnsafeRawBufferPointer, offset: Int, into pcm: UnsafeMutableBufferPointer<Int16>
+  ) throws(AudioError) {
+    let decoder: OpaquePointer
+    if let stereoDecoder {
+      decoder = stereoDecoder
+    } else {
+      var status: Int32 = 0
+      guard let made = opus_decoder_create(opus_int32(sampleRate), 2, &status), status == OPUS_OK
+      else { throw .opusSetupFailed(code: status, message: opusErrorText(status)) }
+      stereoDecoder = made
+      decoder = made
+    }
+    guard let outBase = pcm.baseAddress else { preconditionFailure("pcm buffer too small") }
+    let decoded = opus_decode(
+      decoder, packet.baseAddress?.assumingMemoryBound(to: UInt8.self), opus_int32(packet.count),
+      outBase, Int32(samplesPerChannel), 0)
+    try checkDecoded(decoded, offset: offset)
+  }
+
+  private func checkDecoded(_ decoded: Int32, offset: Int) throws(AudioError) {
+    if decoded < 0 {
+      throw .opusDecodeFailed(offset: offset, code: decoded, message: opusErrorText(decoded))
+    }
+    if decoded != Int32(samplesPerChannel) {
+      throw .opusDecodeFailed(
+        offset: offset, code: OPUS_INVALID_PACKET,
+        message: "decoded \(decoded) samples, expected \(samplesPerChannel) (not a 20 ms packet)")
+    }
+  }
+
   /// One channel's packet through libopus, without the TOC check (tests reach libopus's own
   /// rejection through this).
   func decodePacket(
@@ -108,13 +149,6 @@ public final class DeviceOpusDecoder {
     let decoded = opus_decode(
       decoders[channel], packet.baseAddress?.assumingMemoryBound(to: UInt8.self),
       opus_int32(packet.count), outBase, Int32(samplesPerChannel), 0)
-    if decoded < 0 {
-      throw .opusDecodeFailed(offset: offset, code: decoded, message: opusErrorText(decoded))
-    }
-    if decoded != Int32(samplesPerChannel) {
-      throw .opusDecodeFailed(
-        offset: offset, code: OPUS_INVALID_PACKET,
-        message: "decoded \(decoded) samples, expected \(samplesPerChannel) (not a 20 ms packet)")
-    }
+    try checkDecoded(decoded, offset: offset)
   }
 }

@@ -52,12 +52,13 @@ public enum DeviceRecordingWriter {
   }
 
   /// A whole recording in memory, for short recordings (tests, the emulator's flash):
-  /// `frameCount × 80 × channels` bytes.
-  public static func speechRecording(format: DeviceAudioFormat, frameCount: Int, seed: UInt64)
-    throws(AudioError) -> [UInt8]
-  {
+  /// `frameCount × 80 × channels` bytes, a 2-channel one in `layout`.
+  public static func speechRecording(
+    format: DeviceAudioFormat, frameCount: Int, seed: UInt64,
+    layout: DeviceAudioFormat.StereoLayout = .twoMonoPackets
+  ) throws(AudioError) -> [UInt8] {
     precondition(frameCount >= 0, "frameCount must not be negative")
-    var generator = try SpeechRecordingGenerator(format: format, seed: seed)
+    var generator = try SpeechRecordingGenerator(format: format, seed: seed, layout: layout)
     var bytes = [UInt8](repeating: 0, count: frameCount * format.bytesPerFrame)
     for index in 0..<frameCount {
       try generator.encodeNextFrame(into: &bytes, at: index * format.bytesPerFrame)
@@ -76,10 +77,14 @@ public struct SpeechRecordingGenerator {
   private let encoder: DeviceOpusEncoder
   private var pcm: [Int16]
 
-  public init(format: DeviceAudioFormat, seed: UInt64) throws(AudioError) {
+  /// `layout` chooses a 2-channel frame's shape (ignored for mono).
+  public init(
+    format: DeviceAudioFormat, seed: UInt64,
+    layout: DeviceAudioFormat.StereoLayout = .twoMonoPackets
+  ) throws(AudioError) {
     self.format = format
     signal = SpeechLikeSignal(seed: seed, channels: format.channels)
-    encoder = try DeviceOpusEncoder(channels: format.channels)
+    encoder = try DeviceOpusEncoder(channels: format.channels, layout: layout)
     pcm = [Int16](repeating: 0, count: format.samplesPerFrame)
   }
 

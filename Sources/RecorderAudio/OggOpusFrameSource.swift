@@ -8,12 +8,16 @@
 /// - OpusHead with 2 channels, mapping family 1, 2 streams, 0 coupled, mapping `[0, 1]`,
 ///   and audio packets that are two device packets in Opus multistream framing (the first
 ///   self-delimited, RFC 6716 Appendix B): `B8 4F <79 bytes> B8 <79 bytes>`. This is what
-///   `OggOpusWriter` writes for a 2-channel recording.
+///   `OggOpusWriter` writes for a 2-channel recording of two mono packets;
+/// - OpusHead with 2 channels, mapping family 0 (one stereo stream), and audio packets that
+///   are each one 160-byte stereo device packet (TOC `0xBC`), kept as they are.
 ///
 /// The OpusTags packet is checked for its magic and otherwise skipped. Granule positions
 /// and pre-skip do not change which frames exist, so every audio packet becomes one frame.
 final class OggOpusFrameSource: DeviceFrameSource {
   let format: DeviceAudioFormat
+  /// For two channels, the frames' layout (from the OpusHead's mapping family); nil for mono.
+  let stereoLayout: DeviceAudioFormat.StereoLayout?
   private let reader: OggPageReader
   private let totalBytes: Int?
 
@@ -25,7 +29,7 @@ final class OggOpusFrameSource: DeviceFrameSource {
     guard let head = try reader.nextPacket() else {
       throw .malformedOgg(offset: 0, reason: "no packets")
     }
-    format = try Self.parseHead(head)
+    (format, stereoLayout) = try Self.parseHead(head)
     guard let tags = try reader.nextPacket() else {
       throw .malformedOgg(offset: reader.bytesConsumed, reason: "stream ends before OpusTags")
     }
@@ -56,6 +60,12 @@ final class OggOpusFrameSource: DeviceFrameSource {
       guard bytes.count == size else { throw wrongShape(packet) }
       guard bytes[0] == toc else { throw .unexpectedTOC(byte: bytes[0], offset: packet.pageOffset) }
       batch.bytes.append(contentsOf: bytes)
+    } else if stereoLayout == .stereoPacket {
+      guard bytes.count == 2 * size else { throw wrongShape(packet) }
+      guard bytes[0] == DeviceAudioFormat.stereoTOCByte else {
+        throw .unexpectedTOC(byte: bytes[0], offset: packet.pageOffset)
+      }
+      batch.bytes.append(contentsOf: bytes)
     } else {
       // B8 | 79 | 79 bytes | B8 | 79 bytes  (first stream self-delimited).
       guard bytes.count == 2 * size + 1, bytes[1] == UInt8(size - 1) else {
@@ -78,8 +88,11 @@ final class OggOpusFrameSource: DeviceFrameSource {
         + "is not the device's \(format.channels)-channel 80-byte CELT shape")
   }
 
-  /// Validates OpusHead (RFC 7845 §5.1) and maps it to a device format.
-  static func parseHead(_ packet: OggPageReader.Packet) throws(AudioError) -> DeviceAudioFormat {
+  /// Validates OpusHead (RFC 7845 §5.1) and maps it to a device format and, for two
+  /// channels, the layout of its frames.
+  static func parseHead(_ packet: OggPageReader.Packet) throws(AudioError) -> (
+    DeviceAudioFormat, DeviceAudioFormat.StereoLayout?
+  ) {
     let bytes = packet.bytes
     guard bytes.starts(with: Array("OpusHead".utf8)) else {
       throw .unsupportedAudioFormat(reason: "Ogg stream is not Opus (no OpusHead)")
@@ -98,7 +111,9 @@ final class OggOpusFrameSource: DeviceFrameSource {
     _ = inputRate
     switch (channels, family) {
     case (1, 0):
-      return .mono
+      return (.mono, nil)
+    case (2, 0):
+      return (.stereo, .stereoPacket)
     case (2, 1):
       guard bytes.count >= 23 else {
         throw .malformedOgg(offset: packet.pageOffset, reason: "OpusHead mapping table missing")
@@ -107,7 +122,7 @@ final class OggOpusFrameSource: DeviceFrameSource {
         throw .unsupportedAudioFormat(
           reason: "2-channel Ogg Opus that is not two uncoupled mono streams")
       }
-      return .stereo
+      return (.stereo, .twoMonoPackets)
     default:
       throw .unsupportedAudioFormat(
         reason: "Ogg Opus with \(channels) channels and mapping family \(family)")

@@ -58,6 +58,9 @@ struct EmulateCommand: RecorderCommand {
                               Encrypt the audio from block counter 0 (default) or from the
                               counter field: the two readings of PROTOCOL.md §9.
       --channels 1|2          Audio channels (default 1).
+      --stereo-layout two-mono|stereo-packet
+                              A 2-channel frame's 160 bytes: two mono packets B8… B8…
+                              (default) or one stereo packet BC…: the two readings of §5.
       --mtu N                 Largest ATT MTU the device accepts (default 247).
       --interval-ms N         Connection interval (default 15).
       --packets-per-event N   Packets per connection event (default 5).
@@ -279,6 +282,9 @@ struct EmulateCommand: RecorderCommand {
       link: link)
     configuration.modeB = modeB
     configuration.oggAudio = arguments.flag("ogg-audio")
+    if try arguments.choice("stereo-layout", ["two-mono", "stereo-packet"]) == "stereo-packet" {
+      configuration.stereoLayout = .stereoPacket
+    }
     configuration.twoStageHandshake = arguments.flag("two-stage-handshake")
     if let meaning = try arguments.choice("depair-clear", ["erases-recordings", "connections"]) {
       configuration.depairClearErasesRecordings = meaning == "erases-recordings"

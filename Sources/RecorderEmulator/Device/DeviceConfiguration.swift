@@ -1,3 +1,4 @@
+import RecorderAudio
 import RecorderProtocol
 
 /// Who the emulated device is and how it starts: identity, firmware, flash, battery, timing.
@@ -18,8 +19,12 @@ public struct DeviceConfiguration: Sendable {
   public var name: String
   /// The token HANDSHAKE must carry (compared in its wire form for ``portVersion``).
   public var token: DeviceToken
-  /// 1 on V0095 [device]; 2 makes every 20 ms frame two mono 80-byte packets.
+  /// 1 on V0095 [device]; 2 makes every 20 ms frame 160 bytes, laid out as ``stereoLayout``.
   public var audioChannels: UInt8
+  /// How a 2-channel frame's 160 bytes are laid out (PROTOCOL.md §5 allows both readings of
+  /// "80 bytes per frame per channel"): two mono packets `B8 …` `B8 …` (the default) or one
+  /// stereo packet `BC …`. Ignored for one channel.
+  public var stereoLayout: DeviceAudioFormat.StereoLayout = .twoMonoPackets
   /// Non-zero: the device raises a hotspot on WIFI_OPEN (PROTOCOL.md §6); 0 refuses it.
   public var supportWifi: UInt8
   /// Recordings are Ogg-wrapped Opus and the HANDSHAKE reply says `oggAudio = 1`

@@ -42,14 +42,16 @@ extension EmulatedDevice {
     guard configuration.oggAudio,
       let format = try? DeviceAudioFormat(channels: Int(configuration.audioChannels))
     else { return nil }
-    return DeviceOggWriter(format: format, serial: sessionId.rawValue)
+    return DeviceOggWriter(
+      format: format, serial: sessionId.rawValue, stereoLayout: configuration.stereoLayout)
   }
 
   /// The content cycle, encoded on first use.
   func content() throws(EmulatorError) -> RecordingContent {
     if let cachedContent { return cachedContent }
     let made = try RecordingContent(
-      channels: Int(configuration.audioChannels), seed: configuration.seed)
+      channels: Int(configuration.audioChannels), seed: configuration.seed,
+      layout: configuration.stereoLayout)
     cachedContent = made
     return made
   }

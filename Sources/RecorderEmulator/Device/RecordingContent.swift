@@ -6,7 +6,8 @@ import RecorderAudio
 /// Encoding is real CPU, so the device encodes one *cycle* of speech-like audio once
 /// (``cycleFrames`` frames of `SpeechLikeSignal`, seeded) and every recording is that cycle
 /// repeated from its own starting frame. Every packet is a real 80-byte CELT packet with TOC
-/// `0xB8`, and a repeated cycle decodes as valid Opus (the decoder just continues).
+/// `0xB8` (or, for a 2-channel stereo-packet device, a real 160-byte one with TOC `0xBC`),
+/// and a repeated cycle decodes as valid Opus (the decoder just continues).
 ///
 /// Ownership: immutable after `init`, so `Sendable`.
 struct RecordingContent: Sendable {
@@ -19,11 +20,15 @@ struct RecordingContent: Sendable {
 
   var cycleFrames: Int { cycle.count / bytesPerFrame }
 
-  init(channels: Int, seed: UInt64, cycleFrames: Int = defaultCycleFrames) throws(EmulatorError) {
+  /// `layout` shapes a 2-channel frame (``DeviceConfiguration/stereoLayout``).
+  init(
+    channels: Int, seed: UInt64, layout: DeviceAudioFormat.StereoLayout = .twoMonoPackets,
+    cycleFrames: Int = defaultCycleFrames
+  ) throws(EmulatorError) {
     do {
       let format = try DeviceAudioFormat(channels: channels)
       cycle = try DeviceRecordingWriter.speechRecording(
-        format: format, frameCount: cycleFrames, seed: seed)
+        format: format, frameCount: cycleFrames, seed: seed, layout: layout)
       bytesPerFrame = format.bytesPerFrame
     } catch {
       throw .audio(error.description)

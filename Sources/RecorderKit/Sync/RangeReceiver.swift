@@ -61,10 +61,6 @@ final class RangeReceiver: @unchecked Sendable {
   private let onCheckpoint: @Sendable (Int64) -> Void
   private let state: Locked<State>
 
-  /// The Opus TOC byte every 80-byte packet of the device starts with (PROTOCOL.md §5).
-  static let tocByte = ProtocolDefaults.opusTOCByte
-  static let packetBytes = Int64(ProtocolDefaults.opusPacketBytes)
-
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: SessionID,
     size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
@@ -152,7 +148,9 @@ final class RangeReceiver: @unchecked Sendable {
       return state.endToEndEncrypted
     }
     let ogg = !encrypted && state.withLock { $0.ogg != nil }
-    guard encrypted || ogg || Self.isDeviceOpus(data, at: start) else { return .stop }
+    guard encrypted || ogg || Self.isDeviceOpus(data, at: start, frameBytes: frameBytes) else {
+      return .stop
+    }
     let (offset, needsWrite, needsCheckpoint, valid) = state.withLock {
       state -> (Int64, Bool, Bool, Bool) in
       var kept = data
@@ -224,12 +222,18 @@ final class RangeReceiver: @unchecked Sendable {
     }
   }
 
-  /// Every byte at an 80-byte packet boundary must be the device's TOC (0xB8).
-  static func isDeviceOpus(_ data: [UInt8], at start: Int64) -> Bool {
-    var position = (packetBytes - start % packetBytes) % packetBytes
+  /// Every frame (`frameBytes` = 80 × channels) that starts inside `data`, which sits at
+  /// byte `start` of the recording, must have the device's framing as far as `data` reaches
+  /// (`DeviceAudioFormat/frameViolation(in:at:)`: mono `B8`; two channels `B8 … B8` or `BC`).
+  /// The tail of a frame begun in an earlier chunk cannot be judged alone and is let through.
+  static func isDeviceOpus(_ data: [UInt8], at start: Int64, frameBytes: Int) -> Bool {
+    guard let format = try? DeviceAudioFormat(channels: frameBytes / DeviceAudioFormat.packetBytes)
+    else { return false }
+    let frame = Int64(format.bytesPerFrame)
+    var position = (frame - start % frame) % frame
     while position < Int64(data.count) {
-      if data[Int(position)] != tocByte { return false }
-      position += packetBytes
+      if !format.frameIsDeviceOpus(data, at: Int(position)) { return false }
+      position += frame
     }
     return true
   }
