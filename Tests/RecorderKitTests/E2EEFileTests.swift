@@ -104,6 +104,18 @@ struct E2EEFileTests {
         FileManager.default.contents(atPath: opened).map(Array.init) == plain,
         "starts at the field: \(startsAtField)")
     }
+    // Two channels as one stereo packet a frame (TOC 0xBC every 160 bytes) are device audio
+    // too.
+    let stereo = (0..<(160 * 100)).map { $0 % 160 == 0 ? 0xBC : UInt8(truncatingIfNeeded: $0 &* 5) }
+    Self.write(stereo, to: plainPath)
+    try E2EEFile.encrypt(
+      plainPath, to: sealed, for: try key.publicKey(), channels: 2, counterField: 7,
+      startsAtCounterField: true)
+    #expect(try E2EEFile.decrypt(sealed, to: opened, userKey: key).channels == 2)
+    #expect(FileManager.default.contents(atPath: opened).map(Array.init) == stereo)
+    Self.write(plain, to: plainPath)
+    try E2EEFile.encrypt(
+      plainPath, to: sealed, for: try key.publicKey(), counterField: 7, startsAtCounterField: true)
     // The field says 9, the audio starts at 7: neither reading gives device audio.
     var header = try E2EEFile.header(path: sealed)
     header.counter = 9

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderAudio
 import RecorderCrypto
 import RecorderProtocol
 
@@ -103,16 +104,19 @@ public enum E2EEFile {
       guard let stream = try? ChaCha20Stream(key: key, nonce: header.nonce, counter: counter),
         (try? stream.apply(&bytes)) != nil
       else { continue }
-      if looksLikeDeviceAudio(bytes) { return counter }
+      if looksLikeDeviceAudio(bytes, channels: header.channels == 2 ? 2 : 1) { return counter }
     }
     throw .unknownCounterRole(header.counter)
   }
 
-  /// Raw device packets (TOC `0xB8` at every 80-byte boundary the bytes reach) or an Ogg
-  /// page's capture pattern.
-  static func looksLikeDeviceAudio(_ bytes: [UInt8]) -> Bool {
+  /// Raw device frames of `channels` (each frame's framing as far as the bytes reach: two
+  /// mono packets or one stereo packet) or an Ogg page's capture pattern.
+  static func looksLikeDeviceAudio(_ bytes: [UInt8], channels: Int) -> Bool {
     if bytes.starts(with: Array("OggS".utf8)) { return true }
-    return stride(from: 0, to: bytes.count, by: 80).allSatisfy { bytes[$0] == 0xB8 }
+    guard let format = try? DeviceAudioFormat(channels: channels) else { return false }
+    return stride(from: 0, to: bytes.count, by: format.bytesPerFrame).allSatisfy {
+      format.frameIsDeviceOpus(bytes, at: $0)
+    }
   }
 
   /// The file an export reads: `raw` itself when it is plain, else its audio decrypted
