@@ -310,7 +310,9 @@ struct EmulatorWiFiTests {
     await session.close()
   }
 
-  @Test("a device that refuses a join while a session is alive: WiFiSession joins again once it is free")
+  @Test(
+    "a device that refuses a join while a session is alive: WiFiSession joins again once it is free"
+  )
   func joinWhileActiveRefusedIsRetried() async throws {
     let bench = try WiFiBench(refusesJoinWhileActive: true)
     defer { bench.cleanUp() }
