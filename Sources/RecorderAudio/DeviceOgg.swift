@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Checks Ogg pages (RFC 3533) as their bytes arrive, for a device that sends its audio
 /// Ogg-wrapped (`oggAudio = 1`, PROTOCOL.md §5): the transfer keeps only whole pages whose
 /// checksum holds, in stream order, the way it keeps only whole 80-byte packets of raw audio.
@@ -220,5 +226,56 @@ extension AudioExporter {
       if batch.count == 0 { return frames }
       frames += batch.count
     }
+  }
+}
+
+extension AudioExporter {
+  /// The duration of the Ogg Opus recording at `path`, in milliseconds, from its pages: the
+  /// last page's granule position less OpusHead's pre-skip, in 48 kHz samples (RFC 7845
+  /// §4). Reads the first page and the file's last 64 KiB only, so it is cheap for a long
+  /// recording; nil when the file is not Ogg Opus or its pages do not say.
+  public static func oggDurationMs(ofRecordingAt path: String) -> Int? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    func read(_ count: Int, at offset: Int64) -> [UInt8] {
+      var bytes = [UInt8](repeating: 0, count: count)
+      let got = bytes.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress, count, off_t(offset))
+      }
+      return got > 0 ? Array(bytes.prefix(got)) : []
+    }
+    let head = read(64, at: 0)
+    guard head.count >= 47, head.starts(with: Array("OggS".utf8)) else { return nil }
+    let bodyStart = 27 + Int(head[26])
+    guard head.count >= bodyStart + 12,
+      head[bodyStart..<bodyStart + 8].elementsEqual("OpusHead".utf8)
+    else { return nil }
+    let preSkip = Int64(head[bodyStart + 10]) | Int64(head[bodyStart + 11]) << 8
+    let size = Int64(lseek(descriptor, 0, SEEK_END))
+    guard size > 0 else { return nil }
+    let tailLength = min(size, 65_536 + 27)
+    let tail = read(Int(tailLength), at: size - tailLength)
+    guard tail.count == Int(tailLength), tail.count >= 27 else { return nil }
+    // The last page: the last capture pattern whose page runs exactly to the end.
+    var start = tail.count - 27
+    while start >= 0 {
+      if tail[start..<start + 4].elementsEqual("OggS".utf8), tail[start + 4] == 0,
+        start + 27 <= tail.count
+      {
+        let segments = Int(tail[start + 26])
+        if start + 27 + segments <= tail.count {
+          let body = tail[start + 27..<start + 27 + segments].reduce(0) { $0 + Int($1) }
+          if start + 27 + segments + body == tail.count {
+            var granule: Int64 = 0
+            for index in 0..<8 { granule |= Int64(tail[start + 6 + index]) << (8 * index) }
+            guard granule >= preSkip else { return nil }
+            return Int((granule - preSkip) / 48)
+          }
+        }
+      }
+      start -= 1
+    }
+    return nil
   }
 }

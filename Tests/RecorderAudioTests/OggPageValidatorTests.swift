@@ -48,6 +48,13 @@ import Testing
     defer { unlink(path) }
     #expect(
       try AudioExporter.frameCount(ofRecordingAt: path, recordedChannels: format.channels) == 173)
+    // The duration from the first and last pages alone agrees.
+    #expect(AudioExporter.oggDurationMs(ofRecordingAt: path) == 173 * 20)
+    // A stream cut inside its last page has no such duration.
+    let cut = NSTemporaryDirectory() + "cut-\(UUID().uuidString).opus"
+    try Data(bytes.dropLast(3)).write(to: URL(fileURLWithPath: cut))
+    defer { unlink(cut) }
+    #expect(AudioExporter.oggDurationMs(ofRecordingAt: cut) == nil)
   }
 
   @Test(

@@ -619,16 +619,12 @@ public actor SyncEngine {
   private func partPath(_ record: RecordingRecord) -> String {
     paths.partial(serial: record.serial, sessionId: record.session)
   }
-  /// The duration of a stored recording: frames × 20 ms, counted from the pages of an Ogg
-  /// file, else from its size (`size / (80 × channels) × 20`).
+  /// The duration of a stored recording: from the pages of an Ogg file (its last granule
+  /// position; the whole stream was checked once, when it was stored), else from its size
+  /// (`size / (80 × channels) × 20`).
   private func durationMs(of record: RecordingRecord) -> Int {
     let path = record.rawPath.map(paths.resolved) ?? rawPath(record)
-    if Self.isOgg(path),
-      let frames = try? AudioExporter.frameCount(
-        ofRecordingAt: path, recordedChannels: record.channels)
-    {
-      return frames * 20
-    }
+    if let duration = AudioExporter.oggDurationMs(ofRecordingAt: path) { return duration }
     return Int(record.size) / (80 * max(1, record.channels)) * 20
   }
 
