@@ -6,7 +6,7 @@
 /// A 2-channel recording has 160 bytes per 20 ms, read one of two ways (``StereoLayout``):
 /// two *mono* Opus packets of 80 bytes each (channel 0 then channel 1, each TOC `0xB8`), or
 /// one 160-byte *stereo* CELT packet (TOC `0xBC`: config 23 with the stereo flag). Which one
-/// a frame is follows from its bytes (``frameViolation(in:at:)``); a frame that is neither is
+/// a frame is follows from its bytes (`frameViolation(in:at:)`); a frame that is neither is
 /// refused, never decoded.
 ///
 /// The device's `audioChannels` (HANDSHAKE response) decides `channels`; V0095 reports 1.
@@ -82,7 +82,7 @@ public struct DeviceAudioFormat: Sendable, Equatable, Hashable, CustomStringConv
 
   /// The layout of the frame starting at `bytes[index]`, judged from the bytes present
   /// (a chunk may end inside the frame); nil for a mono format. Call it only on a frame
-  /// that ``frameViolation(in:at:)`` accepts.
+  /// that `frameViolation(in:at:)` accepts.
   public func stereoLayout(in bytes: UnsafeRawBufferPointer, at index: Int) -> StereoLayout? {
     guard channels == 2, index < bytes.count else { return nil }
     return bytes[index] == Self.stereoTOCByte ? .stereoPacket : .twoMonoPackets
@@ -105,13 +105,13 @@ public struct DeviceAudioFormat: Sendable, Equatable, Hashable, CustomStringConv
     return nil
   }
 
-  /// ``frameViolation(in:at:)`` over an array.
+  /// `frameViolation(in:at:)` over an array.
   public func frameViolation(in bytes: [UInt8], at index: Int) -> Int? {
     bytes.withUnsafeBytes { frameViolation(in: $0, at: index) }
   }
 
   /// Whether the frame starting at `bytes[index]` has the device's framing, as far as
-  /// `bytes` reaches (``frameViolation(in:at:)`` is nil).
+  /// `bytes` reaches (`frameViolation(in:at:)` is nil).
   public func frameIsDeviceOpus(_ bytes: [UInt8], at index: Int) -> Bool {
     frameViolation(in: bytes, at: index) == nil
   }

@@ -56,7 +56,7 @@ protocol DeviceFrameSource: AnyObject {
 }
 
 /// The raw device file: concatenated frames, no container (PROTOCOL.md §5). Every frame's
-/// TOC is checked here (``DeviceAudioFormat/frameViolation(in:at:)``), so a file that is not
+/// TOC is checked here (`DeviceAudioFormat.frameViolation(in:at:)`), so a file that is not
 /// device audio is refused at its first frame; a 2-channel file keeps the layout of its first
 /// frame (a frame of the other layout is refused); a file that ends inside a frame is
 /// refused rather than padded.

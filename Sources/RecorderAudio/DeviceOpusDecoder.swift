@@ -6,7 +6,7 @@ import COpus
 /// its own mono libopus decoder, or (two channels only) one 160-byte stereo packet, decoded
 /// by a 2-channel libopus decoder made on first use (``DeviceAudioFormat/StereoLayout``).
 /// CELT keeps state across frames, so frames must be fed in order. Before libopus sees a
-/// frame its TOCs are checked (``DeviceAudioFormat/frameViolation(in:at:)``): anything else
+/// frame its TOCs are checked (`DeviceAudioFormat.frameViolation(in:at:)`): anything else
 /// is reported as `unexpectedTOC` with its offset rather than decoded, because libopus would
 /// happily decode, say, a SILK packet into audio that is not what the device recorded.
 ///
