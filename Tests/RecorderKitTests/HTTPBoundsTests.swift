@@ -145,7 +145,9 @@ struct HTTPBoundsTests {
   func downloadsAreBounded(_ transport: Transport) async throws {
     let cloud = try HostileHTTPServer { _, _ in .endless() }
     defer { cloud.stop() }
-    let client = try Self.client(cloud, transport)
+    // 32 MiB must arrive within the deadline: room for FoundationNetworking under
+    // ThreadSanitizer (it took over 30 s there).
+    let client = try Self.client(cloud, transport, deadline: .seconds(600))
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "bounds-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -158,7 +160,7 @@ struct HTTPBoundsTests {
     let path = folder.appendingPathComponent("firmware.bin").path
     let limit = Int64(FirmwareFile.maximumSize)
     await #expect(throws: CloudError.responseTooLarge(limit: limit)) {
-      _ = try await withTimeout(120) { try await client.download(release, to: path) }
+      _ = try await withTimeout(900) { try await client.download(release, to: path) }
     }
     let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
     #expect(left.isEmpty, "no partial file left: \(left)")
