@@ -10,7 +10,8 @@ public struct DeviceConfiguration: Sendable {
   /// The product; its raw value is the advertised project code.
   public var model: RecorderModel
   public var firmware: FirmwareVersion
-  /// Below 20 only: 20 and up needs Mode B security (a later issue).
+  /// The protocol generation the HANDSHAKE reply reports; 20 and up speaks Mode B security
+  /// (``modeB``, PROTOCOL.md §9) before the HANDSHAKE.
   public var portVersion: UInt16
   /// The serial number: digits (packed as nibbles in the advertisement when fewer than 20
   /// and even in count) or ASCII.
