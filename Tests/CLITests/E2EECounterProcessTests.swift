@@ -27,16 +27,6 @@ extension ModeBProcessTests {
         Self.token, "--private-key", user.privateKey,
       ], in: directory, label: "sync")
     #expect(sync.status == 0, "\(sync.stderr)")
-    let files = try jsonArray(sync.stdout)
-    #expect(files.count == manifest.recordings.count)
-    for file in files {
-      #expect(file["verified"] as? Bool == true)
-      let export = try #require(file["exportPath"] as? String)
-      // 512 header bytes, then 80-byte frames of 640 WAV bytes each.
-      let frames = (Int(int64(file["size"]) ?? 0) - 512) / 80
-      #expect(frames > 0)
-      let size = try FileManager.default.attributesOfItem(atPath: export)[.size] as? Int
-      #expect(size == 44 + frames * 640, "\(export)")
-    }
+    try Self.expectDecryptedExports(sync.stdout, count: manifest.recordings.count)
   }
 }

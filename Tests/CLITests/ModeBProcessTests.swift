@@ -36,6 +36,22 @@ struct ModeBProcessTests {
     return text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)
   }
 
+  /// `sync --json` output of E2EE mono recordings exported as WAV: `count` files, each
+  /// verified, its export one 640-byte WAV frame per 80-byte frame after the 512-byte header
+  /// the device's size includes.
+  static func expectDecryptedExports(_ output: String, count: Int) throws {
+    let files = try jsonArray(output)
+    #expect(files.count == count)
+    for file in files {
+      #expect(file["verified"] as? Bool == true)
+      let export = try #require(file["exportPath"] as? String)
+      let frames = (Int(int64(file["size"]) ?? 0) - 512) / 80
+      #expect(frames > 0)
+      let size = try FileManager.default.attributesOfItem(atPath: export)[.size] as? Int
+      #expect(size == 44 + frames * 640, "\(export)")
+    }
+  }
+
   @Test("E2EE recordings: sync --private-key exports them decrypted; no key or token printed")
   func e2eeSyncAndSentinel() throws {
     let directory = try TemporaryDirectory("modeb-e2ee")
@@ -55,17 +71,7 @@ struct ModeBProcessTests {
     let sync = try RecorderProcess.run(
       ["sync", "--out", out, "--format", "wav", "--json"] + device, in: directory, label: "sync")
     #expect(sync.status == 0, "\(sync.stderr)")
-    let files = try jsonArray(sync.stdout)
-    #expect(files.count == manifest.recordings.count)
-    for file in files {
-      #expect(file["verified"] as? Bool == true)
-      let export = try #require(file["exportPath"] as? String)
-      // The device's size includes the 512-byte header; each 80-byte frame is 640 WAV bytes.
-      let frames = (Int(int64(file["size"]) ?? 0) - 512) / 80
-      #expect(frames > 0)
-      let size = try FileManager.default.attributesOfItem(atPath: export)[.size] as? Int
-      #expect(size == 44 + frames * 640, "\(export)")
-    }
+    try Self.expectDecryptedExports(sync.stdout, count: manifest.recordings.count)
 
     // Another user's key: refused at once (77), the reason named, nothing secret printed.
     let other = try Self.keyPair(in: directory, name: "other")
