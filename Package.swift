@@ -180,6 +180,7 @@ let package = Package(
       dependencies: [
         "RecorderEmulator", "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderTesting",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
+        "RecorderSockets",
       ]),
     .testTarget(
       name: "RecorderKitTests",

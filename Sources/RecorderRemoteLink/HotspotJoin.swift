@@ -27,6 +27,11 @@ public struct HotspotJoinRequest: Sendable, Equatable {
   /// Longest line accepted, newline included.
   public static let maximumLineLength = 256
 
+  /// The refusal of a device that is still in a Wi-Fi session and will not take a second
+  /// join meanwhile (docs/tcp-link.md): after a join of ours that went unanswered, it is the
+  /// device telling that join took (iOS's "already associated").
+  public static let sessionAlreadyActive = "a Wi-Fi session is already active"
+
   /// The request line, newline-terminated. SSID and password must be free of spaces.
   public var line: String { "JOIN \(ssid) \(password) \(serverPort)\n" }
 
@@ -51,12 +56,16 @@ public enum HotspotJoinError: Error, Sendable, Equatable, CustomStringConvertibl
   case refused(String)
   /// The answer was not `OK` or `ERR …` within the line limit.
   case malformedAnswer
+  /// The request went out and no answer came (the exchange broke off, or the join port
+  /// closed first): the device may have taken the join.
+  case unanswered
 
   public var description: String {
     switch self {
     case .socket(let error): "hotspot join port: \(error)"
     case .refused(let reason): "the device refused the join: \(reason)"
     case .malformedAnswer: "the hotspot join port answered something else"
+    case .unanswered: "the hotspot join port did not answer the join"
     }
   }
 }
@@ -80,31 +89,47 @@ public enum HotspotJoinClient {
     defer { connection.close() }
     let request = HotspotJoinRequest(
       ssid: ssid, password: password, serverPort: serverPort, phoneHost: host)
-    let answer: String?
     do {
       try await connection.write(Array(request.line.utf8))
-      answer = try await readLine(connection)
     } catch {
       throw .socket(error)
     }
-    guard let answer else { throw .malformedAnswer }
+    let answer: Line
+    do {
+      answer = try await readLine(connection)
+    } catch {
+      throw .unanswered
+    }
+    guard case .line(let answer) = answer else {
+      throw answer == .closed ? .unanswered : .malformedAnswer
+    }
     if answer == "OK" { return }
     if answer.hasPrefix("ERR ") { throw .refused(String(answer.dropFirst(4))) }
     throw .malformedAnswer
   }
 
-  /// One line (without its newline), or nil when the peer closed first or sent too much.
-  static func readLine(_ connection: SocketConnection) async throws(SocketError) -> String? {
+  /// What one line read gave.
+  enum Line: Equatable {
+    /// The line, without its newline.
+    case line(String)
+    /// The peer closed before a newline.
+    case closed
+    /// No newline within ``HotspotJoinRequest/maximumLineLength``.
+    case tooLong
+  }
+
+  /// One line, or why there is none.
+  static func readLine(_ connection: SocketConnection) async throws(SocketError) -> Line {
     var bytes: [UInt8] = []
     while bytes.count < HotspotJoinRequest.maximumLineLength {
       let chunk = try await connection.read(upTo: HotspotJoinRequest.maximumLineLength)
-      if chunk.isEmpty { return nil }
+      if chunk.isEmpty { return .closed }
       bytes += chunk
       if let newline = bytes.firstIndex(of: 0x0A) {
-        return String(decoding: bytes[..<newline], as: UTF8.self)
+        return .line(String(decoding: bytes[..<newline], as: UTF8.self))
       }
     }
-    return nil
+    return .tooLong
   }
 }
 
@@ -121,35 +146,47 @@ public final class HotspotJoinServer: Sendable {
   /// - Parameters:
   ///   - host: the address to listen on.
   ///   - port: the port (0: any free one).
+  ///   - losingFirstAnswers: the first this many joins the device accepts get no answer: the
+  ///     connection closes after the device took the join, so the phone cannot tell whether
+  ///     it joined (a lost association reply). 0 (default): every verdict is answered.
   ///   - handler: the device's verdict: nil accepts, a string is the refusal reason.
   public init(
-    host: String = "127.0.0.1", port: UInt16 = 0,
+    host: String = "127.0.0.1", port: UInt16 = 0, losingFirstAnswers: Int = 0,
     handler: @escaping @Sendable (HotspotJoinRequest) async -> String?
   ) throws(SocketError) {
     listener = try SocketListener(host: host, port: port)
     self.port = listener.port
     let listener = self.listener
+    let toLose = Locked(max(0, losingFirstAnswers))
     let task = Task {
       while let connection = try? await listener.accept() {
-        Task { await Self.serve(connection, handler: handler) }
+        Task { await Self.serve(connection, losing: toLose, handler: handler) }
       }
     }
     loop.withLock { $0 = task }
   }
 
   private static func serve(
-    _ connection: SocketConnection,
+    _ connection: SocketConnection, losing toLose: Locked<Int>,
     handler: @Sendable (HotspotJoinRequest) async -> String?
   ) async {
     defer { connection.close() }
     let host = String(connection.remoteAddress.prefix { $0 != ":" })
-    guard let line = try? await HotspotJoinClient.readLine(connection),
+    guard case .line(let line) = try? await HotspotJoinClient.readLine(connection),
       let request = HotspotJoinRequest(line: line, phoneHost: host)
     else {
       try? await connection.write(Array("ERR malformed request\n".utf8))
       return
     }
     let verdict = await handler(request)
+    let lost =
+      verdict == nil
+      && toLose.withLock { left in
+        guard left > 0 else { return false }
+        left -= 1
+        return true
+      }
+    guard !lost else { return }
     let answer = verdict.map { "ERR \($0.filter { $0 != "\n" })\n" } ?? "OK\n"
     try? await connection.write(Array(answer.utf8))
   }

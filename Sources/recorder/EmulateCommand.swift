@@ -85,6 +85,9 @@ struct EmulateCommand: RecorderCommand {
       --wifi-refuse-join-while-active
                               A join while a Wi-Fi session is still active is refused rather
                               than taken as already joined (default: joining is idempotent).
+      --wifi-lose-join-answer N
+                              The first N joins the device accepts get no answer (the join
+                              connection closes): the phone cannot tell it joined (default 0).
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
@@ -149,6 +152,8 @@ struct EmulateCommand: RecorderCommand {
   var configuration: DeviceConfiguration
   var faults: FaultPlan
   var hotspotPort: UInt16
+  /// The first this many accepted joins go unanswered (`--wifi-lose-join-answer`).
+  var lostJoinAnswers: Int
   var health: [HealthPeripheralKind]
   var healthLinger: Duration
   var healthCycle: Duration?
@@ -275,6 +280,10 @@ struct EmulateCommand: RecorderCommand {
     let channels = try arguments.option("channels", as: UInt8.self) ?? 1
     guard channels == 1 || channels == 2 else { throw UsageError("--channels must be 1 or 2") }
     hotspotPort = try arguments.option("hotspot-port", as: UInt16.self) ?? 0
+    lostJoinAnswers = try arguments.option("wifi-lose-join-answer", as: Int.self) ?? 0
+    guard (0...100).contains(lostJoinAnswers) else {
+      throw UsageError("--wifi-lose-join-answer must be 0-100")
+    }
     configuration = DeviceConfiguration(
       portVersion: portVersion, serial: try arguments.option("serial") ?? "8881234567890123",
       token: token, audioChannels: channels, supportWifi: arguments.flag("no-wifi") ? 0 : 1,
@@ -433,7 +442,9 @@ struct EmulateCommand: RecorderCommand {
     var joinServer: HotspotJoinServer?
     if configuration.supportWifi != 0 {
       do {
-        joinServer = try HotspotJoinServer(host: host, port: hotspotPort) { request in
+        joinServer = try HotspotJoinServer(
+          host: host, port: hotspotPort, losingFirstAnswers: lostJoinAnswers
+        ) { request in
           await device.joinHotspot(request)
         }
       } catch {
@@ -581,6 +592,8 @@ struct EmulateCommand: RecorderCommand {
       ("dataBytesSent", .int(Int64(counters.dataBytesSent))),
       ("depairs", .int(Int64(counters.depairs))),
       ("depairsClearing", .int(Int64(counters.depairsClearing))),
+      ("wifiJoinsRefused", .int(Int64(counters.wifiJoinsRefused))),
+      ("wifiJoinsWhileActive", .int(Int64(counters.wifiJoinsWhileActive))),
       // WIFI_OPEN granted, BLE dropped for Wi-Fi, WIFI_CLOSE, idle close: in order, each with
       // the BLE connection (from 1) it happened on.
       (

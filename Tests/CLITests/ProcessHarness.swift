@@ -243,6 +243,9 @@ struct Manifest {
   /// DEPAIRs the device took, and those with the clear byte set.
   var depairs: Int
   var depairsClearing: Int
+  /// Hotspot joins the device refused, and those it took while a Wi-Fi session was active.
+  var wifiJoinsRefused: Int
+  var wifiJoinsWhileActive: Int
 
   init(data: Data) throws {
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -264,6 +267,8 @@ struct Manifest {
     dataBytesSent = try #require((object["dataBytesSent"] as? NSNumber)?.int64Value)
     depairs = (object["depairs"] as? NSNumber)?.intValue ?? 0
     depairsClearing = (object["depairsClearing"] as? NSNumber)?.intValue ?? 0
+    wifiJoinsRefused = try #require((object["wifiJoinsRefused"] as? NSNumber)?.intValue)
+    wifiJoinsWhileActive = try #require((object["wifiJoinsWhileActive"] as? NSNumber)?.intValue)
   }
 }
 

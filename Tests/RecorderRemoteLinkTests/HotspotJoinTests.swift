@@ -67,6 +67,52 @@ struct HotspotJoinTests {
     #expect(seen.withLock { $0 }.count == 2)
   }
 
+  @Test("a lost answer: the device took the join, the phone hears only the close")
+  func lostAnswers() async throws {
+    let seen = Locked(0)
+    let server = try HotspotJoinServer(losingFirstAnswers: 1) { request in
+      seen.withLock { $0 += 1 }
+      return request.password == "right123" ? nil : "wrong password"
+    }
+    defer { server.stop() }
+    func join(_ password: String) async throws(HotspotJoinError) {
+      try await HotspotJoinClient.join(
+        host: "127.0.0.1", port: server.port, ssid: "PLAUD0123", password: password,
+        serverPort: 9000)
+    }
+    // A refusal is answered and does not use up the lost answer; the first acceptance is
+    // lost, the next one answered.
+    await #expect(throws: HotspotJoinError.refused("wrong password")) { try await join("wrong123") }
+    await #expect(throws: HotspotJoinError.unanswered) { try await join("right123") }
+    try await join("right123")
+    #expect(seen.withLock { $0 } == 3, "the device decided every join")
+  }
+
+  @Test("an answer without a newline within the line limit is malformed, a close unanswered")
+  func overlongAnswer() async throws {
+    let listener = try SocketListener(host: "127.0.0.1", port: 0)
+    defer { listener.close() }
+    let answers = [
+      String(repeating: "O", count: HotspotJoinRequest.maximumLineLength), "OK (no newline)",
+    ]
+    let peer = Task {
+      for answer in answers {
+        let connection = try await listener.accept()
+        _ = try await connection.read(upTo: HotspotJoinRequest.maximumLineLength)
+        try await connection.write(Array(answer.utf8))
+        connection.close()
+      }
+    }
+    for expected in [HotspotJoinError.malformedAnswer, .unanswered] {
+      await #expect(throws: expected) {
+        try await HotspotJoinClient.join(
+          host: "127.0.0.1", port: listener.port, ssid: "PLAUD0123", password: "right123",
+          serverPort: 9000)
+      }
+    }
+    try await peer.value
+  }
+
   @Test func unreachableJoinPortIsASocketError() async {
     let listener = try? SocketListener(host: "127.0.0.1", port: 0)
     let port = listener?.port ?? 1

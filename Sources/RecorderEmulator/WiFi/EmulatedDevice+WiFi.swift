@@ -92,7 +92,7 @@ extension EmulatedDevice {
   }
 
   /// The refusal of a join while a session is active (``WiFiParameters/refusesJoinWhileActive``).
-  static let sessionAlreadyActive = "a Wi-Fi session is already active"
+  static let sessionAlreadyActive = HotspotJoinRequest.sessionAlreadyActive
 
   /// Connects the device's WebSocket client to the phone of `request` and serves it.
   private func startWiFiSession(_ request: HotspotJoinRequest) {
