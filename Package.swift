@@ -100,7 +100,7 @@ let package = Package(
       name: "RecorderTesting",
       dependencies: [
         "RecorderKit", "RecorderProtocol", "RecorderConcurrency", "RecorderBluetooth",
-        "RecorderRemoteLink",
+        "RecorderRemoteLink", "RecorderCoreBluetooth",
       ]),
     .target(
       name: "RecorderEmulator",

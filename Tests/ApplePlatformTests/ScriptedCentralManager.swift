@@ -29,6 +29,9 @@ final class ScriptedCentralManager: CentralManagerMirror {
   private let sink: CoreBluetoothCentral.EventSink
   let settings = Locked(Settings())
   let restoreIdentifier: String?
+  private let cancels = Locked<Set<PeripheralID>>([])
+  /// Every peripheral whose connection or pending connect was cancelled.
+  var cancelled: Set<PeripheralID> { cancels.withLock { $0 } }
 
   init(restoreIdentifier: String?, sink: @escaping CoreBluetoothCentral.EventSink) {
     self.restoreIdentifier = restoreIdentifier
@@ -49,6 +52,7 @@ final class ScriptedCentralManager: CentralManagerMirror {
   }
   func connect(_ peripheral: PeripheralID) { continuation.yield(.connect(peripheral)) }
   func cancelPeripheralConnection(_ peripheral: PeripheralID) {
+    cancels.withLock { _ = $0.insert(peripheral) }
     continuation.yield(.cancel(peripheral))
   }
   func discoverServices(_ services: [BluetoothUUID]?, of peripheral: PeripheralID) {
