@@ -34,9 +34,34 @@ public protocol Central: Sendable {
   func connect(_ peripheral: PeripheralID, services: [BluetoothUUID], timeout: Duration)
     async throws(LinkError) -> any PeripheralLink
 
+  /// Connects to `peripheral` whenever it is next in range, however long that takes, and
+  /// discovers `services` as ``connect(_:services:timeout:)`` does. On CoreBluetooth this is
+  /// the system's pending connect: it needs no scan, survives the app's suspension, and a
+  /// system-terminated app with state restoration is relaunched for it. Cancel the calling
+  /// task to withdraw it.
+  /// - Throws: as ``connect(_:services:timeout:)``, never ``LinkError/connectTimeout`` for
+  ///   the wait itself on a platform with pending connects.
+  func connectWhenInRange(_ peripheral: PeripheralID, services: [BluetoothUUID])
+    async throws(LinkError) -> any PeripheralLink
+
   /// Peripherals the system kept connected or pending for us across an app relaunch
   /// (CoreBluetooth state restoration); empty where the platform has none.
   func restoredPeripherals() async -> [PeripheralID]
+}
+
+extension Central {
+  /// A platform without pending connects waits as its own connect does, bounded by
+  /// ``pendingConnectBound``: the emulator keeps looking for the peripheral until then; a
+  /// central whose connect fails at once for an absent peripheral (BlueZ) throws that.
+  public func connectWhenInRange(_ peripheral: PeripheralID, services: [BluetoothUUID])
+    async throws(LinkError) -> any PeripheralLink
+  {
+    try await connect(peripheral, services: services, timeout: pendingConnectBound)
+  }
+
+  /// How long ``connectWhenInRange(_:services:)`` waits on a central without pending
+  /// connects: 30 days, longer than any test or gateway session waits for a device.
+  public var pendingConnectBound: Duration { .seconds(30 * 24 * 3600) }
 }
 
 extension Central {

@@ -142,6 +142,14 @@ public final class CoreBluetoothCentral: Central {
     try await connect(peripheral, services: services, timeout: Optional(timeout))
   }
 
+  /// The system's pending connect (no timeout): see ``connect(_:services:timeout:)`` with
+  /// a nil timeout.
+  public func connectWhenInRange(_ peripheral: PeripheralID, services: [BluetoothUUID])
+    async throws(LinkError) -> any PeripheralLink
+  {
+    try await connect(peripheral, services: services, timeout: nil)
+  }
+
   /// Connects to `peripheral` and discovers `services` and their characteristics.
   ///
   /// - Parameters:

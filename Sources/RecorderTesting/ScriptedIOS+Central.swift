@@ -151,7 +151,8 @@ extension ScriptedIOS {
       if state.app.isInMemory,
         let (id, entry) = state.managers.first(where: {
           $0.value.generation == state.generation
-            && ($0.value.pending.contains(peripheral) || $0.value.connected.contains(peripheral))
+            && ($0.value.pending.contains(peripheral) || $0.value.connected.contains(peripheral)
+              || $0.value.ending.contains(peripheral))
         })
       {
         switch event {
@@ -161,6 +162,7 @@ extension ScriptedIOS {
         case .didFailToConnect, .didDisconnect:
           state.managers[id]?.pending.remove(peripheral)
           state.managers[id]?.connected.remove(peripheral)
+          state.managers[id]?.ending.remove(peripheral)
         default: break
         }
         return .deliver(entry.sink)
@@ -211,10 +213,15 @@ struct AppCentralManager: CentralManagerMirror {
   let system: ScriptedIOS
   let id: Int
 
-  /// Runs `change` on the live manager's entry; false when the app cannot be calling.
-  private func live(_ change: (inout ManagerEntry) -> Void = { _ in }) -> Bool {
+  /// Runs `change` on the live manager's entry (and `note` on the record); false when the
+  /// app cannot be calling.
+  private func live(
+    _ change: (inout ManagerEntry) -> Void = { _ in },
+    note: (inout ScriptedIOS.Record, ScriptedIOS.AppState) -> Void = { _, _ in }
+  ) -> Bool {
     system.state.withLock { state in
       guard var entry = system.liveManager(id, &state) else { return false }
+      note(&state.record, state.app)
       change(&entry)
       state.managers[id] = entry
       return true
@@ -225,11 +232,12 @@ struct AppCentralManager: CentralManagerMirror {
 
   func scanForPeripherals(withServices services: [BluetoothUUID]?) {
     guard
-      live({
-        $0.scanning = true
-        $0.scanServices = services
-        $0.reported = []
-      })
+      live(
+        {
+          $0.scanning = true
+          $0.scanServices = services
+          $0.reported = []
+        }, note: { $0.scans.append(($1, services)) })
     else { return }
     if case .some(let scan) = system.state.withLock({ system.systemScan($0) }) {
       radio?.scanForPeripherals(withServices: scan)
@@ -251,15 +259,20 @@ struct AppCentralManager: CentralManagerMirror {
   }
 
   func connect(_ peripheral: PeripheralID) {
-    guard live({ $0.pending.insert(peripheral) }) else { return }
+    guard
+      live(
+        { $0.pending.insert(peripheral) }, note: { $0.connects.append(($1, peripheral)) })
+    else { return }
     radio?.connect(peripheral)
   }
 
   func cancelPeripheralConnection(_ peripheral: PeripheralID) {
     guard
       live({
-        $0.pending.remove(peripheral)
-        $0.connected.remove(peripheral)
+        // Its didDisconnect (or didFailToConnect) is still the app's to hear.
+        if $0.pending.remove(peripheral) != nil || $0.connected.remove(peripheral) != nil {
+          $0.ending.insert(peripheral)
+        }
       })
     else { return }
     radio?.cancelPeripheralConnection(peripheral)

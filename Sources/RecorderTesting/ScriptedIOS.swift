@@ -98,9 +98,13 @@ public final class ScriptedIOS: Sendable {
   }
 
   /// What happened, for a test to measure.
-  public struct Record: Sendable, Equatable {
+  public struct Record: Sendable {
     /// Every launch, in order.
     public var launches: [LaunchReason] = []
+    /// Every scan the app started, with the app state then and its services.
+    public var scans: [(state: AppState, services: [BluetoothUUID]?)] = []
+    /// Every connect the app asked for, with the app state then.
+    public var connects: [(state: AppState, peripheral: PeripheralID)] = []
     /// Discoveries the rules kept from the app (background nil-service scans, coalesced
     /// duplicates).
     public var discoveriesWithheld = 0
@@ -362,6 +366,8 @@ struct ManagerEntry: Sendable {
   var sink: CoreBluetoothCentral.EventSink
   var pending: Set<PeripheralID> = []
   var connected: Set<PeripheralID> = []
+  /// Cancelled by the app, their didDisconnect not delivered yet.
+  var ending: Set<PeripheralID> = []
   var scanning = false
   var scanServices: [BluetoothUUID]?
   /// Peripherals reported in this scan (for coalescing).

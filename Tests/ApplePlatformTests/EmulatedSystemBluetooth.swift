@@ -16,6 +16,8 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
 
   private struct State {
     var links: [PeripheralID: any PeripheralLink] = [:]
+    /// Pending connects, until they complete or are cancelled.
+    var connecting: [PeripheralID: Task<Void, Never>] = [:]
     var scan: Task<Void, Never>?
     var mtu: [PeripheralID: Int] = [:]
     var inFlight = 0
@@ -103,20 +105,33 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   func retrievePeripherals(withIdentifiers identifiers: [PeripheralID]) -> [PeripheralID] { [] }
 
   func connect(_ peripheral: PeripheralID) {
-    call { [self] in
+    // CoreBluetooth's connect never times out: it stands until the peripheral is heard. It
+    // waits beside the queue (whose work holds the clock), so time can pass meanwhile; its
+    // outcome joins the queue in order.
+    let attempt = Task { [self] in
       do {
-        let link = try await central.connect(peripheral, services: [], timeout: .seconds(3600))
+        let link = try await central.connectWhenInRange(peripheral, services: [])
         let mtu = (try? await link.requestMTU(RecorderGATT.requestedMTU)) ?? 23
-        state.withLock {
-          $0.links[peripheral] = link
-          $0.mtu[peripheral] = mtu
+        let wanted = state.withLock { state -> Bool in
+          guard state.connecting.removeValue(forKey: peripheral) != nil else { return false }
+          state.links[peripheral] = link
+          state.mtu[peripheral] = mtu
+          return true
         }
-        sink(.didConnect(peripheral))
+        guard wanted else {
+          await link.disconnect()
+          return
+        }
+        enqueue(.event(.didConnect(peripheral)))
         Task { await pump(link) }
       } catch {
-        sink(.didFailToConnect(peripheral, .central(6)))
+        guard state.withLock({ $0.connecting.removeValue(forKey: peripheral) }) != nil else {
+          return
+        }
+        enqueue(.event(.didFailToConnect(peripheral, .central(6))))
       }
     }
+    state.withLock { $0.connecting[peripheral] = attempt }
   }
 
   /// The device's notifications and the link's end, as delegate callbacks.
@@ -135,6 +150,8 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   }
 
   func cancelPeripheralConnection(_ peripheral: PeripheralID) {
+    // A pending connect is withdrawn without a callback; a link ends with didDisconnect.
+    state.withLock { $0.connecting.removeValue(forKey: peripheral) }?.cancel()
     call { [self] in await link(peripheral)?.disconnect() }
   }
 

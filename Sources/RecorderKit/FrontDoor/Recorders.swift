@@ -120,6 +120,35 @@ public final class Recorders: Sendable {
     }
   }
 
+  /// Connects to a recorder met before (`device`: how it was reached last time, its
+  /// peripheral identity and serial) whenever it is next in range, and authenticates: no
+  /// scan, no time limit (``DeviceSession/connect(to:using:configuration:whenInRange:)``).
+  /// This is the background path on iOS, where a scan finds no recorder (it advertises no
+  /// service UUID) but the system completes a pending connect while the app is suspended or
+  /// relaunches it for one. Cancel the calling task to withdraw it.
+  /// - Returns: the connection; close it with ``RecorderConnection/close()``.
+  /// - Throws: what opening the radio throws; ``DeviceError`` otherwise.
+  public func connectWhenInRange(
+    to device: DiscoveredDevice, session: DeviceSession.Configuration? = nil
+  ) async throws -> RecorderConnection {
+    let lease = try await lease(requirePowered: true)
+    let sessionConfiguration = session ?? configuration.session
+    do throws(DeviceError) {
+      let session = try await Self.onFreshLinkIfKeyDoesNotUnwrap {
+        () async throws(DeviceError) in
+        try await DeviceSession.connect(
+          to: device, using: lease.scanner.central, configuration: sessionConfiguration,
+          whenInRange: true)
+      }
+      return RecorderConnection(
+        session: session, device: device, central: lease.scanner.central,
+        sessionConfiguration: sessionConfiguration, release: lease.release)
+    } catch {
+      lease.release()
+      throw error
+    }
+  }
+
   /// `connect()`, and once more on a fresh link when the recorder's Mode B key material did
   /// not unwrap: a second ``ModeBError/sessionKeyDidNotUnwrap`` in a row is
   /// ``ModeBError/wrongUserKey``. Each failed session has closed its link before it throws.

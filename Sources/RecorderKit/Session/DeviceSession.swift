@@ -82,10 +82,17 @@ public actor DeviceSession {
 
   /// Connects to `device`, authenticates and reads its state.
   ///
+  /// - Parameter whenInRange: false (default): the link must come up within
+  ///   ``Configuration/connectTimeout``. true: a recorder met before (its peripheral
+  ///   identity remembered) is connected to whenever it is next in range, with no scan and no
+  ///   time limit (`Central.connectWhenInRange(_:services:)`: CoreBluetooth's pending
+  ///   connect, which survives the app's suspension and relaunches a system-terminated app).
+  ///   Cancel the calling task to withdraw it.
   /// - Throws: ``DeviceError/tokenRejected`` for a wrong token (the link is closed before
   ///   returning), ``DeviceError/unsupportedPortVersion(_:)``, timeouts, link errors.
   public static func connect(
-    to device: DiscoveredDevice, using central: any Central, configuration: Configuration
+    to device: DiscoveredDevice, using central: any Central, configuration: Configuration,
+    whenInRange: Bool = false
   ) async throws(DeviceError) -> DeviceSession {
     var configuration = configuration
     if let serial = device.serial, let credentials = configuration.modeB,
@@ -103,7 +110,10 @@ public actor DeviceSession {
     guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
     let link: any PeripheralLink
     do {
-      link = try await central.connect(device.peripheral, timeout: configuration.connectTimeout)
+      link =
+        whenInRange
+        ? try await central.connectWhenInRange(device.peripheral, services: RecorderGATT.services)
+        : try await central.connect(device.peripheral, timeout: configuration.connectTimeout)
     } catch {
       throw .connectFailed(error)
     }
