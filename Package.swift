@@ -116,7 +116,7 @@ let package = Package(
       name: "ApplePlatformTests",
       dependencies: [
         "RecorderCoreBluetooth", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
-        "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore",
+        "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore", "HealthProfiles",
         "PlaudDeviceBasicSDK",
       ],
       exclude: ["StandIns"]),

@@ -1,11 +1,14 @@
+import HealthProfiles
 import RecorderBluetooth
 import RecorderConcurrency
 import RecorderCoreBluetooth
 import RecorderEmulator
 
 /// A `CentralManagerMirror` played by the emulator: the part of iOS between the app and the
-/// radio. Each call is carried out on an `EmulatorCentral` in call order, and the emulated
-/// device's answers come back as the delegate callbacks CoreBluetooth would make, in order.
+/// radio. Each call is carried out on an emulator's central (recorders, health peripherals)
+/// in call order, and the emulated peripheral's answers come back as the delegate callbacks
+/// CoreBluetooth would make, in order. Discovery answers from ``gatt``: the services asked
+/// for that the table knows.
 /// Writes without response are in flight until the emulator took them; at `queueDepth` in
 /// flight `canSendWriteWithoutResponse` is false until `peripheralIsReady` says otherwise.
 final class EmulatedSystemBluetooth: CentralManagerMirror {
@@ -26,7 +29,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   }
 
   let queueDepth = 4
-  private let central: EmulatorCentral
+  private let central: any Central
   private let sink: CoreBluetoothCentral.EventSink
   private let state = Locked(State())
   private let operations: AsyncStream<Operation>.Continuation
@@ -36,7 +39,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   /// - Parameter powerOnAfter: how long (on `clock`) the manager stays "unknown" before it
   ///   reports powered on, as a fresh `CBCentralManager` does.
   init(
-    central: EmulatorCentral, clock: AnyClock, powerOnAfter: Duration = .zero,
+    central: any Central, clock: AnyClock, powerOnAfter: Duration = .zero,
     sink: @escaping CoreBluetoothCentral.EventSink
   ) {
     self.central = central
@@ -156,18 +159,32 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   }
 
   func discoverServices(_ services: [BluetoothUUID]?, of peripheral: PeripheralID) {
-    enqueue(.event(.didDiscoverServices(peripheral, RecorderGATT.services, nil)))
+    let offered = (services ?? RecorderGATT.services).filter { Self.gatt[$0] != nil }
+    enqueue(.event(.didDiscoverServices(peripheral, offered, nil)))
   }
 
   func discoverCharacteristics(
     _ characteristics: [BluetoothUUID]?, for service: BluetoothUUID, of peripheral: PeripheralID
   ) {
-    let found =
-      service == RecorderGATT.service
-      ? [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic]
-      : [RecorderGATT.batteryLevel]
-    enqueue(.event(.didDiscoverCharacteristics(peripheral, service: service, found, nil)))
+    enqueue(
+      .event(
+        .didDiscoverCharacteristics(peripheral, service: service, Self.gatt[service] ?? [], nil)))
   }
+
+  /// The services the emulated peripherals offer, with their characteristics: a recorder's
+  /// two, and each health kind's measurement and feature characteristics.
+  static let gatt: [BluetoothUUID: [BluetoothUUID]] = {
+    var table: [BluetoothUUID: [BluetoothUUID]] = [
+      RecorderGATT.service: [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic],
+      RecorderGATT.batteryService: [RecorderGATT.batteryLevel],
+    ]
+    for kind in HealthPeripheralKind.allCases {
+      table[BluetoothUUID(kind.serviceUUID)] = [
+        BluetoothUUID(kind.measurement.uuid), BluetoothUUID(kind.pairingCharacteristicUUID),
+      ]
+    }
+    return table
+  }()
 
   func readValue(for characteristic: CharacteristicPath, of peripheral: PeripheralID) {
     call { [self] in
@@ -233,12 +250,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   }
 
   static func path(_ characteristic: BluetoothUUID) -> CharacteristicPath? {
-    for (service, characteristics) in [
-      (
-        RecorderGATT.service, [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic]
-      ),
-      (RecorderGATT.batteryService, [RecorderGATT.batteryLevel]),
-    ] where characteristics.contains(characteristic) {
+    for (service, characteristics) in gatt where characteristics.contains(characteristic) {
       return CharacteristicPath(service: service, characteristic: characteristic)
     }
     return nil

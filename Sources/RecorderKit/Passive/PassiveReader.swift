@@ -1,4 +1,5 @@
 import Foundation
+import HealthProfiles
 import RecorderBluetooth
 import RecorderConcurrency
 import RecorderStore
@@ -38,6 +39,25 @@ public enum PassiveEvent: Sendable, Equatable {
 ///   reported), for ``RecordUploader``.
 public actor PassiveReader {
   public struct Options: Sendable {
+    /// What the scan listens for.
+    public enum Scope: Sendable, Equatable {
+      /// Every advertisement (a scan naming no service): health peripherals and recorders,
+      /// which advertise no service UUID. Finds nothing in the iOS background.
+      case everything
+      /// The four SIG health services (0x1809, 0x181D, 0x1810, 0x1822): what an iOS app in
+      /// the background can scan for. Registered recorders are not heard this way (reach
+      /// them with `Recorders.connectWhenInRange(to:session:)`).
+      case healthServices
+    }
+
+    /// What the scan listens for: ``Scope/everything`` (default).
+    public var scope: Scope = .everything
+    /// Restart the scan this often (nil: never). A platform that reports a peripheral once
+    /// per scan (iOS coalesces discoveries; always in the background, and in the foreground
+    /// too without the allow-duplicates option) then still tells the reader, once per
+    /// interval, that a peripheral goes on advertising, which the ``Cooldown`` needs. Keep it
+    /// below ``quietPeriod``.
+    public var rescanInterval: Duration? = nil
     /// The cooldown's quiet period (see ``Cooldown``).
     public var quietPeriod: Duration = .seconds(15)
     /// After a failed operation, the peripheral is not tried again for this long.
@@ -116,14 +136,44 @@ public actor PassiveReader {
 
   /// Scans until the calling task is cancelled, reading registered peripherals as they
   /// appear. Operations run one at a time in their own tasks; the scan never waits for them.
+  /// The scan covers ``Options/scope`` and restarts every ``Options/rescanInterval``.
   public func run() async {
-    let advertisements = central.scan(services: nil)
+    let (work, queue) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     await withTaskGroup(of: Void.self) { group in
-      for await advertisement in advertisements {
-        if Task.isCancelled { break }
-        if let work = heard(advertisement) { group.addTask(operation: work) }
-      }
+      group.addTask { await self.scanWindows(into: queue) }
+      for await operation in work { group.addTask(operation: operation) }
       group.cancelAll()
+    }
+  }
+
+  /// The services the scan names (nil: every advertisement).
+  nonisolated var scanServices: [BluetoothUUID]? {
+    switch options.scope {
+    case .everything: nil
+    case .healthServices: HealthPeripheralKind.allCases.map { BluetoothUUID($0.serviceUUID) }
+    }
+  }
+
+  /// One scan window after another until cancelled, each operation heard handed to `queue`.
+  private func scanWindows(into queue: AsyncStream<@Sendable () async -> Void>.Continuation)
+    async
+  {
+    defer { queue.finish() }
+    let (clock, interval, services) = (self.clock, options.rescanInterval, scanServices)
+    while !Task.isCancelled {
+      let advertisements = central.scan(services: services)
+      await withTaskGroup(of: Void.self) { window in
+        window.addTask {
+          for await advertisement in advertisements {
+            if Task.isCancelled { break }
+            if let operation = await self.heard(advertisement) { queue.yield(operation) }
+          }
+        }
+        guard let interval else { return }
+        window.addTask { try? await clock.sleep(for: interval) }
+        await window.next()
+        window.cancelAll()
+      }
     }
   }
 
