@@ -81,3 +81,30 @@ struct CooldownTests {
     #expect(other, "another peripheral is not affected")
   }
 }
+
+/// Seed 001: a record the app reads through the reader's controller is uploaded like the
+/// reader's own (into the outbox, once) and cools the peripheral down for the reader.
+@Suite("Passive: the app's own reads")
+struct AppReadTests {
+  @Test func aReadThroughTheControllerGoesToTheOutboxOnceAndCoolsDown() async throws {
+    let bench = try PassiveBench([.thermometer])
+    let thermometer = bench.peripherals[0]
+    let poked = Locked(0)
+    let reader = try PassiveReader(
+      journal: try bench.journal(), central: bench.central, clock: bench.anyClock,
+      onRecord: { _ in poked.withLock { $0 += 1 } })
+    let registration = await bench.registration()
+    try await reader.register(registration)
+    await thermometer.powerOn()
+    let record = try await reader.controller.read(registration)
+    let outbox = try bench.pendingOutbox()
+    #expect(outbox.map(\.idempotencyKey) == [record.idempotencyKey])
+    #expect(poked.withLock { $0 } == 1, "the uploader is told")
+    // The reader starts while the thermometer still advertises: it is cooling down.
+    let task = Task { await reader.run() }
+    defer { task.cancel() }
+    try await bench.pass(.seconds(30))
+    #expect(await thermometer.connectionCount == 1)
+    #expect(try bench.pendingOutbox().count == 1)
+  }
+}

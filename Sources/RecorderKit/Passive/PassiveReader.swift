@@ -78,7 +78,9 @@ public actor PassiveReader {
   private let onRecord: @Sendable (HealthRecord) -> Void
 
   private var registered: [String: PassivePeripheral] = [:]
-  private var cooldown: Cooldown
+  /// In a lock so a read the app makes through ``controller`` starts its cooldown before
+  /// that read returns.
+  private nonisolated let cooldown: Locked<Cooldown>
   private var retryAfter: [String: Duration] = [:]
 
   /// Restores the registered set from `journal` and reports it as the first event.
@@ -105,13 +107,25 @@ public actor PassiveReader {
     self.options = options
     self.recorderSync = recorderSync
     self.onRecord = onRecord
+    // A read the app makes through the controller is a read for the cooldown too.
+    let appRead = Locked<(@Sendable (String) -> Void)?>(nil)
     controller = PeripheralController(
-      central: central, clock: clock, options: options.controller, now: now, registry: registry)
-    cooldown = Cooldown(quietPeriod: options.quietPeriod)
+      central: central, clock: clock, options: options.controller, now: now, registry: registry,
+      onRecord: { record in
+        onRecord(record)
+        appRead.withLock { $0 }?(record.peripheral)
+      })
+    cooldown = Locked(Cooldown(quietPeriod: options.quietPeriod))
     (events, eventContinuation) = AsyncStream.makeStream(of: PassiveEvent.self)
     let restored = try registry.peripherals()
     registered = Dictionary(restored.map { ($0.identifier, $0) }) { $1 }
     eventContinuation.yield(.restored(restored))
+    let (cooldown, readerClock) = (self.cooldown, clock)
+    appRead.withLock { hook in
+      hook = { identifier in
+        cooldown.withLock { $0.didRead(identifier, at: readerClock.elapsed) }
+      }
+    }
   }
 
   deinit { eventContinuation.finish() }
@@ -145,6 +159,7 @@ public actor PassiveReader {
       group.cancelAll()
     }
   }
+
 
   /// The services the scan names (nil: every advertisement).
   nonisolated var scanServices: [BluetoothUUID]? {
@@ -205,7 +220,7 @@ public actor PassiveReader {
 
   /// The cooldown and the retry delay together.
   private func mayStart(_ identifier: String, at now: Duration) -> Bool {
-    guard cooldown.heard(identifier, at: now) else { return false }
+    guard cooldown.withLock({ $0.heard(identifier, at: now) }) else { return false }
     if let after = retryAfter[identifier], now < after { return false }
     return true
   }
@@ -230,7 +245,7 @@ public actor PassiveReader {
         return try await self.controller.readBodyForReader(current)
       }
       try registry.enqueue(record)
-      cooldown.didRead(identifier, at: clock.elapsed)
+      cooldown.withLock { $0.didRead(identifier, at: clock.elapsed) }
       eventContinuation.yield(.recorded(record))
       onRecord(record)
     } catch {
@@ -259,7 +274,7 @@ public actor PassiveReader {
           throw Task.isCancelled ? .cancelled : .recorderSync("\(error)")
         }
       }
-      cooldown.didRead(device.identity, at: clock.elapsed)
+      cooldown.withLock { $0.didRead(device.identity, at: clock.elapsed) }
       eventContinuation.yield(.recorderSynced(serial: device.identity, files: files))
     } catch {
       failed(device.identity, error)

@@ -50,8 +50,11 @@ public final class PeripheralController: Sendable {
   public let options: Options
   let clock: AnyClock
   let now: @Sendable () -> Date
-  /// Where pairing results are kept, when the controller belongs to a ``PassiveReader``.
+  /// Where pairing results are kept, and every record read goes to the upload outbox, when
+  /// the controller belongs to a ``PassiveReader``.
   let registry: PassiveRegistry?
+  /// Called after a record the app asked for is committed to the outbox.
+  let onRecord: @Sendable (HealthRecord) -> Void
 
   private struct Running {
     var operation: PeripheralOperation
@@ -66,16 +69,21 @@ public final class PeripheralController: Sendable {
   ///   - clock: every timeout runs on it (a `ManualClock` in tests).
   ///   - now: the wall clock that stamps records.
   ///   - options: connect and read limits.
-  ///   - registry: when given, a successful pairing is recorded there.
+  ///   - registry: when given, a successful pairing is recorded there and every record
+  ///     ``read(_:onStage:)`` returns is committed to its upload outbox first (the seed's
+  ///     "also uploaded"), as the reader's own reads are.
+  ///   - onRecord: called after such a record is committed (the uploader's poke).
   public init(
     central: any Central, clock: AnyClock = .continuous, options: Options = Options(),
-    now: @escaping @Sendable () -> Date = { Date() }, registry: PassiveRegistry? = nil
+    now: @escaping @Sendable () -> Date = { Date() }, registry: PassiveRegistry? = nil,
+    onRecord: @escaping @Sendable (HealthRecord) -> Void = { _ in }
   ) {
     self.central = central
     self.clock = clock
     self.options = options
     self.now = now
     self.registry = registry
+    self.onRecord = onRecord
   }
 
   /// The operation running now, nil when idle.
@@ -110,7 +118,8 @@ public final class PeripheralController: Sendable {
 
   /// Reads one measurement from `peripheral`: connects (waiting up to
   /// ``Options/connectTimeout`` for it to be heard), subscribes to its measurement, and
-  /// returns the first value indicated, decoded and stamped.
+  /// returns the first value indicated, decoded and stamped; with a registry, committed to
+  /// the upload outbox before it is returned (a failed commit fails the read).
   /// - Throws: ``PassiveError/busy(running:)``, ``PassiveError/cancelled``,
   ///   ``PassiveError/notPaired(identifier:)``, ``PassiveError/noMeasurement(identifier:)``,
   ///   ``PassiveError/malformedMeasurement(_:)``, ``PassiveError/link(_:)``,
@@ -120,9 +129,18 @@ public final class PeripheralController: Sendable {
     onStage: @escaping @Sendable (PeripheralStage) -> Void = { _ in }
   ) async throws(PassiveError) -> HealthRecord {
     let ticket = try reserve(.read(identifier: peripheral.identifier))
-    return try await perform(ticket) { () async throws(PassiveError) in
+    let record = try await perform(ticket) { () async throws(PassiveError) in
       try await self.readBody(peripheral, onStage: onStage)
     }
+    try commit(record)
+    return record
+  }
+
+  /// A record the app asked for: into the outbox (with a registry), then `onRecord`.
+  func commit(_ record: HealthRecord) throws(PassiveError) {
+    guard let registry else { return }
+    try registry.enqueue(record)
+    onRecord(record)
   }
 
   // MARK: The gate

@@ -69,6 +69,7 @@ public final class PeripheralControllerFacade: Sendable {
   }
 
   /// Starts reading `peripheral`. Callbacks: `didConnect`, then `didReceive` or `didFail`.
+  /// A core with a registry commits the record to the upload outbox before `didReceive`.
   /// - Throws: ``PassiveError/busy(running:)`` at once when an operation is running.
   public func read(_ peripheral: PassivePeripheral) throws(PassiveError) {
     let operation = PeripheralOperation.read(identifier: peripheral.identifier)
@@ -80,6 +81,7 @@ public final class PeripheralControllerFacade: Sendable {
             self.deliver(stage, peripheral)
           }
         }
+        try core.commit(record)
         deliver { $1.peripheralController($0, didReceive: record, from: peripheral) }
       } catch {
         deliver { $1.peripheralController($0, didFail: operation, error: error) }
