@@ -18,8 +18,11 @@ struct BackgroundReconnectTests {
     let ios: ScriptedIOS
     private let door = Locked<Recorders?>(nil)
 
-    init(_ name: String, rules: ScriptedIOS.Rules = ScriptedIOS.Rules()) throws {
+    init(
+      _ name: String, rules: ScriptedIOS.Rules = ScriptedIOS.Rules(), remembers: Bool = false
+    ) throws {
       let bench = try RecorderBench(name, seed: 21)
+      let known = remembers ? KnownRecorders(path: bench.directory + "/known.json") : nil
       self.bench = bench
       let clock = bench.anyClock
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
@@ -35,7 +38,7 @@ struct BackgroundReconnectTests {
         door.withLock {
           $0 = Recorders(
             radio: .shared(central),
-            configuration: .init(session: session, findTimeout: .seconds(10)))
+            configuration: .init(session: session, findTimeout: .seconds(10), known: known))
         }
       }
     }
@@ -90,8 +93,8 @@ struct BackgroundReconnectTests {
     await device.goOutOfRange()
     app.ios.sendToBackground()
     let pending = Task { try await app.recorders.connectWhenInRange(to: met) }
-    try await clock.sleep(for: .seconds(600))
-    #expect(app.ios.appState == .suspended, "ten minutes without a task or an event")
+    try await clock.sleep(for: .seconds(120))
+    #expect(app.ios.appState == .suspended, "two minutes without a task or an event")
     await device.comeBackInRange()
     let connection = try await pending.value
     #expect(await connection.session.info.serial == device.serial)
@@ -99,6 +102,34 @@ struct BackgroundReconnectTests {
     #expect(app.ios.record.scans.count == scansBefore, "no scan in the background")
     #expect(app.ios.record.connects.last?.state == .background)
     #expect(app.ios.record.relaunches == 0)
+    await connection.close()
+  }
+
+  @Test(
+    "a recorder met before is connected to by serial in the background with no scan",
+    arguments: [true, false])
+  func knownRecorderInTheBackground(ruleOn: Bool) async throws {
+    var rules = ScriptedIOS.Rules()
+    rules.nilServiceScansFindNothingInBackground = ruleOn
+    let app = try App("bg-known", rules: rules, remembers: true)
+    defer { app.cleanUp() }
+    app.bench.clock.startAutoAdvance()
+    app.ios.openByUser()
+    let serial = app.bench.device.serial
+    let first = try await app.recorders.connect(serial: serial)
+    await first.close()
+    let scansBefore = app.ios.record.scans.count
+    #expect(scansBefore == 1, "found by scan the first time")
+    // A relaunch later, in the background: the file brings the recorder back.
+    app.ios.sendToBackground()
+    app.ios.terminateBySystem()
+    app.ios.openByUser()
+    #expect(app.ios.appState == .foreground)
+    _ = app.ios.backgroundTasks.beginBackgroundTask(withName: "sync") {}
+    app.ios.sendToBackground()
+    let connection = try await app.recorders.connect(serial: serial)
+    #expect(await connection.session.info.serial == serial)
+    #expect(app.ios.record.scans.count == scansBefore, "no scan")
     await connection.close()
   }
 }

@@ -27,13 +27,21 @@ public final class Recorders: Sendable {
     public var session: DeviceSession.Configuration
     /// How long one search for a recorder may take.
     public var findTimeout: Duration
+    /// Recorders met before (nil: none remembered): each connection is remembered there, and
+    /// a recorder known there is connected to directly before any scan.
+    public var known: KnownRecorders?
 
     /// - Parameters:
     ///   - session: the configuration of each session (its clock is the door's clock).
     ///   - findTimeout: how long one search may take (default 10 s).
-    public init(session: DeviceSession.Configuration, findTimeout: Duration = .seconds(10)) {
+    ///   - known: where recorders met before are remembered (default none).
+    public init(
+      session: DeviceSession.Configuration, findTimeout: Duration = .seconds(10),
+      known: KnownRecorders? = nil
+    ) {
       self.session = session
       self.findTimeout = findTimeout
+      self.known = known
     }
   }
 
@@ -64,9 +72,13 @@ public final class Recorders: Sendable {
   public var scanner: RecorderScanner? { sharedScanner }
 
   /// Connects to the recorder with `serial` (or, when nil, to the first recorder heard)
-  /// and authenticates. A recorder just heard (`heard`) is connected to directly; otherwise
-  /// one search of ``Configuration/findTimeout`` looks for it
-  /// (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``).
+  /// and authenticates. A recorder just heard (`heard`) is connected to directly; one met
+  /// before (``Configuration/known``) is connected to through the peripheral it was reached
+  /// by, with no scan (the only way in the iOS background), and only when that link does
+  /// not come up within ``DeviceSession/Configuration/connectTimeout`` (its address changed,
+  /// say) does one search of ``Configuration/findTimeout`` look for it
+  /// (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``). Every
+  /// connection is remembered in ``Configuration/known``.
   /// - Parameters:
   ///   - serial: the recorder's serial, or nil for the first recorder heard.
   ///   - heard: the recorder's advertisement when it was just heard in a scan.
@@ -89,7 +101,12 @@ public final class Recorders: Sendable {
     let sessionConfiguration = session ?? configuration.session
     do throws(DeviceError) {
       let found: (session: DeviceSession, device: DiscoveredDevice)
-      if let serial {
+      if let serial, heard == nil, let known = configuration.known?.device(serial: serial),
+        let direct = try await Self.connectIfLinkComesUp(
+          to: known, using: lease.scanner.central, configuration: sessionConfiguration)
+      {
+        found = (direct, known)
+      } else if let serial {
         found = try await Self.onFreshLinkIfKeyDoesNotUnwrap {
           () async throws(DeviceError) in
           try await lease.scanner.connect(
@@ -111,6 +128,7 @@ public final class Recorders: Sendable {
         }
         found = (session, device)
       }
+      await remember(found.device, session: found.session)
       return RecorderConnection(
         session: found.session, device: found.device, central: lease.scanner.central,
         sessionConfiguration: sessionConfiguration, release: lease.release)
@@ -118,6 +136,43 @@ public final class Recorders: Sendable {
       lease.release()
       throw error
     }
+  }
+
+  /// A session over `known`'s peripheral, or nil when its link did not come up (the scan
+  /// then looks for the recorder); an authentication failure is the recorder's answer and
+  /// is thrown.
+  private static func connectIfLinkComesUp(
+    to known: DiscoveredDevice, using central: any Central,
+    configuration: DeviceSession.Configuration
+  ) async throws(DeviceError) -> DeviceSession? {
+    do {
+      return try await onFreshLinkIfKeyDoesNotUnwrap { () async throws(DeviceError) in
+        try await DeviceSession.connect(to: known, using: central, configuration: configuration)
+      }
+    } catch .connectFailed {
+      return nil
+    }
+  }
+
+  /// Notes how the recorder of `session` was reached (``Configuration/known``).
+  private func remember(_ device: DiscoveredDevice, session: DeviceSession) async {
+    guard let known = configuration.known else { return }
+    let serial = await session.info.serial
+    guard !serial.isEmpty else { return }
+    known.remember(device, serial: serial)
+  }
+
+  /// The recorder with `serial`, met before (``Configuration/known``), whenever it is next
+  /// in range: ``connectWhenInRange(to:session:)`` with the device remembered.
+  /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no such recorder is known; as
+  ///   ``connectWhenInRange(to:session:)`` otherwise.
+  public func connectWhenInRange(serial: String, session: DeviceSession.Configuration? = nil)
+    async throws -> RecorderConnection
+  {
+    guard let device = configuration.known?.device(serial: serial) else {
+      throw DeviceError.deviceNotFound(serial: serial)
+    }
+    return try await connectWhenInRange(to: device, session: session)
   }
 
   /// Connects to a recorder met before (`device`: how it was reached last time, its
@@ -140,6 +195,7 @@ public final class Recorders: Sendable {
           to: device, using: lease.scanner.central, configuration: sessionConfiguration,
           whenInRange: true)
       }
+      await remember(device, session: session)
       return RecorderConnection(
         session: session, device: device, central: lease.scanner.central,
         sessionConfiguration: sessionConfiguration, release: lease.release)
