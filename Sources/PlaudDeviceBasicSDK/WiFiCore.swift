@@ -28,6 +28,8 @@ actor WiFiCore {
   /// True once the system ended the background time of the command running now
   /// (``BackgroundCommands``); its transfer is then stopped with ``requestStop()``.
   nonisolated let backgroundTimeUp = Locked(false)
+  /// Bytes and time of the transfer running or run last (``PlaudWiFiAgent/currentDownloadSpeedKBps``).
+  nonisolated let meter: TransferMeter
 
   init(
     configuration: PlaudSDKConfiguration, core: AgentCore,
@@ -36,6 +38,7 @@ actor WiFiCore {
     self.configuration = configuration
     self.core = core
     self.emit = emit
+    meter = TransferMeter(clock: configuration.wifiClock ?? configuration.clock)
   }
 
   /// `WiFiSession/stopTransfer()` on the session up, if any.
@@ -68,10 +71,15 @@ actor WiFiCore {
         timeout: .seconds(max(1, timeout)), configuration: options)
       current.withLock { $0 = joined }
       state.withLock { $0.connected = true }
+      emit { $0.wifiConnectResult(true, 0, "") }
       emit { $0.wifiConnectionStatus(ssid, true) }
       emit { $0.wifiHandshake(0) }
     } catch {
       let status: Int = if case .handshakeRefused(let code) = error { Int(code) } else { -1 }
+      if status == -1 {
+        let message = error.description
+        emit { $0.wifiConnectResult(false, -1, message) }
+      }
       connectFailed(.operationFailed(error.description), status: status)
     }
   }
@@ -96,8 +104,10 @@ actor WiFiCore {
         single ? Int(recording.sessionId) == sessionId : Int(recording.sessionId) > sessionId
       }
       let held = await core.heldBytes(serial: session.serial)
+      let serial = session.serial
       emit { delegate in
-        delegate.wifiFileList(chosen.map { BleFile($0, offset: Int(held[$0.sessionId] ?? 0)) })
+        delegate.wifiFileList(
+          chosen.map { BleFile($0, offset: Int(held[$0.sessionId] ?? 0), serial: serial) })
       }
     } catch {
       await failed(error, .fileList) { status in { $0.wifiFileListFail(status) } }
@@ -130,16 +140,16 @@ actor WiFiCore {
   // MARK: - Closing
 
   /// `WiFiSession/close()`: `wifiConnectionStatus(ssid, false)` → `wifiClose(0)`. With no
-  /// session, `wifiClose(-1)` when `reportIdle`. Then, with `closeHotspot`, WIFI_CLOSE over
-  /// BLE.
-  func close(reportIdle: Bool, closeHotspot: Bool) async {
+  /// session, `wifiClose(-1)` when `reportIdle`. Then, when the hotspot was open, WIFI_CLOSE
+  /// over BLE.
+  func close(reportIdle: Bool, hotspotWasOpen: Bool) async {
     if session != nil {
       await endSession(status: 0)
     } else if reportIdle {
       core.fail(.wifiNotConnected)
       emit { $0.wifiClose(-1) }
     }
-    if closeHotspot { await core.closeHotspot() }
+    await core.closeHotspot(wasOpen: hotspotWasOpen)
   }
 
   private func endSession(status: Int) async {
@@ -154,6 +164,7 @@ actor WiFiCore {
   // MARK: - Reporting
 
   func begin(sessionId: Int, all: Bool) {
+    meter.begin()
     state.withLock { state in
       state.currentSessionId = sessionId
       if all { state.downloadingAll = true } else { state.downloading = true }
