@@ -33,7 +33,7 @@ public final class PlaudWiFiAgent: NSObject, Sendable {
 
   private let delegateReference: Locked<WeakReference<AnyObject>>
   private let device = Locked<BleDevice.Snapshot?>(nil)
-  private let queue: DispatchQueue
+  let queue: DispatchQueue
   private let storageRoot: String
   let core: WiFiCore
   /// Queues a delegate callback on the callback queue, in call order.
@@ -73,6 +73,9 @@ public final class PlaudWiFiAgent: NSObject, Sendable {
   }
 
   deinit { commands.finish() }
+
+  /// Queues a delegate callback on the callback queue, in call order.
+  func emitEvent(_ event: @escaping WiFiDelegateEvent) { emit(event) }
 
   private func enqueue(_ work: @escaping @Sendable (WiFiCore) async -> Void) {
     let (core, background) = (self.core, backgroundCommands)

@@ -46,6 +46,9 @@ actor WiFiCore {
 
   var session: WiFiSession? { current.current }
 
+  /// The hotspot of the session up now.
+  nonisolated var hotspotName: String? { current.current?.hotspot.ssid }
+
   // MARK: - Connecting
 
   /// `WiFiSession/connect(to:joiner:session:timeout:configuration:)` (retrying within
