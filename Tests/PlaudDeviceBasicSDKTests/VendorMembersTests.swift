@@ -13,6 +13,8 @@ final class TemplateStyleDelegate: NSObject, PlaudDeviceAgentProtocol, Sendable 
   let atBind = Locked<String?>(nil)
   let atPenState = Locked<String?>(nil)
   let downloads = Locked<[(status: Int, progress: Int)]>([])
+  /// What `bleWiFiOpen` reported (kept out of `entries`).
+  let hotspot = Locked<(ssid: String, password: String)?>(nil)
   private let agent: PlaudDeviceAgent
 
   init(agent: PlaudDeviceAgent) { self.agent = agent }
@@ -48,6 +50,7 @@ final class TemplateStyleDelegate: NSObject, PlaudDeviceAgentProtocol, Sendable 
   func bleDeviceDisconnectErr() { log("bleDeviceDisconnectErr") }
   func bleStorage(total: Int, free: Int, duration: Int) { log("bleStorage \(total)") }
   func bleMicGain(_ value: Int) { log("bleMicGain \(value)") }
+  func blePowerChange(power: Int, oldPower: Int) { log("blePowerChange \(power) \(oldPower)") }
   func bleDeviceName(name: String?) { log("bleDeviceName \(name ?? "nil")") }
   func bleChargingState(isCharging: Bool, level: Int) { log("bleChargingState \(level)") }
   func bleFileList(bleFiles: [BleFile]) {
@@ -69,10 +72,34 @@ final class TemplateStyleDelegate: NSObject, PlaudDeviceAgentProtocol, Sendable 
     log("onCommonMsgChannel \(type) \(value) \(tips)")
   }
   func bleWiFiOpen(_ status: Int, _ wifiName: String, _ wholeName: String, _ wifiPass: String) {
+    hotspot.withLock { $0 = (wholeName, wifiPass) }
     log("bleWiFiOpen \(status)")
   }
   func bleWiFiClose(_ status: Int) { log("bleWiFiClose \(status)") }
   func bleClearAllFile(status: Int) { log("bleClearAllFile \(status)") }
+}
+
+/// The Wi-Fi callbacks the vendor's shipped interface adds, logged.
+final class WiFiMembersDelegate: NSObject, PlaudWiFiAgentProtocol, Sendable {
+  let entries = Locked<[String]>([])
+  func log(_ entry: String) { entries.withLock { $0.append(entry) } }
+  func has(_ entry: String) -> Bool { entries.withLock { $0.contains(entry) } }
+  func first(_ prefix: String) -> String? { entries.withLock { $0.first { $0.hasPrefix(prefix) } } }
+
+  func wifiHandshake(_ status: Int) { log("wifiHandshake \(status)") }
+  func wifiConnectResult(_ success: Bool, _ errorCode: Int, _ message: String) {
+    log("wifiConnectResult \(success) \(errorCode) \(message)")
+  }
+  func wifiConnectionStatus(_ ssid: String, _ connected: Bool) {
+    log("wifiConnectionStatus \(connected)")
+  }
+  func wifiFileList(_ files: [BleFile]) {
+    log("wifiFileList \(files.map { "\($0.sessionId):\($0.sn)" })")
+  }
+  func wifiDataComplete() { log("wifiDataComplete") }
+  func wifiRateFail(_ status: Int) { log("wifiRateFail \(status)") }
+  func wifiLogsFail(_ status: Int) { log("wifiLogsFail \(status)") }
+  func wifiClose(_ status: Int) { log("wifiClose \(status)") }
 }
 
 @Suite("Facade: the vendor's members and the template app's expectations")
@@ -211,5 +238,109 @@ struct VendorMembersTests {
     try await eventually("upload answer") { failure.current != nil }
     #expect(failure.current?.contains("not supported by RecorderKit") == true)
     #expect(throws: PlaudLogExportError.self) { try PlaudLogEncryption.exportEncryptedLogFile() }
+  }
+
+  @Test("battery changes reach blePowerChange and recentConnectDevice; stop a download; erase")
+  func batteryStopAndErase() async throws {
+    let bench = try FacadeBench(seed: 5)
+    defer { bench.cleanUp() }
+    let agent = bench.agent
+    let log = TemplateStyleDelegate(agent: agent)
+    let id = Int(try await bench.device.addRecording(duration: .seconds(60)).sessionId.rawValue)
+    bench.connect(log)
+    try await eventually("bound") { log.has("bleBind 0") && log.count("bleStorage") == 1 }
+    let before = try #require(agent.recentConnectDevice?.power)
+    await bench.device.setBattery(level: 42, charging: true)
+    agent.getChargingState()
+    try await eventually("battery") { log.has("bleChargingState 42") }
+    #expect(log.has("blePowerChange 42 \(before)"))
+    #expect(agent.recentConnectDevice?.power == 42)
+    #expect(agent.recentConnectDevice?.isCharging == true)
+
+    // Erasing is refused while the recording is not synced: nothing is lost.
+    agent.clearAllFiles()
+    try await eventually("refused") { log.has("bleClearAllFile -1") }
+    #expect(agent.lastError.map { "\($0)" }?.contains("not synced") == true)
+    let whole = bench.directory + "/whole.wav"
+    agent.downloadFile(sessionId: id, desiredOutputPath: whole)
+    try await eventually("downloaded") { log.has("bleDownloadFile 0 100") }
+    agent.clearAllFiles()
+    try await eventually("erased") { log.count("bleClearAllFile") == 2 }
+    #expect(log.has("bleClearAllFile 0"), "\(agent.lastError.map { "\($0)" } ?? "")")
+    agent.getFileList(startSessionId: 0)
+    try await eventually("empty") { log.has("bleFileList []") }
+
+    // A stopped download keeps its bytes and says so; the next one completes from them.
+    let next = Int(try await bench.recordOnDevice(for: .seconds(600)).rawValue)
+    let path = bench.directory + "/next.pcm"
+    log.entries.withLock { $0.removeAll() }
+    agent.downloadFile(sessionId: next, desiredOutputPath: path, format: .pcm)
+    try await eventually("moving") { log.count("bleSyncFileHead") == 1 }
+    agent.stopDownloadFile()
+    try await eventually("stopped") {
+      log.has("bleDownloadFileStop") || log.has("bleDownloadFile 0 100")
+    }
+    #expect(log.has("bleDownloadFileStop"), "the stop came too late")
+    #expect(!FileManager.default.fileExists(atPath: path))
+    agent.downloadFile(sessionId: next, desiredOutputPath: path, format: .pcm)
+    try await eventually("resumed") { log.has("bleDownloadFile 0 100") }
+    #expect(FileManager.default.fileExists(atPath: path))
+  }
+
+  @Test("PlaudWiFiAgent: connect result, session queries, speed; unsupported calls fail loudly")
+  func wifiMembers() async throws {
+    let bench = try FacadeBench(seed: 7, wifi: true)
+    defer { bench.cleanUp() }
+    let id = Int(try await bench.device.addRecording(duration: .seconds(20)).sessionId.rawValue)
+    let log = TemplateStyleDelegate(agent: bench.agent)
+    let wifiLog = WiFiMembersDelegate()
+    let wifi = bench.agent.wifiAgent
+    wifi.delegate = wifiLog
+    #expect(wifi.getCurrentWiFiName() == nil)
+    #expect(wifi.getConnectionStatusDescription() == "not connected")
+    #expect(!wifi.isWebSocketConnected())
+    wifi.listenPort("PLAUD0000")
+    try await eventually("listenPort") { wifiLog.first("wifiConnectResult false -1") != nil }
+    #expect(wifiLog.first("wifiConnectResult false -1")?.contains("not supported by RecorderKit") == true)
+
+    bench.connect(log)
+    try await eventually("bound") { log.has("bleBind 0") }
+    bench.agent.setDeviceWiFi(open: true)
+    try await eventually("hotspot") { log.has("bleWiFiOpen 0") }
+    let (ssid, password) = try #require(log.hotspot.current)
+    #expect(ssid == "PLAUD" + bench.device.serial.suffix(4))
+    wifi.connectWifi(ssid, password)
+    try await eventually("handshake") { wifiLog.has("wifiHandshake 0") }
+    let entries = wifiLog.entries.current
+    #expect(
+      entries.suffix(3) == [
+        "wifiConnectResult true 0 ", "wifiConnectionStatus true", "wifiHandshake 0",
+      ])
+    #expect(wifi.isConnectedTo(ssid))
+    #expect(!wifi.isConnectedTo("PLAUD0000"))
+    #expect(wifi.getCurrentWiFiName() == ssid)
+    #expect(wifi.getConnectionStatusDescription() == "connected to \(ssid)")
+    #expect(wifi.isWebSocketConnected())
+
+    wifi.getFileList(1, 0)
+    try await eventually("list") { wifiLog.first("wifiFileList") != nil }
+    #expect(wifiLog.has("wifiFileList [\"\(id):\(bench.device.serial)\"]"))
+    wifi.syncFile(id, 0)
+    try await eventually("synced") { wifiLog.has("wifiDataComplete") }
+    #expect(wifi.currentDownloadSpeedKBps > 0)
+    #expect(wifi.getFormattedDownloadSpeed().hasSuffix("B/s"))
+
+    wifi.startRateTest(true, 1024)
+    wifi.getDeviceLogs(true)
+    try await eventually("unsupported") {
+      wifiLog.has("wifiRateFail -1") && wifiLog.has("wifiLogsFail -1")
+    }
+    let line = Locked<String?>(nil)
+    wifi.openLog(true) { text in line.withLock { $0 = text } }
+    try await eventually("openLog") { line.current != nil }
+    #expect(line.current?.contains("not supported by RecorderKit") == true)
+    bench.agent.endWiFiTransfer()
+    #expect(!wifi.isConnectedTo(ssid))
+    try await eventually("closed") { wifiLog.has("wifiClose 0") }
   }
 }
