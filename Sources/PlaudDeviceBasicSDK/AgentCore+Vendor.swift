@@ -104,15 +104,16 @@ extension AgentCore {
     }
   }
 
-  /// Connects again to the device connected last: as `connect`, or `bleConnectState(-1)`
-  /// with `lastError` ``PlaudSDKError/notConnected`` when none was.
+  /// Connects again to the device connected last, with the device token that connect was
+  /// given: as `connect`, or `bleConnectState(-1)` with `lastError`
+  /// ``PlaudSDKError/notConnected`` when none was.
   func reconnectLast() async {
     guard let last = lastConnected else {
       fail(.notConnected)
       emit { $0.bleConnectState(state: -1) }
       return
     }
-    await connect(last, deviceToken: nil)
+    await connect(last, deviceToken: lastDeviceToken)
   }
 
   // MARK: - Download

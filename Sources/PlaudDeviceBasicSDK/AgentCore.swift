@@ -47,8 +47,10 @@ actor AgentCore {
   /// Set by ``PlaudDeviceAgent/stopDownloadFile()``: the download running stops at its next
   /// frame.
   nonisolated let downloadStop = Locked(false)
-  /// The device last connected, for ``PlaudDeviceAgent/tryReconnectLastDevice()``.
+  /// The device last connected and the device token its connect was given, for
+  /// ``PlaudDeviceAgent/tryReconnectLastDevice()``.
   var lastConnected: BleDevice.Snapshot?
+  var lastDeviceToken: String?
   /// True while ``disconnect()`` or `depair` ends the session (the drop is not unexpected).
   var closing = false
   private var radioTask: Task<Void, Never>?
@@ -196,6 +198,7 @@ actor AgentCore {
       protVersion: Int(info.portVersion))
     if recent.name.isEmpty { recent.name = found.name ?? "" }
     lastConnected = recent
+    lastDeviceToken = deviceToken
     live.withLock { live in
       live.connected = true
       live.recent = recent

@@ -101,8 +101,9 @@ extension PlaudDeviceAgent {
 
   // MARK: - Connection
 
-  /// Connects again to the device this agent connected last, as `connectBleDevice` with the
-  /// user token: the same callbacks; `bleConnectState(-1)` when none was connected.
+  /// Connects again to the device this agent connected last, as its `connectBleDevice` did
+  /// (with the `deviceToken` it was given, if any): the same callbacks;
+  /// `bleConnectState(-1)` when none was connected.
   public func tryReconnectLastDevice() { enqueue { await $0.reconnectLast() } }
 
   /// Not supported by RecorderKit (what the vendor binds with this token is unknown): the

@@ -213,7 +213,8 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
   public func endWiFiTransfer() { wifiAgent.end() }
 
   /// Whether Wi-Fi Fast Transfer is under way: the hotspot opened through this agent and not
-  /// closed yet, or a Wi-Fi session up.
+  /// closed yet, or a Wi-Fi session up. False from the moment ``endWiFiTransfer()`` or
+  /// `setDeviceWiFi(open: false)` returns (the close itself then runs in call order).
   public var isWiFiTransferActive: Bool { core.isHotspotOpen || wifiAgent.isConnected }
 
   // MARK: - Beacon wake-up

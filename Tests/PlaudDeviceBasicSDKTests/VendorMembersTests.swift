@@ -181,6 +181,29 @@ struct VendorMembersTests {
     #expect(entries[drop + 1] == "bleConnectState 0")
   }
 
+  @Test("tryReconnectLastDevice connects as the last connect did, its device token included")
+  func reconnectWithDeviceToken() async throws {
+    let bench = try FacadeBench(seed: 3)
+    defer { bench.cleanUp() }
+    let log = TemplateStyleDelegate(agent: bench.agent)
+    bench.agent.delegate = log
+    bench.agent.tryReconnectLastDevice()
+    try await eventually("nothing to reconnect") { log.has("bleConnectState -1") }
+    // No initSDK: the device token is the handshake's only source (the template passes its
+    // user id this way).
+    bench.agent.connectBleDevice(
+      bleDevice: BleDevice(sn: bench.device.serial),
+      deviceToken: "client_user_01234567-89ab-cdef-0123-456789abcdef")
+    try await eventually("bound") { log.has("bleBind 0") }
+    bench.agent.disconnect()
+    try await eventually("down") { log.has("bleConnectState 0") }
+    bench.agent.tryReconnectLastDevice()
+    try await eventually("again") {
+      log.count("bleBind 0") == 2 || log.count("bleConnectState -1") == 2
+    }
+    #expect(log.count("bleBind 0") == 2, "\(bench.agent.lastError.map { "\($0)" } ?? "")")
+  }
+
   @Test("isWiFiTransferActive is false when endWiFiTransfer() returns; bleWiFiClose answers")
   func endWiFiTransferIsImmediate() async throws {
     let bench = try FacadeBench(wifi: true)
@@ -301,7 +324,8 @@ struct VendorMembersTests {
     #expect(!wifi.isWebSocketConnected())
     wifi.listenPort("PLAUD0000")
     try await eventually("listenPort") { wifiLog.first("wifiConnectResult false -1") != nil }
-    #expect(wifiLog.first("wifiConnectResult false -1")?.contains("not supported by RecorderKit") == true)
+    #expect(
+      wifiLog.first("wifiConnectResult false -1")?.contains("not supported by RecorderKit") == true)
 
     bench.connect(log)
     try await eventually("bound") { log.has("bleBind 0") }
