@@ -50,7 +50,7 @@ public final class BleFile: NSObject {
 /// A recorder heard while scanning, or the connected one.
 ///
 /// A mutable `NSObject` subclass, as the vendor's (`PlaudBleDevice` derives from it): not
-/// `Sendable`. The facade carries its fields across threads as a ``Snapshot`` and hands the
+/// `Sendable`. The facade carries its fields across threads as a snapshot and hands the
 /// app fresh objects.
 open class BleDevice: NSObject {
   /// The serial number: the stable identity (the radio address rotates).

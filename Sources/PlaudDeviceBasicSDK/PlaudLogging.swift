@@ -49,7 +49,7 @@ public final class PlaudLogConfig: NSObject, Sendable {
   public var uploadTimeoutSeconds: Int { Int(uploadTimeout) }
 
   /// Sets the retention: `maxFileCount` 1–50, `maxFileAge` 1 hour–30 days, `maxFileSize`
-  /// 1–100 MiB (each clamped into its range); posts ``Foundation/Notification/Name/plaudLogConfigurationChanged``.
+  /// 1–100 MiB (each clamped into its range); posts `Notification.Name.plaudLogConfigurationChanged`.
   public func updateFileConfiguration(
     maxFileCount: Int = 10, maxFileAge: TimeInterval = 7 * 24 * 60 * 60,
     maxFileSize: Int64 = 10 * 1024 * 1024
@@ -62,7 +62,7 @@ public final class PlaudLogConfig: NSObject, Sendable {
   }
 
   /// Sets the upload timing: `uploadInterval` 60–3600 s, `uploadTimeout` 10–300 s (clamped);
-  /// posts ``Foundation/Notification/Name/plaudLogConfigurationChanged``.
+  /// posts `Notification.Name.plaudLogConfigurationChanged`.
   public func updateUploadConfiguration(
     uploadInterval: TimeInterval = 300, uploadTimeout: TimeInterval = 30
   ) {
