@@ -79,16 +79,18 @@ actor WiFiCore {
       emit { $0.wifiHandshake(0) }
     } catch {
       let status: Int = if case .handshakeRefused(let code) = error { Int(code) } else { -1 }
-      if status == -1 {
-        let message = error.description
-        emit { $0.wifiConnectResult(false, -1, message) }
-      }
       connectFailed(.operationFailed(error.description), status: status)
     }
   }
 
+  /// `wifiConnectResult(false, -1, why)` when the join itself failed (not a handshake the
+  /// device refused) → `wifiHandshake(status)` → `wifiCommonErr(1, status)`.
   private func connectFailed(_ error: PlaudSDKError, status: Int) {
     core.fail(error)
+    if status == -1 {
+      let message = error.description
+      emit { $0.wifiConnectResult(false, -1, message) }
+    }
     emit { $0.wifiHandshake(status) }
     emit { $0.wifiCommonErr(PlaudWiFiAgent.Command.handshake.rawValue, status) }
   }

@@ -327,6 +327,12 @@ struct VendorMembersTests {
     #expect(
       wifiLog.first("wifiConnectResult false -1")?.contains("not supported by RecorderKit") == true)
 
+    // Nothing to join with yet (no BLE session has given a token): the join result says so.
+    wifi.connectWifi("PLAUD0000", "password", 1)
+    try await eventually("no join") { wifiLog.has("wifiHandshake -1") }
+    let failures = wifiLog.entries.current.filter { $0.hasPrefix("wifiConnectResult false -1") }
+    #expect(failures.count == 2)
+
     bench.connect(log)
     try await eventually("bound") { log.has("bleBind 0") }
     bench.agent.setDeviceWiFi(open: true)
