@@ -47,7 +47,8 @@ public protocol PlaudDeviceAgentProtocol: AnyObject {
   func bleRecordPause(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int)
   /// RecorderKit addition: a paused recording resumed.
   func bleRecordResume(sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int)
-  /// Decoded PCM of a live stream (16 kHz mono, signed 16-bit little-endian).
+  /// Live PCM while recording. Never fires: the device protocol has no live-audio command
+  /// (PROTOCOL.md §3); kept so vendor code compiles.
   func blePcmData(sessionId: Int, millsec: Int, pcmData: Data, isMusic: Bool)
   /// The answer to `getFileList(startSessionId:)` (empty when it failed; see `lastError`).
   func bleFileList(bleFiles: [BleFile])
