@@ -19,10 +19,27 @@ extension AgentCore {
     do {
       switch command {
       case .start(let scene):
-        emit(Self.started(try await current.startRecording(scene: UInt8(clamping: scene))))
-      case .pause: emit(Self.paused(try await current.pauseRecording()))
-      case .resume: emit(Self.resumed(try await current.resumeRecording()))
-      case .stop: emit(Self.stopped(try await current.stopRecording()))
+        let started = try await current.startRecording(scene: UInt8(clamping: scene))
+        if started.status == 0 {
+          recordingChanged(
+            true, sessionId: Int(started.sessionId), scene: started.scene.map(Int.init) ?? scene)
+        }
+        emit(Self.started(started))
+      case .pause:
+        let paused = try await current.pauseRecording()
+        recordingChanged(false, sessionId: Int(paused.sessionId), scene: nil)
+        emit(Self.paused(paused))
+      case .resume:
+        let resumed = try await current.resumeRecording()
+        if resumed.status == 0 {
+          recordingChanged(
+            true, sessionId: Int(resumed.sessionId), scene: resumed.scene.map(Int.init))
+        }
+        emit(Self.resumed(resumed))
+      case .stop:
+        let stopped = try await current.stopRecording()
+        recordingChanged(false, sessionId: 0, scene: 0)
+        emit(Self.stopped(stopped))
       }
     } catch {
       fail(.operationFailed(error.description))
@@ -86,19 +103,27 @@ extension AgentCore {
     }
   }
 
-  /// `DeviceSession/closeWiFi()` when the hotspot is up and BLE is connected (best
-  /// effort: a failure is recorded in `lastError`; the device's own ~2 min idle timeout is
-  /// the fallback).
-  func closeHotspot() async {
-    let wasOpen = hotspotOpen.withLock { open in
+  /// Marks the hotspot closed at once (``PlaudDeviceAgent/isWiFiTransferActive`` is false
+  /// from here on) and says whether it was open.
+  nonisolated func takeHotspotOpen() -> Bool {
+    hotspotOpen.withLock { open in
       defer { open = false }
       return open
     }
+  }
+
+  /// `DeviceSession/closeWiFi()` when the hotspot was up (`wasOpen`, from
+  /// ``takeHotspotOpen()``) and BLE is connected: `bleWiFiClose(0)`, or `bleWiFiClose(-1)`
+  /// with `lastError` (best effort: the device's own ~2 min idle timeout is the fallback).
+  /// Nothing is sent, and nothing reported, while BLE is down.
+  func closeHotspot(wasOpen: Bool) async {
     guard wasOpen, let current = session else { return }
     do {
       try await current.closeWiFi()
+      emit { $0.bleWiFiClose(0) }
     } catch {
       fail(.operationFailed(error.description))
+      emit { $0.bleWiFiClose(-1) }
     }
   }
 

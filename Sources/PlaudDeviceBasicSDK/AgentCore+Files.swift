@@ -47,8 +47,9 @@ extension AgentCore {
     (try? openWorkspace().heldBytes(serial: serial)) ?? [:]
   }
 
-  /// `DeviceSession/listRecordings()`: `bleFileList` with the recordings after `start`.
-  func fileList(after start: Int) async {
+  /// `DeviceSession/listRecordings()`: `bleFileList` with the recordings after `start`
+  /// (with `only`, just that one: an empty list when the device has no such recording).
+  func fileList(after start: Int, only: Int? = nil) async {
     guard let current = session else {
       fail(.notConnected)
       emit { $0.bleFileList(bleFiles: []) }
@@ -57,9 +58,13 @@ extension AgentCore {
     do {
       let listed = try await openWorkspace().listRecordings(
         over: BLETransport(session: current), after: SessionID(clamping: max(start, 0)))
+      let serial = await current.info.serial
+      let chosen = only.map { id in listed.filter { Int($0.recording.sessionId) == id } } ?? listed
       emit { delegate in
         delegate.bleFileList(
-          bleFiles: listed.map { BleFile($0.recording, offset: Int($0.heldBytes)) })
+          bleFiles: chosen.map {
+            BleFile($0.recording, offset: Int($0.heldBytes), serial: serial)
+          })
       }
     } catch let error as PlaudSDKError {
       fail(error)
@@ -112,16 +117,40 @@ extension AgentCore {
       report { $0.onError(error.description) }
       return
     }
-    let emit = self.emit
     let timeUp = backgroundTimeUp
     let events = recorders.export(
       request, from: current, into: workspace, stopWhen: { timeUp.current })
+    await transfer(events) { event in
+      self.reportExport(event, to: report, backgroundTimeUp: timeUp.current)
+    }
+  }
+
+  /// Runs one BLE export's events: `bleSyncFileHead(id, 0)` before its first data →
+  /// `bleData`… → `bleSyncFileTail(id, 0)` → `bleDataComplete` at the device's last byte;
+  /// progress and the outcome go to `outcome`. Meters the bytes and marks the agent
+  /// downloading meanwhile.
+  func transfer(
+    _ events: AsyncStream<RecordingExport.Event>,
+    outcome: (RecordingExport.Event) -> Void
+  ) async {
+    let emit = self.emit
+    meter.begin()
+    live.withLock { $0.downloading = true }
+    defer { live.withLock { $0.downloading = false } }
+    var announced = false
     for await event in events {
       switch event {
       case .data(let id, let offset, let bytes):
+        if !announced {
+          announced = true
+          emit { $0.bleSyncFileHead(sessionId: Int(id), status: 0) }
+        }
+        meter.add(bytes.count)
         emit { $0.bleData(sessionId: Int(id), start: offset, data: Data(bytes)) }
-      case .transferred: emit { $0.bleDataComplete() }
-      case .progress, .finished: reportExport(event, to: report, backgroundTimeUp: timeUp.current)
+      case .transferred(let id):
+        emit { $0.bleSyncFileTail(sessionId: Int(id), crc: 0) }
+        emit { $0.bleDataComplete() }
+      case .progress, .finished: outcome(event)
       }
     }
   }

@@ -1,6 +1,8 @@
 import Foundation
+import RecorderBluetooth
 import RecorderConcurrency
 import RecorderKit
+import RecorderProtocol
 
 /// A callback to deliver: the facade calls it with the delegate on its callback queue.
 typealias DelegateEvent = @Sendable (any PlaudDeviceAgentProtocol) -> Void
@@ -37,6 +39,21 @@ actor AgentCore {
   private let token = Locked<(jwt: String?, domain: String?)>((nil, nil))
   private let lastError = Locked<PlaudSDKError?>(nil)
   let beaconsActive = Locked(false)
+  /// What the agent's synchronous members read: the connection, the device as last
+  /// reported, the recording, the transfers.
+  nonisolated let live = Locked(AgentLiveState())
+  /// Bytes and time of the BLE transfer running or run last (``PlaudDeviceAgent/currentDownloadSpeedKBps``).
+  nonisolated let meter: TransferMeter
+  /// Set by ``PlaudDeviceAgent/stopDownloadFile()``: the download running stops at its next
+  /// frame.
+  nonisolated let downloadStop = Locked(false)
+  /// The device last connected and the device token its connect was given, for
+  /// ``PlaudDeviceAgent/tryReconnectLastDevice()``.
+  var lastConnected: BleDevice.Snapshot?
+  var lastDeviceToken: String?
+  /// True while ``disconnect()`` or `depair` ends the session (the drop is not unexpected).
+  var closing = false
+  private var radioTask: Task<Void, Never>?
   /// True once the system ended the background time of the command running now
   /// (``BackgroundCommands``): a transfer in flight stops at its next frame.
   nonisolated let backgroundTimeUp = Locked(false)
@@ -48,6 +65,7 @@ actor AgentCore {
   ) {
     self.configuration = configuration
     self.emit = emit
+    meter = TransferMeter(clock: configuration.clock)
     recorders = configuration.central.map { central in
       // Every connect passes its own session (the token of its call); this one only times.
       // The empty token is printable ASCII, so the initialiser cannot fail.
@@ -80,6 +98,7 @@ actor AgentCore {
   /// `RecorderScanner/scan(timeout:)`: `bleScanResult` with every change of the list,
   /// `bleScanOverTime` when it ends with nothing heard (not when stopped).
   func startScan() {
+    watchRadio()
     scanTask?.cancel()
     guard let scanner = recorders?.scanner else {
       fail(.noCentral)
@@ -112,6 +131,7 @@ actor AgentCore {
   /// `bleChargingState` → `bleStorage`; or `bleBind(status)` → `bleConnectState(-2)`,
   /// `bleConnectState(-1)` (no central, token, Bluetooth off), `bleConnectState(2)`.
   func connect(_ target: BleDevice.Snapshot, deviceToken: String?) async {
+    watchRadio()
     if session != nil { await disconnect() }
     guard let recorders else {
       fail(.noCentral)
@@ -163,31 +183,104 @@ actor AgentCore {
     let info = await connected.info
     session = connected
     device = found
+    closing = false
     self.handshakeToken = handshakeToken
-    BleAgent.shared.setConnected(found)
+    let state = info.state
+    let recordingId = Int(state.sessionId.map(Int.init) ?? 0)
+    BleAgent.shared.setConnected(found, recording: recordingId != 0, sessionId: recordingId)
     channels = info.audioChannels
+    let battery = info.battery
+    var recent = BleDevice.Snapshot(
+      serialNumber: info.serial, name: info.name, rssi: found.rssi, discovered: found,
+      power: Int(battery.level), isCharging: (battery.charging ?? 0) != 0,
+      supportWiFi: info.supportsWiFi, versionCode: Int(info.firmware?.code ?? 0),
+      versionTypeStr: info.firmware.map { String(UnicodeScalar($0.type)) } ?? "",
+      protVersion: Int(info.portVersion))
+    if recent.name.isEmpty { recent.name = found.name ?? "" }
+    lastConnected = recent
+    lastDeviceToken = deviceToken
+    live.withLock { live in
+      live.connected = true
+      live.recent = recent
+      live.recording = recordingId != 0
+      live.sessionId = recordingId
+      live.scene = recordingId != 0 ? Int(state.scene ?? 0) : 0
+    }
     emit { $0.bleConnectState(state: 1) }
     emit {
       $0.bleBind(sn: info.serial, status: 0, protVersion: Int(info.portVersion), timezone: timezone)
     }
-    let state = info.state
-    emit {
-      $0.blePenState(
-        state: Int(state.state), privacy: Int(state.privacy), keyState: Int(state.keyState ?? 0),
-        uDisk: Int(state.usb ?? 0), findMyToken: Int(state.findMy ?? 0),
-        hasSndpKey: Int(state.soundPlusKey ?? 0), deviceAccessToken: Int(state.httpToken ?? 0))
-    }
-    let battery = info.battery
+    emit(Self.penState(state))
     emit {
       $0.bleChargingState(isCharging: (battery.charging ?? 0) != 0, level: Int(battery.level))
     }
     let storage = info.storage
-    emit {
-      $0.bleStorage(
+    emit(Self.storage(storage))
+    watchEvents(of: connected)
+  }
+
+  /// `blePenState` with GET_STATE's fields.
+  static func penState(_ state: DeviceState) -> DelegateEvent {
+    { delegate in
+      delegate.blePenState(
+        state: Int(state.state), privacy: Int(state.privacy), keyState: Int(state.keyState ?? 0),
+        uDisk: Int(state.usb ?? 0), findMyToken: Int(state.findMy ?? 0),
+        hasSndpKey: Int(state.soundPlusKey ?? 0), deviceAccessToken: Int(state.httpToken ?? 0))
+    }
+  }
+
+  /// `bleStorage` with STORAGE's fields.
+  static func storage(_ storage: StorageInfo) -> DelegateEvent {
+    { delegate in
+      delegate.bleStorage(
         total: Int(clamping: storage.totalBytes), free: Int(clamping: storage.freeBytes),
         duration: Int(clamping: storage.remaining ?? 0))
     }
-    watchEvents(of: connected)
+  }
+
+  /// Reports `bleState(powered:)` each time the radio settles on powered on or off.
+  private func watchRadio() {
+    guard radioTask == nil, let central = configuration.central else { return }
+    let emit = self.emit
+    radioTask = Task {
+      var last: Bool?
+      for await state in central.stateUpdates() {
+        let powered: Bool
+        switch state {
+        case .poweredOn: powered = true
+        case .poweredOff: powered = false
+        default: continue
+        }
+        guard powered != last else { continue }
+        last = powered
+        emit { $0.bleState(powered: powered) }
+      }
+    }
+  }
+
+  /// A battery report: `blePowerChange` when the level moved, then `bleChargingState`; the
+  /// recent device follows.
+  func batteryReported(_ battery: BatteryStatus) {
+    let level = Int(battery.level)
+    let charging = (battery.charging ?? 0) != 0
+    let old = live.withLock { live -> Int? in
+      let old = live.recent?.power
+      live.recent?.power = level
+      live.recent?.isCharging = charging
+      return old
+    }
+    if let old, old != level { emit { $0.blePowerChange(power: level, oldPower: old) } }
+    emit { $0.bleChargingState(isCharging: charging, level: level) }
+  }
+
+  /// A recording event: `BleAgent.shared` and the agent's recording state follow.
+  func recordingChanged(_ recording: Bool, sessionId: Int, scene: Int?) {
+    BleAgent.shared.setRecording(recording, sessionId: sessionId)
+    live.withLock { live in
+      live.recording = recording
+      live.sessionId = sessionId
+      if let scene { live.scene = scene }
+    }
   }
 
   /// The handshake token of this connect: the app's device token when it gave one, else the
@@ -211,33 +304,52 @@ actor AgentCore {
     eventTask?.cancel()
     let emit = self.emit
     eventTask = Task { [weak self] in
+      var dropped: DisconnectReason?
       for await event in connected.events {
         switch event {
-        case .recordingStarted(let started): emit(Self.started(started))
-        case .recordingResumed(let resumed): emit(Self.resumed(resumed))
-        case .recordingStopped(let stopped): emit(Self.stopped(stopped))
-        case .recordingPaused(let paused): emit(Self.paused(paused))
-        case .battery(let battery):
-          emit {
-            $0.bleChargingState(isCharging: (battery.charging ?? 0) != 0, level: Int(battery.level))
-          }
-        case .disconnected, .unsolicited: break
+        case .recordingStarted(let started):
+          await self?.recordingChanged(
+            true, sessionId: Int(started.sessionId), scene: started.scene.map(Int.init))
+          emit(Self.started(started))
+        case .recordingResumed(let resumed):
+          await self?.recordingChanged(
+            true, sessionId: Int(resumed.sessionId), scene: resumed.scene.map(Int.init))
+          emit(Self.resumed(resumed))
+        case .recordingStopped(let stopped):
+          await self?.recordingChanged(false, sessionId: 0, scene: 0)
+          emit(Self.stopped(stopped))
+        case .recordingPaused(let paused):
+          await self?.recordingChanged(false, sessionId: Int(paused.sessionId), scene: nil)
+          emit(Self.paused(paused))
+        case .battery(let battery): await self?.batteryReported(battery)
+        case .disconnected(let reason): dropped = reason
+        case .unsolicited: break
         }
       }
-      await self?.sessionEnded(connected)
+      await self?.sessionEnded(connected, reason: dropped)
     }
   }
 
-  private func sessionEnded(_ ended: DeviceSession) {
+  private func sessionEnded(_ ended: DeviceSession, reason: DisconnectReason?) {
     guard session === ended else { return }
     session = nil
     connection = nil
     BleAgent.shared.setDisconnected(device)
+    live.withLock { live in
+      live.connected = false
+      live.recording = false
+      live.sessionId = 0
+      live.scene = 0
+    }
+    let unexpected = !closing && reason != nil && reason != .localRequest
+    closing = false
+    if unexpected { emit { $0.bleDeviceDisconnectErr() } }
     emit { $0.bleConnectState(state: 0) }
   }
 
   func disconnect() async {
     guard let current = session else { return }
+    closing = true
     await current.close()
     await eventTask?.value
   }
@@ -252,11 +364,14 @@ actor AgentCore {
       return
     }
     do {
+      closing = true
       let status = try await current.depair(
         clear ? .allConnectionsWhenNoRecordings : .thisConnection)
+      if status != 0 { closing = false }
       emit { $0.bleDepair(status) }
       await disconnect()
     } catch {
+      closing = false
       fail(.operationFailed(error.description))
       emit { $0.bleDepair(-1) }
     }

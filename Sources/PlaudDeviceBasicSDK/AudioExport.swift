@@ -38,3 +38,8 @@ extension AudioExportFormat {
     }
   }
 }
+
+extension AudioExportFormat {
+  /// The file name extension of the format, without the dot: "pcm", "mp3", "wav", "opus".
+  public var fileExtension: String { fileFormat.fileExtension }
+}

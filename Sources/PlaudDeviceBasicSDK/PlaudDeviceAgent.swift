@@ -12,7 +12,10 @@ import RecorderKit
 ///
 /// Configure with ``configure(_:)`` before the first access to ``shared``; tests and apps
 /// with several radios may also make their own agents with ``init(configuration:)``.
-public final class PlaudDeviceAgent: Sendable {
+///
+/// An `NSObject` subclass, as the vendor's (equality and hashing are identity). `Sendable`:
+/// every stored property is immutable or behind a lock.
+public final class PlaudDeviceAgent: NSObject, Sendable {
   /// The agent built from the configuration given to ``configure(_:)`` (or
   /// ``PlaudSDKConfiguration/platformDefault``: CoreBluetooth on iOS) on first access.
   public static let shared: PlaudDeviceAgent = {
@@ -50,6 +53,8 @@ public final class PlaudDeviceAgent: Sendable {
   private let delegateReference = Locked(WeakReference<AnyObject>(nil))
   /// Each command inside a background task (``PlaudSDKConfiguration/backgroundTasks``).
   private let backgroundCommands: BackgroundCommands
+  /// ``bleAgent`` and ``skipPermissionCheck``.
+  let settings = Locked<(bleAgent: BleAgent?, skipPermissionCheck: Bool)>((BleAgent.shared, false))
 
   /// An agent of its own (RecorderKit addition; the vendor has only ``shared``).
   public init(configuration: PlaudSDKConfiguration) {
@@ -70,6 +75,7 @@ public final class PlaudDeviceAgent: Sendable {
       runner: runner, name: "PlaudDeviceBasicSDK.device", timeUp: core.backgroundTimeUp)
     wifiAgent = PlaudWiFiAgent(
       configuration: configuration, agentCore: core, queue: queue, background: runner)
+    super.init()
     Task {
       for await command in stream { await command() }
     }
@@ -167,10 +173,13 @@ public final class PlaudDeviceAgent: Sendable {
   /// Deletes one recording from the device; `bleDeleteFile` answers.
   public func deleteFile(sessionId: Int) { enqueue { await $0.delete(sessionId: sessionId) } }
 
-  // MARK: - Recording (RecorderKit additions)
+  // MARK: - Recording
 
-  /// Starts recording; `bleRecordStart` answers (status ≠ 0: refused).
-  public func startRecord(scene: Int = 1) { enqueue { await $0.record(.start(scene: scene)) } }
+  /// Starts recording in the normal scene (REC_START mode 1, scene 1); `bleRecordStart`
+  /// answers (status ≠ 0: refused, with the device's code).
+  public func startRecord() { startRecord(scene: 1) }
+  /// RecorderKit addition: starts recording in `scene` (1 normal, 7 call).
+  public func startRecord(scene: Int) { enqueue { await $0.record(.start(scene: scene)) } }
   /// Pauses the recording; `bleRecordPause` answers.
   public func pauseRecord() { enqueue { await $0.record(.pause) } }
   /// Resumes the recording; `bleRecordResume` answers.
@@ -204,7 +213,8 @@ public final class PlaudDeviceAgent: Sendable {
   public func endWiFiTransfer() { wifiAgent.end() }
 
   /// Whether Wi-Fi Fast Transfer is under way: the hotspot opened through this agent and not
-  /// closed yet, or a Wi-Fi session up.
+  /// closed yet, or a Wi-Fi session up. False from the moment ``endWiFiTransfer()`` or
+  /// `setDeviceWiFi(open: false)` returns (the close itself then runs in call order).
   public var isWiFiTransferActive: Bool { core.isHotspotOpen || wifiAgent.isConnected }
 
   // MARK: - Beacon wake-up

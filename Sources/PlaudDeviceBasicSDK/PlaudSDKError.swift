@@ -24,6 +24,11 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
   case backgroundTimeEnded(sessionId: Int)
   /// The device or the sync failed; the text says how.
   case operationFailed(String)
+  /// A vendor member RecorderKit does not support: no source of RecorderKit's knows its
+  /// wire or server behaviour (`reason` says what is missing). It fails through its own
+  /// callback or return value, never pretending success; docs/migrating-from-vendor-sdk.md
+  /// lists every such member.
+  case notSupported(member: String, reason: String)
 
   public var description: String {
     switch self {
@@ -38,6 +43,8 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
     case .backgroundTimeEnded(let id):
       "the system ended the app's background time: the transfer of recording \(id) stopped with its bytes kept; export it again to resume"
     case .operationFailed(let text): text
+    case .notSupported(let member, let reason):
+      "\(member) is not supported by RecorderKit: \(reason)"
     }
   }
 }

@@ -12,7 +12,10 @@ import RecorderKit
 /// once on the transfer running. Joining the network is the configured
 /// ``PlaudSDKConfiguration/hotspotJoiner``; everything after it is real TCP: our WebSocket
 /// server, the device's connection, the §6 session.
-public final class PlaudWiFiAgent: Sendable {
+///
+/// An `NSObject` subclass, as the vendor's; `Sendable`: every stored property is immutable
+/// or behind a lock.
+public final class PlaudWiFiAgent: NSObject, Sendable {
   /// The agent of ``PlaudDeviceAgent/shared`` (its first use creates that one, so call
   /// ``PlaudDeviceAgent/configure(_:)`` before touching either).
   public static let shared: PlaudWiFiAgent = PlaudDeviceAgent.shared.wifiAgent
@@ -30,7 +33,7 @@ public final class PlaudWiFiAgent: Sendable {
 
   private let delegateReference: Locked<WeakReference<AnyObject>>
   private let device = Locked<BleDevice.Snapshot?>(nil)
-  private let queue: DispatchQueue
+  let queue: DispatchQueue
   private let storageRoot: String
   let core: WiFiCore
   /// Queues a delegate callback on the callback queue, in call order.
@@ -63,12 +66,16 @@ public final class PlaudWiFiAgent: Sendable {
       onTimeUp: { core.requestStop() })
     let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     commands = continuation
+    super.init()
     Task {
       for await command in stream { await command() }
     }
   }
 
   deinit { commands.finish() }
+
+  /// Queues a delegate callback on the callback queue, in call order.
+  func emitEvent(_ event: @escaping WiFiDelegateEvent) { emit(event) }
 
   private func enqueue(_ work: @escaping @Sendable (WiFiCore) async -> Void) {
     let (core, background) = (self.core, backgroundCommands)
@@ -118,17 +125,22 @@ public final class PlaudWiFiAgent: Sendable {
   /// hotspot was opened through this facade and BLE is still up.
   public func disconnect() {
     core.requestStop()
-    enqueue { await $0.close(reportIdle: true, closeHotspot: true) }
+    let hotspotWasOpen = core.core.takeHotspotOpen()
+    enqueue { await $0.close(reportIdle: true, hotspotWasOpen: hotspotWasOpen) }
   }
 
   /// RecorderKit's earlier name for ``disconnect()``; the same call.
   public func close() { disconnect() }
 
   /// `PlaudDeviceAgent.endWiFiTransfer()` / `setDeviceWiFi(open: false)`: as ``disconnect()``
-  /// but silent when no Wi-Fi session is up.
+  /// but silent when no Wi-Fi session is up. ``isConnected`` (and so
+  /// `PlaudDeviceAgent.isWiFiTransferActive`) is false when this returns: the hotspot is
+  /// marked closed and the session as ending at once; the close itself runs in call order.
   func end() {
     core.requestStop()
-    enqueue { await $0.close(reportIdle: false, closeHotspot: true) }
+    let hotspotWasOpen = core.core.takeHotspotOpen()
+    core.state.withLock { $0.connected = false }
+    enqueue { await $0.close(reportIdle: false, hotspotWasOpen: hotspotWasOpen) }
   }
 
   // MARK: - Files

@@ -44,6 +44,31 @@ public protocol PlaudWiFiAgentProtocol: AnyObject {
   /// The Wi-Fi session closed: `0` cleanly (by `disconnect()`, or the device ending it),
   /// `-1` lost (or `disconnect()` with no session).
   func wifiClose(_ status: Int)
+  /// Joining the device's hotspot: `true`, 0, "" once joined (just before
+  /// `wifiConnectionStatus(ssid, true)`); `false`, -1 and why when ``PlaudWiFiAgent/connectWifi(_:_:_:)``
+  /// could not join or the device never came (also after ``PlaudWiFiAgent/listenPort(_:_:)``,
+  /// which RecorderKit does not support). RecorderKit's joiner errors carry no
+  /// NEHotspotConfigurationError code: `errorCode` is -1 on failure.
+  func wifiConnectResult(_ success: Bool, _ errorCode: Int, _ message: String)
+  /// Battery level (%) and voltage (mV) over Wi-Fi. Never reported: RecorderKit's Wi-Fi
+  /// session does not pass the device's battery PDU on.
+  func wifiPower(_ power: Int, _ voltage: Int)
+  /// The device's client dropped, waiting for it to reconnect. Never reported: RecorderKit
+  /// re-joins within `connectWifi`'s timeout itself, then reports `wifiClose`.
+  func wifiClientFail()
+  /// The answer to ``PlaudWiFiAgent/startRateTest(_:_:)``: always -1 (the rate test, Wi-Fi
+  /// cmd 100, is not supported by RecorderKit).
+  func wifiRateFail(_ status: Int)
+  /// Rate test results. Never reported (not supported by RecorderKit).
+  func wifiRate(_ instantRate: Int, _ averageRate: Int, _ lossRate: Double)
+  /// The answer to ``PlaudWiFiAgent/getDeviceLogs(_:)``: always -1 (device logs, Wi-Fi
+  /// cmd 101, are not supported by RecorderKit).
+  func wifiLogsFail(_ status: Int)
+  /// Device logs. Never reported (not supported by RecorderKit).
+  func wifiLogs(_ logData: Data?)
+  /// A tip from the device (1: its record key was pressed). Never reported: RecorderKit's
+  /// Wi-Fi session does not pass tips on.
+  func wifiTips(_ tips: Int)
 }
 
 extension PlaudWiFiAgentProtocol {
@@ -62,4 +87,12 @@ extension PlaudWiFiAgentProtocol {
   public func wifiDownloadAllCompleted(_ completedFiles: Int, _ failedFiles: Int) {}
   public func wifiCommonErr(_ cmd: Int, _ status: Int) {}
   public func wifiClose(_ status: Int) {}
+  public func wifiConnectResult(_ success: Bool, _ errorCode: Int, _ message: String) {}
+  public func wifiPower(_ power: Int, _ voltage: Int) {}
+  public func wifiClientFail() {}
+  public func wifiRateFail(_ status: Int) {}
+  public func wifiRate(_ instantRate: Int, _ averageRate: Int, _ lossRate: Double) {}
+  public func wifiLogsFail(_ status: Int) {}
+  public func wifiLogs(_ logData: Data?) {}
+  public func wifiTips(_ tips: Int) {}
 }

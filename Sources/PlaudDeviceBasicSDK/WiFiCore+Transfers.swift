@@ -27,7 +27,9 @@ extension WiFiCore {
       sessionId: id, from: from, to: to == 0 ? nil : to, stopWhen: { timeUp.current })
     for await event in events {
       switch event {
-      case .data(let id, let offset, let bytes): reporter.data(id, offset: offset, bytes: bytes)
+      case .data(let id, let offset, let bytes):
+        meter.add(bytes.count)
+        reporter.data(id, offset: offset, bytes: bytes)
       case .finished(.complete): reporter.transferred(id)
       case .finished(.stopped) where timeUp.current:
         // Nobody asked for this stop: say why, as a stop the app asked for would.
@@ -71,7 +73,9 @@ extension WiFiCore {
       request, into: workspace, stopWhen: { timeUp.current })
     {
       switch event {
-      case .data(let id, let offset, let bytes): reporter.data(id, offset: offset, bytes: bytes)
+      case .data(let id, let offset, let bytes):
+        meter.add(bytes.count)
+        reporter.data(id, offset: offset, bytes: bytes)
       case .transferred(let id): reporter.transferred(id)
       case .progress: core.reportExport(event, to: report)
       case .finished:
@@ -113,6 +117,7 @@ extension WiFiCore {
     guard let session else { return }
     begin(sessionId: 0, all: true)
     defer { finish(all: true) }
+    let serial = session.serial
     let request = WiFiBatch.Request(
       format: format.fileFormat, channels: channels, directory: outputDir, reportsData: true)
     let reporter = WiFiTransferReporter(emit: emit)
@@ -128,10 +133,13 @@ extension WiFiCore {
         let files = total
         emit { delegate in
           delegate.wifiDownloadAllProgress(
-            files, progress.index + 1, BleFile(progress.recording, offset: Int(progress.fileBytes)),
+            files, progress.index + 1,
+            BleFile(progress.recording, offset: Int(progress.fileBytes), serial: serial),
             progress.fraction)
         }
-      case .data(let id, let offset, let bytes): reporter.data(id, offset: offset, bytes: bytes)
+      case .data(let id, let offset, let bytes):
+        meter.add(bytes.count)
+        reporter.data(id, offset: offset, bytes: bytes)
       case .transferred(let id): reporter.transferred(id)
       case .finished(let result):
         reporter.flush()

@@ -28,6 +28,8 @@ actor WiFiCore {
   /// True once the system ended the background time of the command running now
   /// (``BackgroundCommands``); its transfer is then stopped with ``requestStop()``.
   nonisolated let backgroundTimeUp = Locked(false)
+  /// Bytes and time of the transfer running or run last (``PlaudWiFiAgent/currentDownloadSpeedKBps``).
+  nonisolated let meter: TransferMeter
 
   init(
     configuration: PlaudSDKConfiguration, core: AgentCore,
@@ -36,12 +38,16 @@ actor WiFiCore {
     self.configuration = configuration
     self.core = core
     self.emit = emit
+    meter = TransferMeter(clock: configuration.wifiClock ?? configuration.clock)
   }
 
   /// `WiFiSession/stopTransfer()` on the session up, if any.
   nonisolated func requestStop() { current.current?.stopTransfer() }
 
   var session: WiFiSession? { current.current }
+
+  /// The hotspot of the session up now.
+  nonisolated var hotspotName: String? { current.current?.hotspot.ssid }
 
   // MARK: - Connecting
 
@@ -68,6 +74,7 @@ actor WiFiCore {
         timeout: .seconds(max(1, timeout)), configuration: options)
       current.withLock { $0 = joined }
       state.withLock { $0.connected = true }
+      emit { $0.wifiConnectResult(true, 0, "") }
       emit { $0.wifiConnectionStatus(ssid, true) }
       emit { $0.wifiHandshake(0) }
     } catch {
@@ -76,8 +83,14 @@ actor WiFiCore {
     }
   }
 
+  /// `wifiConnectResult(false, -1, why)` when the join itself failed (not a handshake the
+  /// device refused) → `wifiHandshake(status)` → `wifiCommonErr(1, status)`.
   private func connectFailed(_ error: PlaudSDKError, status: Int) {
     core.fail(error)
+    if status == -1 {
+      let message = error.description
+      emit { $0.wifiConnectResult(false, -1, message) }
+    }
     emit { $0.wifiHandshake(status) }
     emit { $0.wifiCommonErr(PlaudWiFiAgent.Command.handshake.rawValue, status) }
   }
@@ -96,8 +109,10 @@ actor WiFiCore {
         single ? Int(recording.sessionId) == sessionId : Int(recording.sessionId) > sessionId
       }
       let held = await core.heldBytes(serial: session.serial)
+      let serial = session.serial
       emit { delegate in
-        delegate.wifiFileList(chosen.map { BleFile($0, offset: Int(held[$0.sessionId] ?? 0)) })
+        delegate.wifiFileList(
+          chosen.map { BleFile($0, offset: Int(held[$0.sessionId] ?? 0), serial: serial) })
       }
     } catch {
       await failed(error, .fileList) { status in { $0.wifiFileListFail(status) } }
@@ -130,16 +145,16 @@ actor WiFiCore {
   // MARK: - Closing
 
   /// `WiFiSession/close()`: `wifiConnectionStatus(ssid, false)` → `wifiClose(0)`. With no
-  /// session, `wifiClose(-1)` when `reportIdle`. Then, with `closeHotspot`, WIFI_CLOSE over
-  /// BLE.
-  func close(reportIdle: Bool, closeHotspot: Bool) async {
+  /// session, `wifiClose(-1)` when `reportIdle`. Then, when the hotspot was open, WIFI_CLOSE
+  /// over BLE.
+  func close(reportIdle: Bool, hotspotWasOpen: Bool) async {
     if session != nil {
       await endSession(status: 0)
     } else if reportIdle {
       core.fail(.wifiNotConnected)
       emit { $0.wifiClose(-1) }
     }
-    if closeHotspot { await core.closeHotspot() }
+    await core.closeHotspot(wasOpen: hotspotWasOpen)
   }
 
   private func endSession(status: Int) async {
@@ -154,6 +169,7 @@ actor WiFiCore {
   // MARK: - Reporting
 
   func begin(sessionId: Int, all: Bool) {
+    meter.begin()
     state.withLock { state in
       state.currentSessionId = sessionId
       if all { state.downloadingAll = true } else { state.downloading = true }
