@@ -71,9 +71,13 @@ actor AgentCore {
       // The empty token is printable ASCII, so the initialiser cannot fail.
       var session = DeviceSession.Configuration(token: DeviceToken(bytes: [])!)
       session.clock = configuration.clock
+      // Recorders met before are reached through their peripheral, with no scan: the only
+      // way into a recorder from the iOS background.
       return Recorders(
         radio: .shared(central),
-        configuration: .init(session: session, findTimeout: configuration.findTimeout))
+        configuration: .init(
+          session: session, findTimeout: configuration.findTimeout,
+          known: KnownRecorders(path: configuration.storageRoot + "/known-recorders.json")))
     }
   }
 
@@ -132,6 +136,7 @@ actor AgentCore {
   /// `bleConnectState(-1)` (no central, token, Bluetooth off), `bleConnectState(2)`.
   func connect(_ target: BleDevice.Snapshot, deviceToken: String?) async {
     watchRadio()
+    withdrawReconnect()
     if session != nil { await disconnect() }
     guard let recorders else {
       fail(.noCentral)
@@ -147,19 +152,12 @@ actor AgentCore {
       return
     }
     let serial = target.serialNumber
-    var sessionConfiguration = DeviceSession.Configuration(token: handshakeToken)
-    sessionConfiguration.modeB = userKeyRing.credentials(forUser: handshakeToken.revealed)
-    sessionConfiguration.clock = clock
-    sessionConfiguration.unixTime = configuration.unixTime
-    sessionConfiguration.timeZoneSeconds = configuration.timeZoneSeconds
+    let sessionConfiguration = self.sessionConfiguration(handshakeToken)
     let timezone = configuration.timeZoneSeconds() / 3600
-    let connected: DeviceSession
-    let found: DiscoveredDevice
+    let connection: RecorderConnection
     do {
-      let connection = try await recorders.connect(
+      connection = try await recorders.connect(
         serial: serial, heard: target.discovered, session: sessionConfiguration)
-      (connected, found) = (connection.session, connection.device)
-      self.connection = connection
     } catch let error as DeviceError {
       fail(.operationFailed(error.description))
       let port = Int(target.discovered?.portVersion ?? 0)
@@ -180,6 +178,27 @@ actor AgentCore {
       emit { $0.bleConnectState(state: 2) }
       return
     }
+    await established(connection, handshakeToken: handshakeToken, deviceToken: deviceToken)
+  }
+
+  /// Each session's configuration: the handshake token, the user's Mode B key, the clocks.
+  func sessionConfiguration(_ handshakeToken: DeviceToken) -> DeviceSession.Configuration {
+    var sessionConfiguration = DeviceSession.Configuration(token: handshakeToken)
+    sessionConfiguration.modeB = userKeyRing.credentials(forUser: handshakeToken.revealed)
+    sessionConfiguration.clock = clock
+    sessionConfiguration.unixTime = configuration.unixTime
+    sessionConfiguration.timeZoneSeconds = configuration.timeZoneSeconds
+    return sessionConfiguration
+  }
+
+  /// A connection is up (a connect, or a pending reconnect that completed): the session is
+  /// the agent's, and the connect's callbacks run in the documented order.
+  private func established(
+    _ connection: RecorderConnection, handshakeToken: DeviceToken, deviceToken: String?
+  ) async {
+    let (connected, found) = (connection.session, connection.device)
+    self.connection = connection
+    let timezone = configuration.timeZoneSeconds() / 3600
     let info = await connected.info
     session = connected
     device = found
@@ -345,9 +364,64 @@ actor AgentCore {
     closing = false
     if unexpected { emit { $0.bleDeviceDisconnectErr() } }
     emit { $0.bleConnectState(state: 0) }
+    if unexpected, configuration.reconnectsWhenInRange, let device, let handshakeToken {
+      reconnectWhenInRange(device, handshakeToken: handshakeToken, deviceToken: lastDeviceToken)
+    }
+  }
+
+  /// The pending reconnect after a lost link (``PlaudSDKConfiguration/reconnectsWhenInRange``).
+  private var pendingReconnect: Task<Void, Never>?
+
+  /// Keeps a pending connect to `device` until it is back (or withdrawn), then runs the
+  /// connect's callbacks as a connect would.
+  private func reconnectWhenInRange(
+    _ device: DiscoveredDevice, handshakeToken: DeviceToken, deviceToken: String?
+  ) {
+    guard let recorders else { return }
+    let sessionConfiguration = self.sessionConfiguration(handshakeToken)
+    pendingReconnect?.cancel()
+    pendingReconnect = Task { [weak self] in
+      do {
+        let connection = try await recorders.connectWhenInRange(
+          to: device, session: sessionConfiguration)
+        guard let self else {
+          await connection.close()
+          return
+        }
+        await self.reconnected(
+          connection, handshakeToken: handshakeToken, deviceToken: deviceToken)
+      } catch {
+        await self?.reconnectFailed(error)
+      }
+    }
+  }
+
+  private func reconnected(
+    _ connection: RecorderConnection, handshakeToken: DeviceToken, deviceToken: String?
+  ) async {
+    // Withdrawn meanwhile, or another connection came first: this one is not wanted.
+    guard pendingReconnect?.isCancelled == false, session == nil else {
+      await connection.close()
+      return
+    }
+    pendingReconnect = nil
+    await established(connection, handshakeToken: handshakeToken, deviceToken: deviceToken)
+  }
+
+  private func reconnectFailed(_ error: any Error) {
+    guard pendingReconnect?.isCancelled == false else { return }
+    pendingReconnect = nil
+    fail(.operationFailed("reconnect: \(error)"))
+  }
+
+  /// Withdraws a pending reconnect (a connect, `disconnect()` or depair comes first).
+  func withdrawReconnect() {
+    pendingReconnect?.cancel()
+    pendingReconnect = nil
   }
 
   func disconnect() async {
+    withdrawReconnect()
     guard let current = session else { return }
     closing = true
     await current.close()
@@ -358,6 +432,7 @@ actor AgentCore {
   /// on a device that holds no recording, this one only on a device that still does), then
   /// disconnect: `bleDepair(0)` → `bleConnectState(0)`.
   func depair(clear: Bool) async {
+    withdrawReconnect()
     guard let current = session else {
       fail(.notConnected)
       emit { $0.bleDepair(-1) }

@@ -21,6 +21,13 @@ public struct PlaudSDKConfiguration: Sendable {
   public var scanTimeout: Duration = .seconds(30)
   /// How long `connectBySN(_:)` looks for the serial.
   public var findTimeout: Duration = .seconds(10)
+  /// RecorderKit addition: after a link the app did not end is lost, keep a pending
+  /// connect to the same recorder (`Recorders.connectWhenInRange(to:session:)`): when it is
+  /// back in range the session comes up again with no scan and the connect's callbacks
+  /// (`bleConnectState(1)`, `bleBind`, …) run, also while the app is suspended on iOS (the
+  /// system completes the connect and wakes or relaunches the app). Any connect,
+  /// `disconnect()` or depair withdraws it. Default true.
+  public var reconnectsWhenInRange = true
   /// Wall-clock unix seconds (TIME_SYNC, LIST tags); replace for deterministic tests.
   public var unixTime: @Sendable () -> UInt32 = {
     UInt32(clamping: Int(Date().timeIntervalSince1970))

@@ -240,12 +240,22 @@ public final class ScriptedIOS: Sendable {
     if app == .background { startBackgroundTime() }
   }
 
-  /// Wakes a suspended app into the background (a Bluetooth or region event).
+  /// A Bluetooth or region event reaches the app: a suspended app is woken into the
+  /// background; one in the background runs ``Rules/wakeTime`` from now (iOS gives an app
+  /// woken for an event about ten seconds to handle it).
   func wake() {
+    let now = clock.elapsed
+    let wakeTime = rules.wakeTime
     let woke = state.withLock { state -> Bool in
-      guard state.app == .suspended else { return false }
-      state.app = .background
-      return true
+      switch state.app {
+      case .suspended:
+        state.app = .background
+        return true
+      case .background:
+        state.runUntil = max(state.runUntil, now + wakeTime)
+        return false
+      default: return false
+      }
     }
     if woke { startBackgroundTime() }
   }
@@ -283,51 +293,80 @@ public final class ScriptedIOS: Sendable {
 
   // MARK: - Background time
 
-  /// The app entered the background or was woken: it runs ``Rules/wakeTime`` outside tasks,
-  /// its tasks expire after ``Rules/backgroundTime``.
+  /// The app entered the background or was woken from suspension: it runs ``Rules/wakeTime``
+  /// (from each later event on, again: ``wake()``), and its background tasks expire
+  /// ``Rules/backgroundTime`` from now.
   func startBackgroundTime() {
     guard rules.backgroundTimeIsFinite else { return }
+    let now = clock.elapsed
     let epoch = state.withLock { state -> Int in
       state.backgroundEpoch += 1
+      state.runUntil = now + rules.wakeTime
+      state.taskDeadline = now + rules.backgroundTime
+      state.tasksExpired = false
       return state.backgroundEpoch
     }
-    let (clock, rules) = (self.clock, self.rules)
-    Task { [weak self] in
-      guard (try? await clock.sleep(for: rules.wakeTime)) != nil else { return }
-      self?.suspendIfIdle(epoch: epoch)
-      let rest = rules.backgroundTime - rules.wakeTime
-      if rest > .zero {
-        guard (try? await clock.sleep(for: rest)) != nil else { return }
+    Task { [weak self] in await self?.backgroundTimer(epoch: epoch) }
+  }
+
+  /// What the background timer does next.
+  private enum TimerStep {
+    case stop
+    case expire([@Sendable () -> Void])
+    case sleep(until: Duration)
+  }
+
+  /// Expires the tasks at their deadline and suspends the app once it has nothing to run,
+  /// until the app leaves the background or another launch begins.
+  private func backgroundTimer(epoch: Int) async {
+    while true {
+      let now = clock.elapsed
+      let step = state.withLock { state -> TimerStep in
+        guard state.backgroundEpoch == epoch, state.app == .background else { return .stop }
+        if !state.tasksExpired, now >= state.taskDeadline {
+          state.tasksExpired = true
+          state.record.tasksExpired += state.tasks.count
+          return .expire(state.tasks.values.map(\.expiration))
+        }
+        if now >= state.runUntil, state.tasks.isEmpty {
+          state.app = .suspended
+          return .stop
+        }
+        let runs = state.runUntil > now ? state.runUntil : state.taskDeadline
+        return .sleep(until: state.tasksExpired ? state.runUntil : min(runs, state.taskDeadline))
       }
-      self?.expireTasks(epoch: epoch)
+      switch step {
+      case .stop: return
+      case .expire(let handlers):
+        for handler in handlers { handler() }
+        // A task still running after its expiration handler gets the app terminated.
+        let overrun = state.withLock { state -> Bool in
+          guard state.backgroundEpoch == epoch, state.app == .background, !state.tasks.isEmpty
+          else { return false }
+          state.record.overrunTerminations += 1
+          return true
+        }
+        if overrun {
+          terminateBySystem()
+          return
+        }
+      case .sleep(let until):
+        guard (try? await clock.sleep(for: max(until - now, .nanoseconds(1)))) != nil else {
+          return
+        }
+      }
     }
   }
 
-  private func suspendIfIdle(epoch: Int) {
+  /// The app ended its last task after its run time: suspended now.
+  func suspendIfIdle() {
+    let now = clock.elapsed
     state.withLock { state in
-      guard state.backgroundEpoch == epoch, state.app == .background, state.tasks.isEmpty
+      guard rules.backgroundTimeIsFinite, state.app == .background, state.tasks.isEmpty,
+        now >= state.runUntil
       else { return }
       state.app = .suspended
     }
-  }
-
-  private func expireTasks(epoch: Int) {
-    let handlers = state.withLock { state -> [@Sendable () -> Void] in
-      guard state.backgroundEpoch == epoch, state.app == .background else { return [] }
-      state.record.tasksExpired += state.tasks.count
-      return state.tasks.values.map(\.expiration)
-    }
-    for handler in handlers { handler() }
-    let overrun = state.withLock { state -> Bool in
-      guard state.backgroundEpoch == epoch, state.app == .background else { return false }
-      guard state.tasks.isEmpty else {
-        state.record.overrunTerminations += 1
-        return true
-      }
-      state.app = .suspended
-      return false
-    }
-    if overrun { terminateBySystem() }
   }
 
   /// `UIApplication`'s background tasks for the app of the current launch.
@@ -396,6 +435,12 @@ struct SystemState: Sendable {
   var tasks: [Int: BackgroundTask] = [:]
   var nextTask = 0
   var backgroundEpoch = 0
+  /// The background app runs until then outside tasks (each event moves it on).
+  var runUntil = Duration.zero
+  /// Background tasks expire then.
+  var taskDeadline = Duration.zero
+  /// This stretch of background time's tasks were expired: no new task is granted.
+  var tasksExpired = false
 
   func locationSinks(of generation: Int) -> [LocationBeaconMonitor.EventSink] {
     locations.values.filter { $0.generation == generation }.map(\.sink)
@@ -415,7 +460,7 @@ struct AppBackgroundTasks: BackgroundTaskMirror {
     system.state.withLock { state -> Int? in
       // A suspended or ended app runs no code that could ask.
       guard state.generation == generation,
-        state.app == .foreground || state.app == .background
+        state.app == .foreground || (state.app == .background && !state.tasksExpired)
       else { return nil }
       state.nextTask += 1
       state.tasks[state.nextTask] = BackgroundTask(expiration: expirationHandler)
@@ -428,6 +473,7 @@ struct AppBackgroundTasks: BackgroundTaskMirror {
       guard state.generation == generation else { return }
       state.tasks[identifier] = nil
     }
+    system.suspendIfIdle()
   }
 }
 

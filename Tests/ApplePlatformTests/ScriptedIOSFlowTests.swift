@@ -1,0 +1,205 @@
+import Foundation
+import PlaudDeviceBasicSDK
+import RecorderBluetooth
+import RecorderConcurrency
+import RecorderCoreBluetooth
+import RecorderEmulator
+import RecorderKit
+import RecorderStore
+import RecorderTesting
+import Testing
+
+/// The vendor's background guide (seed 000) as an app: list, export each as mp3, delete it
+/// once exported, next; sync when bound. Vendor calls only. Every callback is logged.
+final class GuideApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
+  private struct State {
+    var pending: [Int] = []
+    var current: Int?
+    var log: [String] = []
+  }
+  let agent: PlaudDeviceAgent
+  let outputDir: String
+  private let state = Locked(State())
+
+  init(agent: PlaudDeviceAgent, outputDir: String) {
+    self.agent = agent
+    self.outputDir = outputDir
+  }
+
+  var log: [String] { state.withLock { $0.log } }
+  func count(_ entry: String) -> Int { log.filter { $0 == entry }.count }
+  private func note(_ entry: String) { state.withLock { $0.log.append(entry) } }
+
+  private func exportNext() {
+    let next: Int? = state.withLock { state in
+      state.current = state.pending.isEmpty ? nil : state.pending.removeFirst()
+      return state.current
+    }
+    guard let next else {
+      note("idle")
+      return
+    }
+    agent.exportAudio(
+      sessionId: next, outputDir: outputDir, format: .mp3, channels: 1, callback: self)
+  }
+
+  func blePenState(
+    state: Int, privacy: Int, keyState: Int, uDisk: Int, findMyToken: Int, hasSndpKey: Int,
+    deviceAccessToken: Int
+  ) {}
+  func bleConnectState(state: Int) { note("bleConnectState \(state)") }
+  func bleBind(sn: String?, status: Int, protVersion: Int, timezone: Int) {
+    note("bleBind \(status)")
+    if status == 0 { startSync() }
+  }
+
+  /// The guide's sync: list, then export each.
+  func startSync() {
+    note("sync")
+    agent.getFileList(startSessionId: 0)
+  }
+  func bleFileList(bleFiles: [BleFile]) {
+    note("bleFileList \(bleFiles.count)")
+    state.withLock { $0.pending = bleFiles.map(\.sessionId) }
+    exportNext()
+  }
+  func bleIBeaconWakeupTriggered(sn: String) {
+    note("wake")
+    agent.connectBySN(sn)
+  }
+  func bleDeleteFile(sessionId: Int, status: Int) { note("bleDeleteFile \(status)") }
+
+  func onProgress(_ progress: Int, message: String) {}
+  func onComplete(outputPath: String) {
+    note("onComplete")
+    if let current = state.withLock({ $0.current }) { agent.deleteFile(sessionId: current) }
+    exportNext()
+  }
+  func onError(_ error: String) {
+    note("onError")
+    exportNext()
+  }
+}
+
+/// Seed flows from the facade (vendor calls only) through the CoreBluetooth translation to an
+/// emulated recorder, under the scripted iOS's rules.
+@Suite("Background flows under the scripted iOS", .timeLimit(.minutes(3)))
+struct ScriptedIOSFlowTests {
+  /// A phone whose app makes, at every launch, the facade over a restorable CoreBluetooth
+  /// central and a guide-style delegate, and registers the recorder for beacon wake-ups.
+  final class Phone: Sendable {
+    let bench: RecorderBench
+    let ios: ScriptedIOS
+    let exports: String
+    private let current = Locked<(agent: PlaudDeviceAgent, app: GuideApp)?>(nil)
+    static let beaconUUID = "6E4F0000-0000-4000-8000-00000000B1E0"
+
+    init(_ name: String, seed: UInt64, rules: ScriptedIOS.Rules = ScriptedIOS.Rules()) throws {
+      let bench = try RecorderBench(name, seed: seed)
+      self.bench = bench
+      let clock = bench.anyClock
+      exports = bench.directory + "/exports"
+      ios = ScriptedIOS(clock: clock, rules: rules) { sink in
+        EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
+      }
+      let (ios, current, exports, serial) = (ios, current, exports, bench.device.serial)
+      ios.install { _ in
+        let central = CoreBluetoothCentral(
+          configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
+        ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
+        let beacons = LocationBeaconMonitor(
+          configuration: .init(
+            region: { BeaconRegionMirror(identifier: "PLAUD-" + $0, uuid: Self.beaconUUID) },
+            clock: clock)
+        ) { events in ios.locationManager(events: events) }
+        var configuration = PlaudSDKConfiguration(
+          central: central, storageRoot: bench.directory + "/store", clock: clock,
+          beaconMonitor: beacons)
+        configuration.unixTime = { 1_775_395_281 }
+        configuration.timeZoneSeconds = { 0 }
+        configuration.backgroundTasks = ios.backgroundTasks
+        let agent = PlaudDeviceAgent(configuration: configuration)
+        let app = GuideApp(agent: agent, outputDir: exports)
+        agent.delegate = app
+        agent.initSDK(userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "x.ai")
+        agent.activateBeaconMonitoring()
+        agent.updateBeaconMonitoredDevices(serialNumbers: [serial])
+        current.withLock { $0 = (agent, app) }
+      }
+    }
+
+    var agent: PlaudDeviceAgent { current.withLock { $0!.agent } }
+    var app: GuideApp { current.withLock { $0!.app } }
+    var device: EmulatedDevice { bench.device }
+
+    /// Waits (virtual time, a second at a time, up to `limit`) for `condition`.
+    func within(_ limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+      var waited = Duration.zero
+      while waited < limit {
+        if try await condition() { return true }
+        try await bench.clock.sleep(for: .seconds(1))
+        waited += .seconds(1)
+      }
+      return try await condition()
+    }
+
+    /// The recordings' raw bytes as the facade stored them equal the device's.
+    func expectStored(_ made: [RecordingInfo]) throws {
+      let workspace = try SyncWorkspace(root: bench.directory + "/store")
+      let checkpoints = try workspace.checkpoints(serial: device.serial)
+      let digests = Dictionary(uniqueKeysWithValues: made.map { ($0.sessionId, $0.sha256 ?? "") })
+      #expect(checkpoints.count == made.count)
+      for checkpoint in checkpoints {
+        #expect(checkpoint.sha256 == digests[checkpoint.sessionId])
+        #expect(checkpoint.stage == .deletedFromDevice)
+      }
+      let files = try FileManager.default.contentsOfDirectory(atPath: exports).sorted()
+      #expect(files == made.map { "\(device.serial)-\($0.sessionId).mp3" }.sorted())
+    }
+
+    func cleanUp() { bench.cleanUp() }
+  }
+
+  /// Flow 2: connected in the foreground, the recorder leaves while the app is in the
+  /// background and is suspended; the user records meanwhile; the recorder comes back: the
+  /// SDK's pending connect (no scan) completes, the app is woken, the guide's sync runs as far
+  /// as the background time lets it; the next time the app runs, the rest follows. Nothing
+  /// lost, nothing exported twice.
+  @Test("a known recorder that left and came back while the app was suspended syncs, no scan")
+  func recorderComesBack() async throws {
+    let phone = try Phone("flow-back", seed: 31)
+    defer { phone.cleanUp() }
+    phone.bench.clock.startAutoAdvance()
+    phone.ios.openByUser()
+    phone.agent.connectBySN(phone.device.serial)
+    #expect(try await phone.within(.seconds(30)) { phone.app.log.contains("idle") })
+    let scansWhileForeground = phone.ios.record.scans.count
+    phone.ios.sendToBackground()
+    await phone.device.goOutOfRange()
+    #expect(try await phone.within(.seconds(30)) { phone.app.log.contains("bleConnectState 0") })
+    // Away for ten minutes; the user makes two recordings meanwhile.
+    for seconds in [20.0, 30] {
+      _ = try await phone.device.addRecording(duration: .seconds(seconds))
+    }
+    let made = try await phone.device.recordings(includingDigests: true)
+    try await phone.bench.clock.sleep(for: .seconds(600))
+    #expect(phone.ios.appState == .suspended)
+    await phone.device.comeBackInRange()
+    // Woken by the pending connect: bound again, the guide's sync ran as far as it could.
+    #expect(
+      try await phone.within(.seconds(300)) {
+        phone.app.count("bleBind 0") == 2 && phone.app.count("idle") == 2
+      })
+    #expect(phone.app.log.contains("bleFileList 2"), "\(phone.app.log)")
+    #expect(phone.ios.record.scans.count == scansWhileForeground, "no scan in the background")
+    #expect(phone.ios.record.relaunches == 0)
+    #expect(phone.ios.record.connects.contains { $0.state != .foreground }, "a background connect")
+    #expect(phone.app.count("onComplete") >= 1, "the sync ran in the background")
+    // The user opens the app: the guide syncs what is left.
+    phone.ios.openByUser()
+    phone.app.startSync()
+    #expect(
+      try await phone.within(.seconds(300)) { try await phone.device.recordings().isEmpty })
+    try phone.expectStored(made)
+  }
+}
