@@ -24,10 +24,6 @@ extension AgentCore {
 
   private static let generations = Locked<UInt64>(0)
 
-  private var liveSync: LiveSync? {
-    Self.liveSyncs.withLock { $0[ObjectIdentifier(self)] }
-  }
-
   /// Starts streaming `sessionId` from byte `start` to `end` (0: to its end, following it
   /// while the device records it). Returns once the stream is running; a sync already
   /// running is stopped first (the device serves one at a time). Not connected, or an id or
@@ -80,13 +76,11 @@ extension AgentCore {
     await running.delivery.value
   }
 
-  /// Whether a `syncFile` stream is running (tests, `checkIsDownloading`).
-  var isLiveSyncing: Bool { liveSync != nil }
-
   /// Turns the stream's events into callbacks until it ends: `bleDataComplete` when every
   /// byte arrived; nothing more once stopped. Returns the failure that ended it, if any.
   private static func deliver(
-    _ stream: LiveAudioStream, sessionId: Int, emit: @escaping @Sendable (@escaping DelegateEvent) -> Void
+    _ stream: LiveAudioStream, sessionId: Int,
+    emit: @escaping @Sendable (@escaping DelegateEvent) -> Void
   ) async -> PlaudSDKError? {
     var isMusic = false
     do throws(LiveAudioError) {
@@ -103,7 +97,9 @@ extension AgentCore {
           let pcm = Data(chunk.littleEndianBytes)
           let millsec = chunk.millisecond
           let music = isMusic
-          emit { $0.blePcmData(sessionId: sessionId, millsec: millsec, pcmData: pcm, isMusic: music) }
+          emit {
+            $0.blePcmData(sessionId: sessionId, millsec: millsec, pcmData: pcm, isMusic: music)
+          }
         case .undecodable, .tail:
           break
         }

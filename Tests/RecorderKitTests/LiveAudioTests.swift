@@ -220,7 +220,8 @@ struct LiveAudioTests {
       DeviceMessage.syncHead(SessionStatus(sessionId: id, status: 0)).encoded(),
       Frame.bulk(BulkFrame(sessionId: id, offset: 0, data: good)).encoded(),
       // `len` says 80, 10 bytes follow: invalid, dropped by the decoder.
-      [0x02, 0x58, 0x66, 0xD2, 0x69, 0x50, 0x00, 0x00, 0x00, 0x50] + [UInt8](repeating: 1, count: 10),
+      [0x02, 0x58, 0x66, 0xD2, 0x69, 0x50, 0x00, 0x00, 0x00, 0x50]
+        + [UInt8](repeating: 1, count: 10),
       // Too short to be a data frame at all.
       [0x02, 0x58, 0x66],
       // Not the device's Opus (TOC 00): bytes delivered, no PCM.

@@ -34,7 +34,7 @@ public struct LivePCMChunk: Sendable, Equatable {
 public enum LiveAudioEvent: Sendable, Equatable {
   /// The device accepted a SYNC_START from `offset` (head status 0). A stream that follows a
   /// recording may issue several (PROTOCOL.md §3.3 re-issues, or a device that sends only
-  /// what exists): each is reported. `scene` is the recording's scene while the device
+  /// what exists): each is reported, at its first frame or its tail. `scene` is the recording's scene while the device
   /// records it (GET_STATE; 4 = music [sdk]), nil for a finished recording.
   case requested(offset: UInt32, scene: UInt8?)
   /// New bytes of the recording, exactly as the device sent them, at `offset`; every byte

@@ -44,7 +44,8 @@ final class LiveFrameCursor: Sendable {
     self.channels = channels
     frameBytes = decoder.format.bytesPerFrame
     self.end = end == 0 ? nil : Int64(end)
-    let firstBoundary = (Int64(start) + Int64(frameBytes) - 1) / Int64(frameBytes)
+    let firstBoundary =
+      (Int64(start) + Int64(frameBytes) - 1) / Int64(frameBytes)
       * Int64(frameBytes)
     state = Locked(State(offset: Int64(start), pendingOffset: firstBoundary, decoder: decoder))
   }
