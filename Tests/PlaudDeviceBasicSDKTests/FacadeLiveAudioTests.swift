@@ -77,6 +77,9 @@ struct FacadeLiveAudioTests {
     let device: EmulatedDevice
     let agent: PlaudDeviceAgent
     let directory: String
+    /// Steps the clock 20 ms at a time: auto-advance alone would jump an idle moment straight
+    /// to the recording's five-hour limit.
+    let metronome: Task<Void, Never>
 
     init(_ behaviour: LiveSyncBehaviour = .follows) throws {
       directory = NSTemporaryDirectory() + "plaud-live-\(UUID().uuidString)"
@@ -92,6 +95,12 @@ struct FacadeLiveAudioTests {
       configuration.timeZoneSeconds = { 3 * 3600 }
       configuration.scanTimeout = .seconds(5)
       agent = PlaudDeviceAgent(configuration: configuration)
+      let clock = self.clock
+      metronome = Task {
+        while !Task.isCancelled {
+          do { try await clock.sleep(for: .milliseconds(20)) } catch { return }
+        }
+      }
       clock.startAutoAdvance()
     }
 
@@ -103,6 +112,7 @@ struct FacadeLiveAudioTests {
     }
 
     func cleanUp() {
+      metronome.cancel()
       clock.stopAutoAdvance()
       try? FileManager.default.removeItem(atPath: directory)
     }

@@ -18,6 +18,23 @@ struct WaitTimedOut: Error, CustomStringConvertible {
   var description: String { "timed out waiting for \(what)" }
 }
 
+/// Keeps a manual clock stepping 20 ms at a time while it runs: with auto-advance alone an
+/// idle moment would jump virtual time straight to the emulator's next timer (a recording's
+/// five-hour limit), ending a recording a test means to keep going.
+struct Metronome {
+  let task: Task<Void, Never>
+
+  init(_ clock: ManualClock, step: Duration = .milliseconds(20)) {
+    task = Task {
+      while !Task.isCancelled {
+        do { try await clock.sleep(for: step) } catch { return }
+      }
+    }
+  }
+
+  func stop() { task.cancel() }
+}
+
 @Suite("Live audio")
 struct LiveAudioTests {
   /// Everything a stream delivered, gathered by its consumer.
@@ -111,7 +128,11 @@ struct LiveAudioTests {
     arguments: LiveSyncBehaviour.allCases)
   func followsTheRecording(_ behaviour: LiveSyncBehaviour) async throws {
     let bench = try Self.bench(behaviour)
-    defer { bench.cleanUp() }
+    let metronome = Metronome(bench.clock)
+    defer {
+      metronome.stop()
+      bench.cleanUp()
+    }
     let session = try await bench.connect()
     let clock = AnyClock(bench.clock)
     let started = try await session.startRecording()
@@ -158,7 +179,11 @@ struct LiveAudioTests {
   @Test("stop() ends the stream with SYNC_STOP; the recording goes on")
   func stopEndsTheStream() async throws {
     let bench = try Self.bench(.follows)
-    defer { bench.cleanUp() }
+    let metronome = Metronome(bench.clock)
+    defer {
+      metronome.stop()
+      bench.cleanUp()
+    }
     let session = try await bench.connect()
     let started = try await session.startRecording()
     await bench.device.recordWireTrace(true)
@@ -169,7 +194,7 @@ struct LiveAudioTests {
     await consumer.value
     #expect(gathered.failure.current == nil)
     let trace = await bench.device.wireTrace
-    #expect(trace.contains(.written(PhoneMessage.syncStop.encoded())))
+    #expect(trace.contains(.written(PhoneMessage.syncStop.encoded())), "\(trace.map { event -> String in if case .written(let b) = event { return "W" + b.prefix(3).map { String($0, radix: 16) }.joined() } else if case .notified(let b) = event { return "N" + b.prefix(3).map { String($0, radix: 16) }.joined() }; return "" })")
     let count = gathered.events.current.count
     // Nothing more arrives, and the device still records.
     try await AnyClock(bench.clock).sleep(for: .seconds(1))
