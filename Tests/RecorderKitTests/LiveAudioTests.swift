@@ -194,7 +194,7 @@ struct LiveAudioTests {
     await consumer.value
     #expect(gathered.failure.current == nil)
     let trace = await bench.device.wireTrace
-    #expect(trace.contains(.written(PhoneMessage.syncStop.encoded())), "\(trace.map { event -> String in if case .written(let b) = event { return "W" + b.prefix(3).map { String($0, radix: 16) }.joined() } else if case .notified(let b) = event { return "N" + b.prefix(3).map { String($0, radix: 16) }.joined() }; return "" })")
+    #expect(trace.contains(.written(PhoneMessage.syncStop.encoded())), "writes: \(trace)")
     let count = gathered.events.current.count
     // Nothing more arrives, and the device still records.
     try await AnyClock(bench.clock).sleep(for: .seconds(1))
