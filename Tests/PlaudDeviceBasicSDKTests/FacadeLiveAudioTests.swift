@@ -32,6 +32,9 @@ struct FacadeLiveAudioTests {
     let data = Locked<[(start: Int, data: Data)]>([])
     let order = Locked<[String]>([])
     let penStates = Locked<[Int]>([])
+    /// Called from `bleRecordStart` (status 0) with its session and start, on the callback
+    /// queue, as an app would.
+    let onRecordStart = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
 
     func blePenState(
       state: Int, privacy: Int, keyState: Int, uDisk: Int, findMyToken: Int, hasSndpKey: Int,
@@ -54,6 +57,12 @@ struct FacadeLiveAudioTests {
       order.withLock { $0.append("bleData") }
     }
     func bleDataComplete() { order.withLock { $0.append("bleDataComplete") } }
+    func bleRecordStart(
+      sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int, reason: Int
+    ) {
+      order.withLock { $0.append("bleRecordStart") }
+      if status == 0 { onRecordStart.withLock { $0 }?(sessionId, start) }
+    }
     func bleRecordStop(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int) {
       order.withLock { $0.append("bleRecordStop") }
     }
@@ -165,6 +174,30 @@ struct FacadeLiveAudioTests {
     #expect(order.last == "bleDataComplete")
     #expect(order.contains("bleRecordStop"))
     #expect(await bench.device.recordingSessionId == nil)
+  }
+
+  @Test("the template's path: startRecord → bleRecordStart → syncFile(start, end 0) from the callback")
+  func syncFromRecordStart() async throws {
+    let bench = try Bench()
+    defer { bench.cleanUp() }
+    let log = LiveLog()
+    try await bench.connect(log)
+    #expect(log.penStates.current == [1])
+    // As the vendor's template does in its bleRecordStart.
+    let agent = bench.agent
+    log.onRecordStart.withLock {
+      $0 = { sessionId, start in agent.syncFile(sessionId: sessionId, start: start, end: 0) }
+    }
+    bench.agent.startRecord()
+    try await AnyClock(bench.clock).sleep(for: .seconds(2))
+    try await eventually("live PCM") { log.count("blePcmData") >= 50 }
+    bench.agent.stopRecord()
+    try await eventually("bleDataComplete") { log.count("bleDataComplete") == 1 }
+    let sessionId = try #require(log.pcm.current.first?.sessionId)
+    let file = try await Self.file(bench.device, SessionID(UInt32(sessionId)))
+    #expect(log.pcm.current.count == file.count / 80)
+    #expect(log.pcm.current.map(\.data) == (try Self.pcmData(of: file)))
+    #expect(log.bytes == file)
   }
 
   @Test("stopSyncFile stops the live stream; the device keeps recording")

@@ -176,6 +176,46 @@ struct LiveAudioTests {
     await session.close()
   }
 
+  @Test(
+    "a pause longer than the silence timeout: the stream waits, then follows the resumed recording",
+    arguments: LiveSyncBehaviour.allCases)
+  func pauseAndResume(_ behaviour: LiveSyncBehaviour) async throws {
+    let bench = try Self.bench(behaviour)
+    let metronome = Metronome(bench.clock)
+    defer {
+      metronome.stop()
+      bench.cleanUp()
+    }
+    let session = try await bench.connect()
+    let clock = AnyClock(bench.clock)
+    let started = try await session.startRecording()
+    let (gathered, consumer) = Self.consume(session.liveAudio(sessionId: started.sessionId))
+    try await clock.sleep(for: .seconds(1))
+    let paused = try await session.pauseRecording()
+    // Seven quiet seconds: past the 5 s silence timeout of one SYNC_START.
+    try await clock.sleep(for: .seconds(7))
+    let pausedFrames = Int(paused.fileSize ?? 0) / 80
+    try await Self.waitFor("the frames recorded before the pause") {
+      gathered.chunks.count == pausedFrames
+    }
+    _ = try await session.resumeRecording()
+    try await clock.sleep(for: .seconds(1))
+    try await Self.waitFor("frames after the resume") { gathered.chunks.count > pausedFrames }
+    _ = try await session.stopRecording()
+    await consumer.value
+    #expect(gathered.failure.current == nil)
+    let recording = try #require(
+      try await bench.device.recordings().first { $0.sessionId == started.sessionId })
+    let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: recording.path)))
+    #expect(gathered.bytes == file)
+    #expect(gathered.dataOffsetsAreContiguous)
+    #expect(gathered.chunks.count * 20 == recording.durationMs)
+    #expect(gathered.chunks.map(\.samples) == (try Self.decode(file)))
+    // The pause cost the SYNC (silence, or a device that sends only what exists): re-issued.
+    #expect(gathered.requests.count >= 3)
+    await session.close()
+  }
+
   @Test("stop() ends the stream with SYNC_STOP; the recording goes on")
   func stopEndsTheStream() async throws {
     let bench = try Self.bench(.follows)
