@@ -12,7 +12,9 @@ import RecorderProtocol
 /// the end of the recording (all of it delivered) → `bleDataComplete()`.
 extension AgentCore {
   /// The live sync running now, per agent core (an actor extension cannot hold it).
-  /// `Locked` guards the table; each entry is written by its core's actor only.
+  /// `Locked` guards the table; an entry is added and taken away by its core's actor, or
+  /// removed by its own delivery task when the stream ended (only if it is still that
+  /// generation's).
   private static let liveSyncs = Locked<[ObjectIdentifier: LiveSync]>([:])
 
   /// One `syncFile` in flight: the RecorderKit stream and the task turning it into callbacks.

@@ -179,7 +179,7 @@ struct FacadeLiveAudioTests {
     #expect(await bench.device.recordingSessionId == nil)
   }
 
-  @Test("the template's path: startRecord → bleRecordStart → syncFile(start, end 0) from the callback")
+  @Test("the template's path: startRecord → bleRecordStart → syncFile(start, end 0) in it")
   func syncFromRecordStart() async throws {
     let bench = try Bench()
     defer { bench.cleanUp() }
