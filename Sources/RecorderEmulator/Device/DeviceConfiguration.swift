@@ -89,6 +89,10 @@ public struct DeviceConfiguration: Sendable {
   public var tailCRCCoverage: TailCRCCoverage = .requestBytes
   /// Mode B's open choices, for a portVersion ≥ 20 device (PROTOCOL.md §9).
   public var modeB = ModeBParameters()
+  /// How a SYNC_START of the recording in progress with `end` 0 is served (PROTOCOL.md §3.3
+  /// [project]): followed frame by frame until the recording stops (the default), or only
+  /// the bytes recorded so far.
+  public var liveSync: LiveSyncBehaviour = .follows
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")

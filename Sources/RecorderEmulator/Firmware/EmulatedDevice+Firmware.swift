@@ -256,7 +256,11 @@ extension EmulatedDevice {
       return
     }
     reply(.syncHead(SessionStatus(sessionId: id, status: 0)), readyAt: readyAt)
-    connection?.sync = SyncStream(sessionId: id, nextOffset: start, end: end, readyAt: readyAt)
+    // The recording in progress, to its end: followed, or only what exists now (the tail
+    // then comes at once when nothing new was recorded).
+    let snapshot = live && end == nil && configuration.liveSync == .sendsRecordedSoFar
+    connection?.sync = SyncStream(
+      sessionId: id, nextOffset: start, end: snapshot ? entry.size : end, readyAt: readyAt)
   }
 
   /// When the sync stream has something to send: now (data or the end), the moment a live
