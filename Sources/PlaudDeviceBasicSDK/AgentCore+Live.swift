@@ -67,15 +67,21 @@ extension AgentCore {
   /// Stops the sync in flight, if any: SYNC_STOP reaches the device before this returns,
   /// and no callback of it follows.
   func stopSyncFile() async {
-    await stopLiveSync()
+    let stopped = await stopLiveSync()
+    if stopped { emit { $0.bleSyncFileStop() } }
   }
 
-  private func stopLiveSync() async {
+  /// Stops the sync in flight; false when none was.
+  @discardableResult
+  private func stopLiveSync() async -> Bool {
     let key = ObjectIdentifier(self)
-    guard let running = Self.liveSyncs.withLock({ $0.removeValue(forKey: key) }) else { return }
+    guard let running = Self.liveSyncs.withLock({ $0.removeValue(forKey: key) }) else {
+      return false
+    }
     running.delivery.cancel()
     await running.stream.stopAndWait()
     await running.delivery.value
+    return true
   }
 
   /// Turns the stream's events into callbacks until it ends: `bleDataComplete` when every
@@ -85,12 +91,18 @@ extension AgentCore {
     emit: @escaping @Sendable (@escaping DelegateEvent) -> Void
   ) async -> PlaudSDKError? {
     var isMusic = false
+    var headed = false
+    var tails = 0
     do throws(LiveAudioError) {
       for try await event in stream {
         if Task.isCancelled { return nil }
         switch event {
         case .requested(_, let scene):
           isMusic = scene == RecordingScene.music
+          if !headed {
+            headed = true
+            emit { $0.bleSyncFileHead(sessionId: sessionId, status: 0) }
+          }
         case .data(let offset, let bytes):
           let data = Data(bytes)
           let start = Int(offset)
@@ -102,14 +114,24 @@ extension AgentCore {
           emit {
             $0.blePcmData(sessionId: sessionId, millsec: millsec, pcmData: pcm, isMusic: music)
           }
-        case .undecodable, .tail:
-          break
+        case .undecodable(let offset, _):
+          let start = Int(offset)
+          emit { $0.bleDecodeFail(start: start) }
+        case .tail:
+          tails += 1
         }
       }
     } catch {
+      if case .refused(let status) = error {
+        let code = Int(status)
+        emit { $0.bleSyncFileHead(sessionId: sessionId, status: code) }
+      }
       return .operationFailed(error.description)
     }
     if Task.isCancelled { return nil }
+    // The CRC is not used for Opus-era files [sdk header]; RecorderKit verifies by length
+    // and decoding, so 0.
+    if tails > 0 { emit { $0.bleSyncFileTail(sessionId: sessionId, crc: 0) } }
     emit { $0.bleDataComplete() }
     return nil
   }

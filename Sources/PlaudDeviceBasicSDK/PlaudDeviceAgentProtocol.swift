@@ -47,8 +47,9 @@ public protocol PlaudDeviceAgentProtocol: AnyObject {
   func bleRecordPause(sessionId: Int, reason: Int, fileExist: Bool, fileSize: Int)
   /// RecorderKit addition: a paused recording resumed.
   func bleRecordResume(sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int)
-  /// Live PCM while recording. Never fires: the device protocol has no live-audio command
-  /// (PROTOCOL.md §3); kept so vendor code compiles.
+  /// Decoded audio of `syncFile(sessionId:start:end:)`, as it arrives: 640 bytes (20 ms of
+  /// 16 kHz mono 16-bit little-endian PCM) at position `millsec`; `isMusic` for the music
+  /// scene (docs/live-audio.md).
   func blePcmData(sessionId: Int, millsec: Int, pcmData: Data, isMusic: Bool)
   /// The answer to `getFileList(startSessionId:)` (empty when it failed; see `lastError`).
   func bleFileList(bleFiles: [BleFile])

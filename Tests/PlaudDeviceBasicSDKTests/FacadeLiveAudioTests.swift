@@ -57,6 +57,14 @@ struct FacadeLiveAudioTests {
       order.withLock { $0.append("bleData") }
     }
     func bleDataComplete() { order.withLock { $0.append("bleDataComplete") } }
+    func bleSyncFileHead(sessionId: Int, status: Int) {
+      order.withLock { $0.append("bleSyncFileHead \(status)") }
+    }
+    func bleSyncFileTail(sessionId: Int, crc: Int) {
+      order.withLock { $0.append("bleSyncFileTail") }
+    }
+    func bleDecodeFail(start: Int) { order.withLock { $0.append("bleDecodeFail \(start)") } }
+    func bleSyncFileStop() { order.withLock { $0.append("bleSyncFileStop") } }
     func bleRecordStart(
       sessionId: Int, start: Int, status: Int, scene: Int, startTime: Int, reason: Int
     ) {
@@ -176,6 +184,10 @@ struct FacadeLiveAudioTests {
     let order = log.order.current
     #expect(order.last == "bleDataComplete")
     #expect(order.contains("bleRecordStop"))
+    // The vendor's framing callbacks: one head first, one tail just before the end.
+    let framing = order.filter { $0.hasPrefix("bleSyncFile") || $0 == "bleDataComplete" }
+    #expect(framing == ["bleSyncFileHead 0", "bleSyncFileTail", "bleDataComplete"], "\(framing)")
+    #expect(order.firstIndex(of: "bleSyncFileHead 0")! < order.firstIndex(of: "blePcmData")!)
     #expect(await bench.device.recordingSessionId == nil)
   }
 
@@ -223,6 +235,7 @@ struct FacadeLiveAudioTests {
     try await eventually("bleFileList") { log.count("bleFileList") == 2 }
     #expect(log.count("blePcmData") == delivered)
     #expect(log.count("bleDataComplete") == 0)
+    #expect(log.count("bleSyncFileStop") == 1)
     #expect(await bench.device.recordingSessionId == sessionId)
     bench.agent.stopRecord()
     try await eventually("bleRecordStop") { log.count("bleRecordStop") == 1 }
@@ -284,6 +297,7 @@ struct FacadeLiveAudioTests {
     try await eventually("bleDataComplete") { log.count("bleDataComplete") == 1 }
     #expect(log.bytes == good + [UInt8](repeating: 0, count: 80) + good.prefix(30))
     #expect(log.pcm.current.map(\.millsec) == [0])
+    #expect(log.order.current.contains { $0.hasPrefix("bleDecodeFail ") }, "\(log.order.current)")
     #expect(log.pcm.current.first?.data.count == 640)
   }
 }
