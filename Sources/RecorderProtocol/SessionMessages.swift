@@ -237,6 +237,18 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
     self.httpToken = httpToken
   }
 
+  /// `state` while recording in the vendor's header: 4099 (0x1003) [sdk]. The value is
+  /// project-specific there; RecorderKit's emulator answers 2 by default [project].
+  public static let vendorRecordingState: UInt32 = 0x1003
+
+  /// Whether a recording is in progress (recording or paused): a current `sessionId`, or a
+  /// `state` of recording in either reading (2 [project], 4099 [sdk]) or paused (3
+  /// [project]).
+  public var hasRecordingInProgress: Bool {
+    if let sessionId, sessionId != 0 { return true }
+    return state == 2 || state == 3 || state == Self.vendorRecordingState
+  }
+
   init(from reader: inout ByteReader) throws(FrameError) {
     state = try reader.u32("state")
     privacy = try reader.u8("privacy")

@@ -91,6 +91,8 @@ struct EmulateCommand: RecorderCommand {
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
+      --recording-state N     GET_STATE's state while recording: 2 (default) or the vendor
+                              header's 4099.
     \(modelOptionsHelp)
 
     AS A REAL V0095 NOTE BEHAVES (PROTOCOL.md; defaults are the captured behaviour where known):
@@ -333,6 +335,11 @@ struct EmulateCommand: RecorderCommand {
     configuration.wifi.hotspotStartupDelay = .seconds(startup * timeScale)
     configuration.wifi.requireStopSession = !arguments.flag("allow-bare-stop")
     configuration.wifi.refusesJoinWhileActive = arguments.flag("wifi-refuse-join-while-active")
+    let recordingState = try arguments.option("recording-state", as: UInt32.self) ?? 2
+    guard recordingState == 2 || recordingState == DeviceState.vendorRecordingState else {
+      throw UsageError("--recording-state must be 2 or 4099")
+    }
+    configuration.recordingStateCode = recordingState
     try Self.applyModelOptions(&arguments, to: &configuration)
     // The device drops a central that has not authenticated within ~1 s [device]; under
     // --time-scale that second stays a real second, or TCP round trips could not fit in it.

@@ -98,10 +98,11 @@ struct FacadeLiveAudioTests {
     /// to the recording's five-hour limit.
     let metronome: Task<Void, Never>
 
-    init(_ behaviour: LiveSyncBehaviour = .follows) throws {
+    init(_ behaviour: LiveSyncBehaviour = .follows, recordingState: UInt32 = 2) throws {
       directory = NSTemporaryDirectory() + "plaud-live-\(UUID().uuidString)"
       var deviceConfiguration = DeviceConfiguration(seed: 26)
       deviceConfiguration.liveSync = behaviour
+      deviceConfiguration.recordingStateCode = recordingState
       device = try EmulatedDevice(
         configuration: deviceConfiguration, flashDirectory: directory + "/flash",
         time: .manual(clock))
@@ -147,6 +148,25 @@ struct FacadeLiveAudioTests {
   static func file(_ device: EmulatedDevice, _ sessionId: SessionID) async throws -> [UInt8] {
     let recording = try #require(try await device.recordings().first { $0.sessionId == sessionId })
     return try [UInt8](Data(contentsOf: URL(fileURLWithPath: recording.path)))
+  }
+
+  /// The template starts the stream on `state == 4099` (the vendor header's recording
+  /// state); a device answering that value is followed as one answering 2.
+  @Test("a device whose recording state is the vendor's 4099: blePenState says so, the stream runs")
+  func vendorRecordingState() async throws {
+    let bench = try Bench(recordingState: DeviceState.vendorRecordingState)
+    defer { bench.cleanUp() }
+    let sessionId = try #require(await bench.device.startRecordingOnDevice())
+    let log = LiveLog()
+    try await bench.connect(log)
+    #expect(log.penStates.current == [4099])
+    try await AnyClock(bench.clock).sleep(for: .seconds(2))
+    bench.agent.syncFile(sessionId: Int(sessionId.rawValue), start: 0, end: 0)
+    try await eventually("PCM") { log.count("blePcmData") >= 50 }
+    bench.agent.stopRecord()
+    try await eventually("bleDataComplete") { log.count("bleDataComplete") == 1 }
+    let file = try await Self.file(bench.device, sessionId)
+    #expect(log.bytes == file)
   }
 
   @Test(

@@ -93,6 +93,10 @@ public struct DeviceConfiguration: Sendable {
   /// [project]): followed frame by frame until the recording stops (the default), or only
   /// the bytes recorded so far.
   public var liveSync: LiveSyncBehaviour = .follows
+  /// GET_STATE's `state` while recording: 2 (default, [project]) or the vendor header's
+  /// 4099 (`DeviceState.vendorRecordingState`, [sdk]). Idle is 1 and paused 3 either way
+  /// [project]: the header names no other value.
+  public var recordingStateCode: UInt32 = 2
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")

@@ -184,12 +184,13 @@ extension EmulatedDevice {
   /// GET_NAME's reply: V0095 sent the name in a 14-byte field (§11 vector 14) [device].
   private func nameField() -> DeviceName { DeviceName(name, fieldWidth: 14) }
 
-  /// GET_STATE: `state` 1 idle, 2 recording, 3 paused [project]; keyState 4 as captured.
+  /// GET_STATE: `state` 1 idle, ``DeviceConfiguration/recordingStateCode`` (2 or 4099)
+  /// recording, 3 paused [project]; keyState 4 as captured.
   private func deviceState() -> DeviceState {
     let state: UInt32
     switch recording {
     case nil: state = 1
-    case .some(let live): state = live.paused ? 3 : 2
+    case .some(let live): state = live.paused ? 3 : configuration.recordingStateCode
     }
     return DeviceState(
       state: state, privacy: privacy, keyState: 4, usb: 0, scene: recording?.scene ?? 0,

@@ -272,14 +272,8 @@ public actor FirmwareUpdater {
     if battery.level < configuration.minimumBattery, (battery.charging ?? 0) == 0 {
       throw .batteryLow(level: battery.level, minimum: configuration.minimumBattery)
     }
-    if state.state == Self.recordingState || state.state == Self.pausedState {
-      throw .recording
-    }
+    if state.hasRecordingInProgress { throw .recording }
   }
-
-  /// GET_STATE `state`: 2 recording, 3 paused [project].
-  static let recordingState: UInt32 = 2
-  static let pausedState: UInt32 = 3
 
   private func sessionOrConnect(_ session: DeviceSession?) async throws(FirmwareUpdateError)
     -> DeviceSession
