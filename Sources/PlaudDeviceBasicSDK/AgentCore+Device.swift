@@ -78,6 +78,13 @@ extension AgentCore {
 
   // MARK: - Wi-Fi over BLE
 
+  /// The WIFI_CLOSEs owed to devices (RecorderKit's marker files under the storage root):
+  /// marked when WIFI_OPEN is granted, settled when WIFI_CLOSE is answered, and sent at the
+  /// next connection to that device when BLE was down at the end of Wi-Fi.
+  nonisolated var owedWiFiCloses: OwedWiFiCloses {
+    OwedWiFiCloses(root: configuration.storageRoot)
+  }
+
   /// Whether the hotspot is up (``PlaudDeviceAgent/isWiFiTransferActive``).
   nonisolated var isHotspotOpen: Bool { hotspotOpen.current }
 
@@ -91,9 +98,18 @@ extension AgentCore {
       emit { $0.bleWiFiOpen(-1, "", "", "") }
       return
     }
+    openingHotspot = true
+    defer {
+      openingHotspot = false
+      let held = reportWhenHotspotOpened
+      reportWhenHotspotOpened = []
+      for report in held { report() }
+    }
     do {
       let hotspot = try await current.openWiFi(password: DeviceHotspot.makePassword())
       hotspotOpen.withLock { $0 = true }
+      // Owed until answered: a device that drops BLE for Wi-Fi hears it at a later connect.
+      try? owedWiFiCloses.markOwed(serial: await current.info.serial)
       let ssid = hotspot.ssid
       let password = hotspot.password
       emit { $0.bleWiFiOpen(0, ssid, ssid, password) }
@@ -117,9 +133,14 @@ extension AgentCore {
   /// with `lastError` (best effort: the device's own ~2 min idle timeout is the fallback).
   /// Nothing is sent, and nothing reported, while BLE is down.
   func closeHotspot(wasOpen: Bool) async {
-    guard wasOpen, let current = session else { return }
+    guard let current = session else { return }
+    let serial = await current.info.serial
+    // Also a close still owed from a transfer that ended while BLE was down (the template's
+    // `setDeviceWiFi(open: false)` after reconnecting).
+    guard wasOpen || owedWiFiCloses.isOwed(serial: serial) else { return }
     do {
       try await current.closeWiFi()
+      try? owedWiFiCloses.settle(serial: serial)
       emit { $0.bleWiFiClose(0) }
     } catch {
       fail(.operationFailed(error.description))

@@ -225,6 +225,11 @@ actor AgentCore {
       live.sessionId = recordingId
       live.scene = recordingId != 0 ? Int(state.scene ?? 0) : 0
     }
+    // A close still owed to this device (its BLE was down when Wi-Fi ended) goes first, so
+    // the device leaves Wi-Fi mode before the app's callbacks run.
+    if !hotspotOpen.current, await owedWiFiCloses.sendIfOwed(over: connected) {
+      emit { $0.bleWiFiClose(0) }
+    }
     emit { $0.bleConnectState(state: 1) }
     emit {
       $0.bleBind(sn: info.serial, status: 0, protVersion: Int(info.portVersion), timezone: timezone)
@@ -362,12 +367,26 @@ actor AgentCore {
     }
     let unexpected = !closing && reason != nil && reason != .localRequest
     closing = false
-    if unexpected { emit { $0.bleDeviceDisconnectErr() } }
-    emit { $0.bleConnectState(state: 0) }
-    if unexpected, configuration.reconnectsWhenInRange, let device, let handshakeToken {
-      reconnectWhenInRange(device, handshakeToken: handshakeToken, deviceToken: lastDeviceToken)
+    let report = { [self] in
+      if unexpected { emit { $0.bleDeviceDisconnectErr() } }
+      emit { $0.bleConnectState(state: 0) }
+      if unexpected, configuration.reconnectsWhenInRange, let device, let handshakeToken {
+        reconnectWhenInRange(device, handshakeToken: handshakeToken, deviceToken: lastDeviceToken)
+      }
+    }
+    // A device that drops BLE as it grants WIFI_OPEN: the grant is reported first, so
+    // `isWiFiTransferActive` is true when the app hears of the drop.
+    if openingHotspot {
+      reportWhenHotspotOpened.append(report)
+    } else {
+      report()
     }
   }
+
+  /// True while WIFI_OPEN is in flight (``openHotspot()``).
+  var openingHotspot = false
+  /// Reports of a session end held until the WIFI_OPEN in flight has been reported.
+  var reportWhenHotspotOpened: [() -> Void] = []
 
   /// The pending reconnect after a lost link (``PlaudSDKConfiguration/reconnectsWhenInRange``).
   private var pendingReconnect: Task<Void, Never>?

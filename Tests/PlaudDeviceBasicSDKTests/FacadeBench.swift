@@ -27,9 +27,12 @@ struct FacadeBench {
   /// recordings are stored end-to-end encrypted to the user key the facade will find in its
   /// key store (made here first, as an earlier session of the app would have).
   /// With `backgroundTasks`, every facade command runs inside one of its background tasks.
+  /// `configure` changes the device's configuration last (its serial, model, Wi-Fi
+  /// behaviour).
   init(
     seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10, e2ee: Bool = false,
-    backgroundTasks: (any BackgroundTaskMirror)? = nil
+    backgroundTasks: (any BackgroundTaskMirror)? = nil,
+    configure: (inout DeviceConfiguration) -> Void = { _ in }
   ) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
     // No hotspot start-up delay: the facade joins on real time, the device runs on a manual
@@ -42,6 +45,7 @@ struct FacadeBench {
       let key = try ring.userKey(forUser: deviceConfiguration.token.revealed)
       deviceConfiguration.modeB.e2eeUserKey = try key.publicKey()
     }
+    configure(&deviceConfiguration)
     device = try EmulatedDevice(
       configuration: deviceConfiguration, flashDirectory: directory + "/flash",
       time: .manual(clock))
