@@ -237,7 +237,7 @@ extension AgentCore {
     return PlaudFirmwareUpdateResult(success: true, version: confirmed)
   }
 
-  /// A failed update: `lastError`, `bleFotaResult` with the device's status (or 1), and the
+  /// A failed update: `lastError`, `bleFotaResult` with the device's status (or -1), and the
   /// result carrying the version the device keeps.
   private func firmwareFailure(version: String, uid: Int, _ error: FirmwareUpdateError)
     -> PlaudFirmwareUpdateResult
@@ -251,7 +251,7 @@ extension AgentCore {
     fota: (uid: Int, status: Int, errmsg: String?)? = nil
   ) -> PlaudFirmwareUpdateResult {
     fail(.operationFailed(message))
-    let fota = fota ?? (uid, 1, message)
+    let fota = fota ?? (uid, -1, message)
     emit { $0.bleFotaResult(uid: fota.uid, status: fota.status, errmsg: fota.errmsg) }
     return PlaudFirmwareUpdateResult(success: false, version: version, errorMessage: message)
   }

@@ -100,7 +100,8 @@ extension PlaudFirmwarePhase {
 /// Glue between the vendor's strings and RecorderKit's firmware types.
 enum PlaudFirmwareBridge {
   /// `bleFotaResult(uid:status:errmsg:)` arguments for an update's outcome: status 0 and nil
-  /// on success, else the device's §7 result / push status (or 1) and the error text.
+  /// on success, else the device's §7 result / push status, or -1 for a failure on the SDK's
+  /// side (as the vendor's negative codes are), and the error text.
   static func fotaResult(uid: Int, error: FirmwareUpdateError?) -> (
     uid: Int, status: Int, errmsg: String?
   ) {
@@ -108,7 +109,7 @@ enum PlaudFirmwareBridge {
     switch error {
     case .rejectedByDevice(let result): return (uid, Int(result), error.description)
     case .refused(let status): return (uid, Int(status), error.description)
-    default: return (uid, 1, error.description)
+    default: return (uid, -1, error.description)
     }
   }
 

@@ -112,7 +112,7 @@ struct FacadeFlowTests {
     #expect(!agent.isWiFiTransferActive)
     #expect(
       firmware.withLock { $0 }.contains(
-        "check false Firmware update is not available in RecorderKit yet"))
+        "check false \(PlaudSDKError.notConnected)"))
     #expect(firmware.withLock { $0 }.filter { $0 == "progress" }.isEmpty)
     #expect(agent.lastError != nil)
     #expect(log.sawMainThread.withLock { $0 } == false)
