@@ -27,8 +27,9 @@ extension PlaudDeviceAgent {
   /// outcome: on success the version the device reports after the restart; on failure why
   /// (nothing newer, no token, checksum mismatch, refused by the device, …) and the version
   /// it kept. `bleFotaResult(uid:status:errmsg:)` follows (status 0, or the device's §7
-  /// status, else -1 for a failure on the SDK's side). While it runs the link belongs to the update; afterwards the agent
-  /// reconnects with the documented sequence (`bleConnectState(1)`, `bleBind`, …).
+  /// status, else -1 for a failure on the SDK's side). While it runs the link belongs to
+  /// the update; afterwards the agent reconnects with the documented sequence
+  /// (`bleConnectState(1)`, `bleBind`, …).
   public func startFirmwareUpdate(
     progress: @escaping (PlaudFirmwarePhase, Float) -> Void,
     completion: @escaping (PlaudFirmwareUpdateResult) -> Void

@@ -10,9 +10,9 @@ import RecorderProtocol
 // through their own callbacks. This SDK has no UI: every `showUI`/`showProgress` argument
 // is ignored.
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// A published firmware version, as the vendor's version query answers it (its field names,
 /// snake_case as on the wire).
-// swift-format-ignore: AlwaysUseLowerCamelCase
 public final class LatestVersionResponse: NSObject, Codable, Sendable {
   /// The device type (`note`, `notepin`, …).
   public let type: String
@@ -173,9 +173,8 @@ extension PlaudDeviceAgent {
   private func modelQueryUnsupported(_ member: String) -> String {
     let reason = Self.notSupported(
       member,
-      because:
-        "the vendor's model-based version query is unknown; the firmware check is per device (checkFirmwareUpdate, quickUpdateCheck(device:))"
-    )
+      because: "the vendor's model-based version query is unknown; the firmware check is per "
+        + "device (checkFirmwareUpdate, quickUpdateCheck(device:))")
     core.fail(.operationFailed(reason))
     return reason
   }
@@ -217,9 +216,7 @@ extension PlaudDeviceAgent {
     }
   }
 
-  /// Downloads `versionInfo`'s package as
-  /// ``downloadUpdatePackage(downloadURL:model:versionNumber:versionCode:fileMD5:showProgress:completion:)``
-  /// does: `.downloading(progress:)` as bytes arrive (0.0…1.0), then `.downloaded(localPath:)`
+  /// Downloads `versionInfo`'s package as `downloadUpdatePackage` does: `.downloading(progress:)` as bytes arrive (0.0…1.0), then `.downloaded(localPath:)`
   /// or `.failed(UpdateError)`.
   public func downloadUpdate(
     versionInfo: LatestVersionResponse, callback: @escaping UpdateStatusCallback
@@ -319,9 +316,10 @@ extension PlaudDeviceAgent {
   }
 }
 
-/// Not supported by RecorderKit: as ``PlaudDeviceAgent/quickUpdateCheck(model:snType:versionType:showUI:completion:)``
-/// on ``PlaudDeviceAgent/shared``.
 // swift-format-ignore: AlwaysUseLowerCamelCase
+/// Not supported by RecorderKit: as
+/// ``PlaudDeviceAgent/quickUpdateCheck(model:snType:versionType:showUI:completion:)`` on
+/// ``PlaudDeviceAgent/shared``.
 public func PlaudQuickUpdateCheck(
   model: String, snType: String = "notepin", versionType: String = "V", showUI: Bool = true,
   completion: ((Bool, String?) -> Void)? = nil
@@ -331,9 +329,10 @@ public func PlaudQuickUpdateCheck(
     completion: completion)
 }
 
-/// Not supported by RecorderKit: as ``PlaudDeviceAgent/silentUpdateCheck(model:snType:versionType:completion:)``
-/// on ``PlaudDeviceAgent/shared``.
 // swift-format-ignore: AlwaysUseLowerCamelCase
+/// Not supported by RecorderKit: as
+/// ``PlaudDeviceAgent/silentUpdateCheck(model:snType:versionType:completion:)`` on
+/// ``PlaudDeviceAgent/shared``.
 public func PlaudSilentUpdateCheck(
   model: String, snType: String = "notepin", versionType: String = "V",
   completion: @escaping (Bool, LatestVersionResponse?, (any Error)?) -> Void
@@ -416,11 +415,11 @@ extension AgentCore {
     guard result.hasUpdate else { return .notAvailable }
     let version = FirmwareVersion(result.latestVersion)
     return .available(
-        LatestVersionResponse(
-          type: CloudDeviceType(serial: serial).rawValue, model: serial,
-          version_type: version.map { String(UnicodeScalar($0.type)) } ?? "",
-          version_code: String(result.versionCode), version_number: result.latestVersion,
-          version_description: result.releaseNotes, is_force: result.isForce,
-          is_strong_guidance: false, file_md5: result.md5, download_url: result.downloadUrl))
+      LatestVersionResponse(
+        type: CloudDeviceType(serial: serial).rawValue, model: serial,
+        version_type: version.map { String(UnicodeScalar($0.type)) } ?? "",
+        version_code: String(result.versionCode), version_number: result.latestVersion,
+        version_description: result.releaseNotes, is_force: result.isForce,
+        is_strong_guidance: false, file_md5: result.md5, download_url: result.downloadUrl))
   }
 }

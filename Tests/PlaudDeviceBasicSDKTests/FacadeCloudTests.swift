@@ -67,7 +67,8 @@ struct FacadeCloudTests {
     domains.setAutoLanguageAssociation(true)
     #expect(domains.isAutoLanguageAssociationEnabled() && domains.getCurrentRegion() == .jp)
     #expect(
-      domains.buildAPIURL(path: "/p", for: "en-US") == "https://platform-us.plaud.ai/developer/api/p")
+      domains.buildAPIURL(path: "/p", for: "en-US")
+        == "https://platform-us.plaud.ai/developer/api/p")
   }
 
   @Test("customDomain is used for every request, and a domain set later for the next ones")
@@ -80,7 +81,8 @@ struct FacadeCloudTests {
     #expect(bench.domains.getCurrentDomain() == bench.domain)
     let first = await bench.check()
     #expect(first.errorMessage == nil && !first.hasUpdate)
-    #expect(bench.cloud.requestLog.map(\.path) == ["/developer/api/open/partner/sdk/firmware/latest"])
+    #expect(
+      bench.cloud.requestLog.map(\.path) == ["/developer/api/open/partner/sdk/firmware/latest"])
 
     // The domain manager's domain is the agent's: another cloud set there gets the next one.
     let other = try CloudEmulator()
@@ -105,8 +107,9 @@ struct FacadeCloudTests {
     // A domain that is not a domain: the request is never made, the reason is given.
     bench.domains.setCustomDomain("http://platform-us.plaud.ai")
     let refused = await bench.check()
-    #expect(refused.errorMessage?.contains("not a usable cloud domain") == true
-      || refused.errorMessage?.contains("http") == true)
+    #expect(
+      refused.errorMessage?.contains("not a usable cloud domain") == true
+        || refused.errorMessage?.contains("http") == true)
     #expect(other.requestLog.count == 2)
   }
 
@@ -164,7 +167,8 @@ struct FacadeCloudTests {
     #expect(try keys.secret(for: userAccount) == userKey, "keys stay: recordings stay readable")
   }
 
-  @Test("a Mode B device that answers only the cloud's serial signature connects through the facade")
+  @Test(
+    "a Mode B device that answers only the cloud's serial signature connects through the facade")
   func modeBSignatureFromTheCloud() async throws {
     let bench = try FacadeCloudBench(seed: 0x26_0103, portVersion: 20, requireSignature: true)
     defer { bench.cleanUp() }
@@ -245,7 +249,9 @@ struct FacadeCloudTests {
     #expect(decoded.version == "V0096" && decoded.download_url == info.download_url)
   }
 
-  @Test("the model-based queries and uploads answer 'not supported by RecorderKit' through their callbacks")
+  @Test(
+    "the model-based queries and uploads answer 'not supported by RecorderKit' through their callbacks"
+  )
   func unsupportedMembers() async throws {
     let agent = PlaudDeviceAgent(
       configuration: {
@@ -296,7 +302,9 @@ struct FacadeCloudTests {
     // No token: binding fails with the reason.
     let bind = await withCheckedContinuation { continuation in
       uploader.unbindDevice(ownerId: "", sn: "888") { result in
-        if case .failure(let error) = result { continuation.resume(returning: "\(error)") } else {
+        if case .failure(let error) = result {
+          continuation.resume(returning: "\(error)")
+        } else {
           continuation.resume(returning: "success")
         }
       }

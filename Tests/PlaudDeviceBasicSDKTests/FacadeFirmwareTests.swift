@@ -39,15 +39,17 @@ struct FacadeFirmwareTests {
     #expect(check.hasUpdate)
     #expect(check.currentVersion == "V0095" && check.latestVersion == "V0096")
     #expect(check.versionCode == 96 && check.releaseNotes == "fixes")
-    let published = try FirmwareFile(path: try bench.write(image, name: "published.bin"), version: "V0096")
+    let published = try FirmwareFile(
+      path: try bench.write(image, name: "published.bin"), version: "V0096")
     #expect(check.md5 == published.md5 && !check.downloadUrl.isEmpty)
 
     let (result, steps) = await bench.update()
     #expect(result.success, "\(result.errorMessage ?? "")")
     #expect(result.version == "V0096" && result.errorMessage == nil)
     Self.expectOrdered(steps)
-    #expect(steps.map(\.0).reduce(into: [PlaudFirmwarePhase]()) { if $0.last != $1 { $0.append($1) } }
-      == [.downloading, .installing, .restarting, .complete])
+    #expect(
+      steps.map(\.0).reduce(into: [PlaudFirmwarePhase]()) { if $0.last != $1 { $0.append($1) } }
+        == [.downloading, .installing, .restarting, .complete])
     #expect(steps.first.map { $0.0 == .downloading && $0.1 == 0 } == true)
     #expect(steps.last.map { $0.0 == .complete && $0.1 == 1 } == true)
     #expect(steps.contains { $0.0 == .downloading && $0.1 == 1 })
@@ -118,9 +120,12 @@ struct FacadeFirmwareTests {
     #expect(result.errorMessage?.isEmpty == false)
     #expect(!steps.contains { $0.0 == .complete })
     #expect(await bench.device.runningFirmware == Self.v95)
-    try await eventually("bleFotaResult") { log.entries.withLock { $0 }.contains { entry in
-      entry.hasPrefix("bleFotaResult") && entry != "bleFotaResult 0" && entry != "bleFotaResult -1"
-    } }
+    try await eventually("bleFotaResult") {
+      log.entries.withLock { $0 }.contains { entry in
+        entry.hasPrefix("bleFotaResult") && entry != "bleFotaResult 0"
+          && entry != "bleFotaResult -1"
+      }
+    }
     // The facade reconnected after the device kept its firmware.
     try await eventually("reconnected") { log.count("bleConnectState 1") == 2 }
   }
