@@ -48,14 +48,15 @@ extension AgentCore {
     }
   }
 
-  /// `setUserAccessToken` in command order: the handshake token of the next connection
-  /// (BLE, or Wi-Fi while BLE is down) and the Mode B key user become the new token's at
-  /// once, and that user's key pair is made now when the key ring holds none (a new user
-  /// gets a new key pair; the same user keeps the one the device and its end-to-end
-  /// encrypted recordings already hold). nil clears the handshake token and the key user.
-  /// A malformed token changes nothing here; the next connect reports it.
-  func adoptUserToken(_ jwt: String?) {
-    guard let jwt else {
+  /// After `initSDK`/`setUserAccessToken`: the handshake token of the next connection (BLE,
+  /// or Wi-Fi while BLE is down) and the Mode B key user become the token in force's, and
+  /// that user's key pair is made now when the key ring holds none (a new user gets a new
+  /// key pair; the same user keeps the one the device and its end-to-end encrypted
+  /// recordings already hold). No token clears the handshake token and the key user. A
+  /// malformed token changes nothing here; the next connect reports it. It reads the token
+  /// in force when it runs, so calls that overtake each other end on the latest token.
+  func adoptUserToken() {
+    guard let jwt = userJWT.current else {
       handshakeToken = nil
       return
     }

@@ -66,10 +66,12 @@ actor AgentCore {
 
   nonisolated var lastErrorValue: PlaudSDKError? { lastError.current }
 
-  /// Replaces the user token at once (nil forgets it) and, when given, the custom domain.
+  /// Replaces the user token at once (nil forgets it) and, when given, the custom domain;
+  /// the handshake token and the Mode B key follow on the actor (`adoptUserToken()`).
   nonisolated func setUserToken(_ jwt: String?, domain: String?) {
     userJWT.withLock { $0 = jwt }
     if let domain { domains.setCustomDomain(domain) }
+    Task { await self.adoptUserToken() }
   }
 
   /// Records the detail of a failure reported through a callback (``PlaudDeviceAgent/lastError``).

@@ -106,7 +106,6 @@ public final class PlaudDeviceAgent: Sendable {
     userAccessToken: String, customDomain: String, extra: [String: String] = [:]
   ) {
     core.setUserToken(userAccessToken, domain: customDomain)
-    enqueue { await $0.adoptUserToken(userAccessToken) }
   }
 
   /// Replaces the user token at once: every cloud request from now on carries it, the next
@@ -118,7 +117,6 @@ public final class PlaudDeviceAgent: Sendable {
   /// store, so recordings already made stay readable).
   public func setUserAccessToken(_ token: String?) {
     core.setUserToken(token, domain: nil)
-    enqueue { await $0.adoptUserToken(token) }
   }
 
   // MARK: - Scanning and connecting
