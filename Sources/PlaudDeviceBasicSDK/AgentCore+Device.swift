@@ -169,13 +169,6 @@ extension AgentCore {
     return wifi
   }
 
-  // MARK: - Not available yet
-
-  func reportFirmwareUnavailable(_ message: String) {
-    fail(.notAvailableYet(feature: "Firmware update"))
-    emit { $0.bleFotaResult(uid: 0, status: -1, errmsg: message) }
-  }
-
   // MARK: - Beacons
 
   nonisolated func activateBeacons() {

@@ -36,7 +36,11 @@ actor AgentCore {
   let hotspotOpen = Locked(false)
   /// Audio channels of the device connected last (Wi-Fi does not report them).
   var channels = 1
-  private let token = Locked<(jwt: String?, domain: String?)>((nil, nil))
+  /// The user access token (a JWT) in force: every cloud request and the next handshake
+  /// read it (AgentCore+Cloud.swift).
+  let userJWT = Locked<String?>(nil)
+  /// Where the cloud requests go (``PlaudSDKConfiguration/domainManager``).
+  let domains: PlaudDomainManager
   private let lastError = Locked<PlaudSDKError?>(nil)
   let beaconsActive = Locked(false)
   /// What the agent's synchronous members read: the connection, the device as last
@@ -66,6 +70,7 @@ actor AgentCore {
     self.configuration = configuration
     self.emit = emit
     meter = TransferMeter(clock: configuration.clock)
+    domains = configuration.domainManager
     recorders = configuration.central.map { central in
       // Every connect passes its own session (the token of its call); this one only times.
       // The empty token is printable ASCII, so the initialiser cannot fail.
@@ -83,11 +88,12 @@ actor AgentCore {
 
   nonisolated var lastErrorValue: PlaudSDKError? { lastError.current }
 
-  nonisolated func setUserToken(_ jwt: String, domain: String?) {
-    token.withLock { current in
-      current.jwt = jwt
-      if let domain { current.domain = domain }
-    }
+  /// Replaces the user token at once (nil forgets it) and, when given, the custom domain;
+  /// the handshake token and the Mode B key follow on the actor (`adoptUserToken()`).
+  nonisolated func setUserToken(_ jwt: String?, domain: String?) {
+    userJWT.withLock { $0 = jwt }
+    if let domain { domains.setCustomDomain(domain) }
+    Task { await self.adoptUserToken() }
   }
 
   /// Records the detail of a failure reported through a callback (``PlaudDeviceAgent/lastError``).
@@ -184,7 +190,7 @@ actor AgentCore {
   /// Each session's configuration: the handshake token, the user's Mode B key, the clocks.
   func sessionConfiguration(_ handshakeToken: DeviceToken) -> DeviceSession.Configuration {
     var sessionConfiguration = DeviceSession.Configuration(token: handshakeToken)
-    sessionConfiguration.modeB = userKeyRing.credentials(forUser: handshakeToken.revealed)
+    sessionConfiguration.modeB = modeBCredentials(forUser: handshakeToken.revealed)
     sessionConfiguration.clock = clock
     sessionConfiguration.unixTime = configuration.unixTime
     sessionConfiguration.timeZoneSeconds = configuration.timeZoneSeconds
@@ -310,7 +316,7 @@ actor AgentCore {
   /// The handshake token of this connect: the app's device token when it gave one, else the
   /// one RecorderKit's ``UserToken`` derives from the user access token.
   func resolveToken(_ deviceToken: String?) throws(PlaudSDKError) -> DeviceToken {
-    let jwt = token.current.jwt
+    let jwt = userJWT.current
     guard deviceToken?.isEmpty == false || jwt != nil else { throw .noUserToken }
     do throws(CloudError) {
       if let deviceToken, !deviceToken.isEmpty {

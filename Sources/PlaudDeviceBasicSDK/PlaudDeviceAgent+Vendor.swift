@@ -290,17 +290,10 @@ extension PlaudDeviceAgent {
       own: { $0.bleAppKeyState(result: 2) })
   }
 
-  /// The deprecated name of `setUserAccessToken(_:)`: the same call. nil is not supported
-  /// here (it leaves the token as it is) until `setUserAccessToken` takes nil.
+  /// The deprecated name of `setUserAccessToken(_:)`: the same call (nil clears the
+  /// credentials).
   @available(*, deprecated, renamed: "setUserAccessToken")
-  public func setPartnerToken(_ token: String?) {
-    guard let token else {
-      return core.fail(
-        .notSupported(member: "setPartnerToken(nil)", reason: "clearing the token is not supported")
-      )
-    }
-    setUserAccessToken(token)
-  }
+  public func setPartnerToken(_ token: String?) { setUserAccessToken(token) }
 
   /// The partner API manager: an opaque ``PlaudPartnerApiManager`` (not supported by
   /// RecorderKit; its ``PlaudPartnerApiManager/isSupported`` is false).

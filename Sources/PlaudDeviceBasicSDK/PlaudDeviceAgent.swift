@@ -101,14 +101,29 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
   // MARK: - Initialisation
 
   /// Sets the user token (a JWT: the handshake token is its `sub`, PROTOCOL.md §8) and the
-  /// regional domain (no `https://`). A malformed token is reported when a connection is
-  /// attempted: `bleConnectState(-1)`, with ``lastError`` saying why.
-  public func initSDK(userAccessToken: String, customDomain: String) {
+  /// cloud domain, as ``setUserAccessToken(_:)`` and
+  /// ``PlaudDomainManager/setCustomDomain(_:)`` do. `customDomain` has no scheme
+  /// (`platform-us.plaud.ai`: https; a loopback host with a port, `127.0.0.1:PORT`, is plain
+  /// http for the cloud emulator: docs/cloud.md, "The domain rule") and every cloud request
+  /// goes to it. `extra` is accepted and ignored: no source of ours says what its keys mean.
+  /// A malformed token is reported when a connection is attempted: `bleConnectState(-1)`,
+  /// with ``lastError`` saying why.
+  public func initSDK(
+    userAccessToken: String, customDomain: String, extra: [String: String] = [:]
+  ) {
     core.setUserToken(userAccessToken, domain: customDomain)
   }
 
-  /// Replaces the user token after a refresh; the next handshake uses its `sub`.
-  public func setUserAccessToken(_ token: String) { core.setUserToken(token, domain: nil) }
+  /// Replaces the user token at once: every cloud request from now on carries it, the next
+  /// handshake (BLE, or Wi-Fi while BLE is down) uses its `sub`, and the Mode B key pair is
+  /// that user's (made now if the user has none: a new user gets a new key pair; the same
+  /// user keeps the key its devices and end-to-end encrypted recordings hold). nil clears
+  /// the credentials: the token and the handshake token are forgotten, so connects report
+  /// ``PlaudSDKError/noUserToken`` until a token is set (the user's key stays in the key
+  /// store, so recordings already made stay readable).
+  public func setUserAccessToken(_ token: String?) {
+    core.setUserToken(token, domain: nil)
+  }
 
   // MARK: - Scanning and connecting
 

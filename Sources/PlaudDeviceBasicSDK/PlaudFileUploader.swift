@@ -1,12 +1,131 @@
-/// The vendor's cloud-upload helper; here only its device-type rule is provided (the cloud
-/// client arrives with a later issue).
-public enum PlaudFileUploader {
+import Foundation
+import RecorderConcurrency
+import RecorderKit
+
+/// The vendor's cloud helper: device binding in the cloud over RecorderKit's `CloudClient`
+/// (PROTOCOL.md §8), the device-type rule, and, not supported by RecorderKit, recording
+/// and log upload (no source of ours describes the upload API).
+///
+/// Requests go to the agent's domain (``PlaudDomainManager``) with the agent's user
+/// access token; results arrive on the agent's callback queue.
+public final class PlaudFileUploader: NSObject, Sendable {
+  /// The uploader of `PlaudDeviceAgent.shared`.
+  public static let shared = PlaudFileUploader(agent: nil)
+
+  /// The agent whose token and domain are used (nil: `PlaudDeviceAgent.shared`, looked up
+  /// at each call so ``PlaudDeviceAgent/configure(_:)`` still applies).
+  private let fixedAgent: PlaudDeviceAgent?
+  private let storedDevice = Locked<BleDevice.Snapshot?>(nil)
+
+  init(agent: PlaudDeviceAgent?) {
+    fixedAgent = agent
+    super.init()
+  }
+
+  private var agent: PlaudDeviceAgent { fixedAgent ?? .shared }
+
+  /// The device the app works with (kept for the app; the calls below take a serial).
+  public var device: BleDevice? {
+    get { storedDevice.current.map { BleDevice(snapshot: $0) } }
+    set { storedDevice.withLock { $0 = newValue?.snapshot } }
+  }
+
   /// The cloud's device type for a serial number (PROTOCOL.md §8): prefix 881 `notepro`,
   /// 882 `notepins`, 880 `notepin`, anything else `note`.
   public static func calculateSnType(sn: String) -> String {
-    if sn.hasPrefix("881") { return "notepro" }
-    if sn.hasPrefix("882") { return "notepins" }
-    if sn.hasPrefix("880") { return "notepin" }
-    return "note"
+    CloudDeviceType(serial: sn).rawValue
+  }
+
+  // MARK: - Binding
+
+  /// Binds the device `sn` to the user of the access token: `POST
+  /// /open/partner/sdk/bind {type, sn}` (idempotent for the same user). `ownerId` is not
+  /// sent: the token names the user. Success carries `["sn": sn, "type": type]`; failure a
+  /// ``PlaudSDKError`` (no token; the cloud's reason, e.g. bound to another account).
+  public func bindDevice(
+    ownerId: String, sn: String,
+    completion: @escaping (Result<[String: Any], any Error>) -> Void
+  ) {
+    binding(bind: true, sn: sn, completion: completion)
+  }
+
+  /// Removes the device `sn` from the user: `POST /open/partner/sdk/unbind {type, sn}`
+  /// (idempotent). As ``bindDevice(ownerId:sn:completion:)`` otherwise.
+  public func unbindDevice(
+    ownerId: String, sn: String,
+    completion: @escaping (Result<[String: Any], any Error>) -> Void
+  ) {
+    binding(bind: false, sn: sn, completion: completion)
+  }
+
+  private func binding(
+    bind: Bool, sn: String, completion: @escaping (Result<[String: Any], any Error>) -> Void
+  ) {
+    let closure = AppClosure(completion)
+    let agent = self.agent
+    let core = agent.core
+    let queue = agent.callbackQueue
+    let type = Self.calculateSnType(sn: sn)
+    Task {
+      let failure = await core.cloudBinding(bind: bind, serial: sn)
+      queue.async {
+        if let failure {
+          closure.body(.failure(failure))
+        } else {
+          closure.body(.success(["sn": sn, "type": type]))
+        }
+      }
+    }
+  }
+
+  // MARK: - Not supported by RecorderKit
+
+  /// Not supported by RecorderKit: no source of ours describes the recording upload API.
+  /// `onFailure` gets the reason (on the callback queue); nothing is uploaded.
+  public func uploadRecording(
+    sn: String, sessionId: Int, duration: Double, onProgress: @escaping (Double) -> Void,
+    onSuccess: @escaping ([String: Any]) -> Void, onFailure: @escaping (any Error) -> Void
+  ) {
+    refuse("uploadRecording", because: "the recording upload API is unknown", onFailure)
+  }
+
+  /// Not supported by RecorderKit: no source of ours describes the log upload API.
+  /// `onFailure` gets the reason; nothing is uploaded.
+  public func uploadLogFile(
+    filePath: String, sn: String, onProgress: @escaping (Double) -> Void,
+    onSuccess: @escaping ([String: Any]) -> Void, onFailure: @escaping (any Error) -> Void
+  ) {
+    refuse("uploadLogFile", because: "the log upload API is unknown", onFailure)
+  }
+
+  /// Not supported by RecorderKit: the vendor's local recording cache is not this SDK's
+  /// (recordings live in the sync workspace and are exported with `exportAudio`). Answers
+  /// false and records the reason in `lastError`.
+  public func checkRecordingExist(sessionId: Int) -> Bool {
+    agent.core.fail(
+      .operationFailed(
+        PlaudDeviceAgent.notSupported(
+          "checkRecordingExist", because: "use exportAudio, which resumes from local bytes")))
+    return false
+  }
+
+  /// Not supported by RecorderKit, as ``checkRecordingExist(sessionId:)``: answers the
+  /// empty string and records the reason in `lastError`.
+  public func getDownloadedRecordingPath(sessionId: Int, desiredPath: String) -> String {
+    agent.core.fail(
+      .operationFailed(
+        PlaudDeviceAgent.notSupported(
+          "getDownloadedRecordingPath", because: "use exportAudio, which writes the file")))
+    return ""
+  }
+
+  private func refuse(
+    _ member: String, because reason: String, _ onFailure: @escaping (any Error) -> Void
+  ) {
+    let closure = AppClosure<any Error>(onFailure)
+    let error = PlaudSDKError.operationFailed(
+      PlaudDeviceAgent.notSupported(member, because: reason))
+    agent.core.fail(error)
+    agent.callbackQueue.async { closure.body(error) }
   }
 }

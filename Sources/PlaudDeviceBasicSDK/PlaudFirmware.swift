@@ -1,20 +1,29 @@
+import Foundation
 import RecorderKit
+import RecorderProtocol
 
-/// The answer to `checkFirmwareUpdate` (fields as the vendor's reference, PROTOCOL.md §8).
-public struct PlaudFirmwareCheckResult: Sendable, Equatable {
-  public var hasUpdate: Bool
-  public var currentVersion: String
-  public var latestVersion: String
-  public var versionCode: Int
-  public var releaseNotes: String
-  public var downloadUrl: String
-  public var md5: String
-  public var isForce: Bool
-  /// RecorderKit addition: why no answer could be had (nil when the check ran). Firmware
-  /// update arrives with a later issue; until then every check carries this message.
-  public var errorMessage: String?
+/// The answer to `checkFirmwareUpdate` (fields as the vendor's, PROTOCOL.md §8). Made only
+/// by the SDK.
+public final class PlaudFirmwareCheckResult: NSObject, Sendable {
+  /// Whether the cloud offers a version newer than the device's.
+  public let hasUpdate: Bool
+  /// The version the device runs (`V0095`).
+  public let currentVersion: String
+  /// The newest version the cloud offers (the current one when there is none).
+  public let latestVersion: String
+  /// The latest version's numeric code.
+  public let versionCode: Int
+  public let releaseNotes: String
+  public let downloadUrl: String
+  /// Lower-case hex MD5 of the image.
+  public let md5: String
+  /// Whether the release is mandatory.
+  public let isForce: Bool
+  /// RecorderKit addition: why the check could not run (nil when it ran). `hasUpdate` is
+  /// then false.
+  public let errorMessage: String?
 
-  public init(
+  init(
     hasUpdate: Bool = false, currentVersion: String = "", latestVersion: String = "",
     versionCode: Int = 0, releaseNotes: String = "", downloadUrl: String = "", md5: String = "",
     isForce: Bool = false, errorMessage: String? = nil
@@ -39,29 +48,30 @@ public enum PlaudFirmwarePhase: Int, Sendable, CaseIterable {
   case complete = 3
 }
 
-/// How a firmware update ended.
-public struct PlaudFirmwareUpdateResult: Sendable, Equatable {
-  public var success: Bool
-  /// The firmware version after the update (the current one on failure).
-  public var version: String
+/// How a firmware update ended. Made only by the SDK.
+public final class PlaudFirmwareUpdateResult: NSObject, Sendable {
+  public let success: Bool
+  /// The version the device reports after the update (the one it kept on failure).
+  public let version: String
   /// Why it failed; nil on success.
-  public var errorMessage: String?
+  public let errorMessage: String?
 
-  public init(success: Bool, version: String, errorMessage: String? = nil) {
+  init(success: Bool, version: String, errorMessage: String? = nil) {
     self.success = success
     self.version = version
     self.errorMessage = errorMessage
   }
 }
 
-// MARK: - Translations onto RecorderKit (issue 15)
+// MARK: - Translations onto RecorderKit
 //
-// Thin conversions the agent's firmware and binding methods use: RecorderKit holds every
-// policy (retries, resumable download, checksums, reconnects); these only change shapes.
+// Thin conversions the agent's firmware methods use: RecorderKit holds every policy
+// (retries, resumable download, checksums, the newer-only rule, reconnects); these only
+// change shapes.
 
 extension PlaudFirmwareCheckResult {
   /// The vendor's check result for RecorderKit's `FirmwareRelease`.
-  init(_ release: FirmwareRelease) {
+  convenience init(_ release: FirmwareRelease) {
     self.init(
       hasUpdate: release.hasUpdate, currentVersion: release.currentVersion,
       latestVersion: release.latestVersion, versionCode: release.versionCode,
@@ -70,9 +80,8 @@ extension PlaudFirmwareCheckResult {
   }
 
   /// A check that could not run: no update, and why.
-  init(currentVersion: String, error: CloudError) {
-    self.init(
-      currentVersion: currentVersion, latestVersion: currentVersion, errorMessage: "\(error)")
+  convenience init(currentVersion: String, failure: String) {
+    self.init(currentVersion: currentVersion, latestVersion: currentVersion, errorMessage: failure)
   }
 }
 
@@ -88,30 +97,11 @@ extension PlaudFirmwarePhase {
   }
 }
 
-extension PlaudFirmwareUpdateResult {
-  /// Success: the version the device confirmed after its restart.
-  init(_ result: FirmwareUpdater.Result) {
-    self.init(success: true, version: result.version)
-  }
-
-  /// Failure: the device keeps `currentVersion`; the message says why (never a token).
-  init(currentVersion: String, error: FirmwareUpdateError) {
-    self.init(success: false, version: currentVersion, errorMessage: error.description)
-  }
-}
-
-/// Glue between the agent's stored strings and RecorderKit's cloud and firmware types.
+/// Glue between the vendor's strings and RecorderKit's firmware types.
 enum PlaudFirmwareBridge {
-  /// The cloud client for `initSDK`'s domain and token (`customDomain` without a scheme is
-  /// https).
-  static func cloudClient(domain: String, userAccessToken: String) throws(CloudError)
-    -> CloudClient
-  {
-    try CloudClient(domain: domain, userToken: UserToken(jwt: userAccessToken))
-  }
-
   /// `bleFotaResult(uid:status:errmsg:)` arguments for an update's outcome: status 0 and nil
-  /// on success, else the device's §7 result / push status (or 1) and the error text.
+  /// on success, else the device's §7 result / push status, or -1 for a failure on the SDK's
+  /// side (as the vendor's negative codes are), and the error text.
   static func fotaResult(uid: Int, error: FirmwareUpdateError?) -> (
     uid: Int, status: Int, errmsg: String?
   ) {
@@ -119,14 +109,25 @@ enum PlaudFirmwareBridge {
     switch error {
     case .rejectedByDevice(let result): return (uid, Int(result), error.description)
     case .refused(let status): return (uid, Int(status), error.description)
-    default: return (uid, 1, error.description)
+    default: return (uid, -1, error.description)
     }
   }
 
-  /// `pushFirmwareFile`'s `toVersion` as a device version (`V0096`; the vendor's `V1.2.8`
-  /// style has no device encoding we know of).
-  static func version(_ text: String) throws(FirmwareUpdateError) -> FirmwareVersion {
-    guard let version = FirmwareVersion(text) else { throw .invalidVersion(text) }
-    return version
+  /// `pushFirmwareFile`'s `toVersion` as the version the device is told it installs. Both
+  /// forms parse (`FirmwareVersionNumber`); only the code form (`V0096`) has a device
+  /// encoding, so `V1.2.8` is ``FirmwareVersionError/noDeviceEncoding``.
+  static func version(_ text: String) throws(FirmwareVersionError) -> FirmwareVersion {
+    try FirmwareVersion(parsing: text)
+  }
+
+  /// How `version` stands against `other`, both in either form (`V0096`, `V1.2.8`): nil when
+  /// they cannot be ordered (another type letter, or one of each form).
+  /// - Throws: ``FirmwareVersionError`` for the first text that is not a version.
+  static func order(_ version: String, relativeTo other: String) throws(FirmwareVersionError)
+    -> FirmwareVersionOrder?
+  {
+    let mine = try FirmwareVersionNumber(parsing: version)
+    let theirs = try FirmwareVersionNumber(parsing: other)
+    return mine.order(relativeTo: theirs)
   }
 }

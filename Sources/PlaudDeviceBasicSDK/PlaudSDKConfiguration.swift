@@ -50,6 +50,17 @@ public struct PlaudSDKConfiguration: Sendable {
   /// one): commands just run.
   public var backgroundTasks: (any BackgroundTaskMirror)?
 
+  // MARK: Cloud (PROTOCOL.md §8, docs/cloud.md)
+
+  /// Where the agent's cloud requests go: `initSDK`'s `customDomain` is set on it, and
+  /// every request (firmware check and download, Mode B serial signatures, binding) reads
+  /// its current domain. Default ``PlaudDomainManager/shared`` (the vendor's one manager);
+  /// give an agent of your own its own ``PlaudDomainManager/init()``.
+  public var domainManager: PlaudDomainManager = .shared
+  /// Retries and time limits of the agent's cloud requests (RecorderKit's
+  /// `CloudClient.Configuration`); its clock is replaced by ``clock``.
+  public var cloud = CloudClient.Configuration()
+
   // MARK: Wi-Fi Fast Transfer (PROTOCOL.md §6)
 
   /// Joins the device's hotspot for ``PlaudWiFiAgent/connectWifi(_:_:_:)``: the platform's

@@ -10,8 +10,6 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
   case noCentral
   /// The call needs a connected, authenticated device.
   case notConnected
-  /// The feature arrives with a later issue (firmware update).
-  case notAvailableYet(feature: String)
   /// Wi-Fi Fast Transfer needs a hotspot joiner and none was configured
   /// (``PlaudSDKConfiguration/hotspotJoiner``).
   case noHotspotJoiner
@@ -36,7 +34,6 @@ public enum PlaudSDKError: Error, Sendable, Equatable, CustomStringConvertible {
     case .malformedUserToken(let reason): "the user access token is malformed: \(reason)"
     case .noCentral: "no Bluetooth central is configured (PlaudSDKConfiguration.central)"
     case .notConnected: "no device is connected"
-    case .notAvailableYet(let feature): "\(feature) is not available in RecorderKit yet"
     case .noHotspotJoiner:
       "no hotspot joiner is configured (PlaudSDKConfiguration.hotspotJoiner): this platform cannot join the device's Wi-Fi"
     case .wifiNotConnected: "no Wi-Fi session: call connectWifi and wait for wifiHandshake(0)"

@@ -73,7 +73,7 @@ struct FacadeBackgroundFlowTests {
     let app = WakeUpApp(agent: agent)
     agent.delegate = app
     clock.startAutoAdvance()
-    agent.initSDK(userAccessToken: Self.userToken, customDomain: "platform-us.plaud.ai")
+    agent.initSDK(userAccessToken: Self.userToken, customDomain: "127.0.0.1:9")
     agent.activateBeaconMonitoring()
     agent.updateBeaconMonitoredDevices(serialNumbers: [device.serial])
     let system = try #require(location.withLock { $0 })

@@ -73,7 +73,7 @@ struct FacadeOverCoreBluetoothTests {
     agent.delegate = app
     clock.startAutoAdvance()
     agent.initSDK(
-      userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "127.0.0.1:9")
     #expect(central.state == .unknown)
     agent.connectBySN(device.serial)
     var events = app.events.makeAsyncIterator()

@@ -121,7 +121,8 @@ struct ScriptedIOSFlowTests {
         let agent = PlaudDeviceAgent(configuration: configuration)
         let app = GuideApp(agent: agent, outputDir: exports)
         agent.delegate = app
-        agent.initSDK(userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "x.ai")
+        agent.initSDK(
+          userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "127.0.0.1:9")
         agent.activateBeaconMonitoring()
         agent.updateBeaconMonitoredDevices(serialNumbers: [serial])
         current.withLock { $0 = (agent, app) }

@@ -26,7 +26,7 @@ struct DeviceControlTests {
     let log = CallbackLog()
     bench.agent.delegate = log
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("connected") { log.count("bleStorage") == 1 }
 

@@ -81,7 +81,7 @@ struct FacadeBench {
   /// `delegate`.
   func connect(_ delegate: any PlaudDeviceAgentProtocol) {
     agent.delegate = delegate
-    agent.initSDK(userAccessToken: Self.userToken, customDomain: "platform-us.plaud.ai")
+    agent.initSDK(userAccessToken: Self.userToken, customDomain: FacadeBench.offlineDomain)
     agent.connectBySN(device.serial)
   }
 
@@ -99,6 +99,11 @@ struct FacadeBench {
     clock.stopAutoAdvance()
     try? FileManager.default.removeItem(atPath: directory)
   }
+
+  /// The cloud domain of tests that need none: loopback port 9 (discard), refused at once,
+  /// so a cloud request (a Mode B serial signature, say) fails fast and never leaves the
+  /// machine.
+  static let offlineDomain = "127.0.0.1:9"
 
   /// A JWT whose `sub` derives the emulator's token (PROTOCOL.md §8).
   static let userToken = jwt(

@@ -15,7 +15,7 @@ struct FacadeFixesTests {
   static func connect(_ bench: FacadeBench, _ log: CallbackLog) async throws {
     bench.agent.delegate = log
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("bind") { log.count("bleStorage") == 1 }
     #expect(log.has("bleConnectState 1"))

@@ -14,7 +14,7 @@ struct FacadeFlowTests {
     let agent = PlaudDeviceAgent(configuration: PlaudSDKConfiguration())
     let log = CallbackLog()
     agent.delegate = log
-    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     agent.setUserAccessToken(FacadeBench.userToken)
     agent.startScan()
     agent.stopScan()
@@ -112,7 +112,7 @@ struct FacadeFlowTests {
     #expect(!agent.isWiFiTransferActive)
     #expect(
       firmware.withLock { $0 }.contains(
-        "check false Firmware update is not available in RecorderKit yet"))
+        "check false \(PlaudSDKError.notConnected)"))
     #expect(firmware.withLock { $0 }.filter { $0 == "progress" }.isEmpty)
     #expect(agent.lastError != nil)
     #expect(log.sawMainThread.withLock { $0 } == false)
@@ -132,7 +132,7 @@ struct FacadeFlowTests {
       secret + "." + secret + "." + secret,
     ]
     for (index, token) in bad.enumerated() {
-      bench.agent.initSDK(userAccessToken: token, customDomain: "platform-us.plaud.ai")
+      bench.agent.initSDK(userAccessToken: token, customDomain: FacadeBench.offlineDomain)
       bench.agent.connectBySN(bench.device.serial)
       try await eventually("failure \(index)") { log.count("bleConnectState -1") == index + 1 }
       let error = try #require(bench.agent.lastError)
@@ -152,7 +152,7 @@ struct FacadeFlowTests {
     let log = CallbackLog()
     bench.agent.delegate = log
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.startScan()
     try await eventually("scan") { log.count("bleScanResult 8881234567890123") >= 1 }
     bench.agent.stopScan()
@@ -195,7 +195,7 @@ struct FacadeFlowTests {
     let log = CallbackLog()
     bench.agent.delegate = log
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBleDevice(bleDevice: BleDevice(serialNumber: bench.device.serial))
     try await eventually("storage") { log.count("bleStorage") == 1 }
     #expect(log.has("bleBind 8881234567890123 status=0 port=20 tz=3"), "\(log.all)")
@@ -216,7 +216,7 @@ struct FacadeFlowTests {
     bench.agent.delegate = log
     bench.agent.initSDK(
       userAccessToken: FacadeBench.jwt(payload: #"{"sub":"client_user_ffff"}"#),
-      customDomain: "platform-us.plaud.ai")
+      customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("refused") { log.has("bleConnectState -2") }
     #expect(log.all.first?.hasPrefix("bleBind 8881234567890123 status=1") == true)
@@ -236,7 +236,7 @@ struct FacadeFlowTests {
     let delegate = OnlyPenState()
     bench.agent.delegate = delegate
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBySN(bench.device.serial)
     bench.agent.getFileList(startSessionId: 0)
     try await eventually("pen state") { delegate.states.withLock { $0 } == [1] }
@@ -255,7 +255,7 @@ struct FacadeFlowTests {
     let log = CallbackLog()
     bench.agent.delegate = app
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("bind") { app.log.has("bleBind 0") }
     // One export seen through a full logger too: progress, data, data complete.
@@ -317,7 +317,7 @@ struct FacadeFlowTests {
     let app = SyncApp(agent: bench.agent, outputDir: bench.exports, clock: bench.anyClock)
     bench.agent.delegate = app
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.activateBeaconMonitoring()
     bench.agent.updateBeaconMonitoredDevices(serialNumbers: [bench.device.serial])
     bench.agent.connectBySN(bench.device.serial)

@@ -124,7 +124,7 @@ struct FacadeLiveAudioTests {
 
     func connect(_ log: LiveLog) async throws {
       agent.delegate = log
-      agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
       agent.connectBySN(device.serial)
       try await eventually("connected") { log.count("bleStorage") == 1 }
     }
@@ -310,7 +310,7 @@ struct FacadeLiveAudioTests {
     let agent = PlaudDeviceAgent(configuration: configuration)
     let log = LiveLog()
     agent.delegate = log
-    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     agent.connectBySN("8881234567890123")
     try await eventually("connected") { log.count("bleStorage") == 1 }
     agent.syncFile(sessionId: Int(id.rawValue), start: 0, end: 0)

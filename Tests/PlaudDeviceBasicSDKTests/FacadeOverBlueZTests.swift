@@ -58,7 +58,7 @@
       let agent = PlaudDeviceAgent(configuration: configuration)
       let log = CallbackLog()
       agent.delegate = log
-      agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
 
       agent.connectBySN(device.serial)
       try await eventually("bind") { log.count("bleBind") == 1 }

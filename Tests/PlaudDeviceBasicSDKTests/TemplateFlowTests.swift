@@ -44,7 +44,7 @@ final class TemplateApp: PlaudDeviceAgentProtocol, PlaudWiFiAgentProtocol, Senda
   // MARK: The device manager
 
   func configure() {
-    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     PlaudLogUploadManager.shared.setAutoUploadEnabled(false)
     PlaudLogConfig.shared.updateFileConfiguration(
       maxFileCount: 25, maxFileAge: 7 * 24 * 60 * 60, maxFileSize: 20 * 1024 * 1024)

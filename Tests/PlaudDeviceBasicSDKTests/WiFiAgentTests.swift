@@ -40,7 +40,7 @@ struct WiFiAgentTests {
     bench.agent.delegate = log
     bench.agent.wifiAgent.delegate = log
     bench.agent.initSDK(
-      userAccessToken: FacadeBench.userToken, customDomain: "platform-us.plaud.ai")
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     bench.agent.connectBySN(bench.device.serial)
     try await eventually("bind") { log.count("bleStorage") == 1 }
     #expect(log.has("bleConnectState 1"))

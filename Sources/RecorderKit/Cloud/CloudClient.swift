@@ -7,8 +7,9 @@ import RecorderProtocol
 /// and download, over libcurl on Linux and URLSession on Apple platforms.
 ///
 /// - **Domain.** `platform-us.plaud.ai` (no scheme) means `https://platform-us.plaud.ai`;
-///   every request goes to `{domain}/developer/api/…`. Plain `http://` is accepted only for
-///   loopback hosts (the cloud emulator in tests) and refused otherwise.
+///   every request goes to `{domain}/developer/api/…`. Plain http is only for loopback
+///   hosts (the cloud emulator in tests): a loopback host with a port and no scheme
+///   (`127.0.0.1:PORT`) means http, and `http://` elsewhere is refused (``origin(of:)``).
 /// - **Token.** Every request carries `Authorization: Bearer <user JWT>`. The token in force
 ///   is read at each attempt, so a token refreshed with ``setUserToken(_:)`` while a request
 ///   waits to retry is the one its retry uses. A 401 asks ``Configuration/tokenRefresher``
@@ -60,7 +61,8 @@ public actor CloudClient {
   private var token: UserToken
   private let configuration: Configuration
 
-  /// A client for `domain` (`platform-us.plaud.ai`, or `http://127.0.0.1:PORT` in tests).
+  /// A client for `domain` (`platform-us.plaud.ai`; in tests `127.0.0.1:PORT` or
+  /// `http://127.0.0.1:PORT`), by the domain rule of ``origin(of:)``.
   /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
   public init(domain: String, userToken: UserToken, configuration: Configuration = .init())
     throws(CloudError)
@@ -326,11 +328,15 @@ public actor CloudClient {
 
   // MARK: - Helpers
 
-  /// `scheme://host[:port]` for a domain as the app gives it.
-  static func origin(of domain: String) throws(CloudError) -> String {
+  /// `scheme://host[:port]` for a domain as the app gives it (docs/cloud.md, "The domain
+  /// rule"): a domain without a scheme is https, except a loopback host with a port
+  /// (`127.0.0.1:PORT`, `localhost:PORT`, `[::1]:PORT`), which is plain http (the cloud
+  /// emulator); an explicit `https://` or loopback `http://` is taken as written.
+  /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
+  public static func origin(of domain: String) throws(CloudError) -> String {
     let trimmed = domain.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !trimmed.isEmpty else { throw .invalidDomain(domain) }
-    let text = trimmed.contains("://") ? trimmed : "https://" + trimmed
+    let text = trimmed.contains("://") ? trimmed : defaultScheme(of: trimmed) + "://" + trimmed
     guard let components = URLComponents(string: text),
       let scheme = components.scheme?.lowercased(),
       let host = components.host, !host.isEmpty, components.user == nil,
@@ -344,6 +350,21 @@ public actor CloudClient {
     }
     let port = components.port.map { ":\($0)" } ?? ""
     return "\(scheme)://\(host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)\(port)"
+  }
+
+  /// `https`, or `http` for a loopback host with a port written without a scheme.
+  private static func defaultScheme(of domain: String) -> String {
+    guard let components = URLComponents(string: "http://" + domain),
+      let host = components.host, components.port != nil, isLoopback(host)
+    else { return "https" }
+    return "http"
+  }
+
+  /// `{origin}/developer/api` for a domain as the app gives it (the domain rule of
+  /// ``origin(of:)``): what every request of a client made for `domain` starts with.
+  /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
+  public static func apiBase(forDomain domain: String) throws(CloudError) -> String {
+    try origin(of: domain) + "/developer/api"
   }
 
   /// A download URL: absolute (https, or http on loopback) or a path on the API's origin.
