@@ -207,9 +207,18 @@ extension AgentCore {
     }
     let uid = Int(file.crc)
     let updater = await recorders.firmwareUpdater(for: connection)
+    let emit = self.emit
     let forward = Task {
       for await step in updater.progress {
-        progress(PlaudFirmwarePhase(step.phase), Float(step.fraction))
+        switch step.deviceEvent {
+        case .packRequested(let start, let end):
+          emit { $0.bleFotaPackReq(uid: uid, start: start, end: end) }
+        case .packFinished(let status):
+          let code = Int(status)
+          emit { $0.bleFotaPackFin(uid: uid, status: code, errmsg: nil) }
+        case nil:
+          progress(PlaudFirmwarePhase(step.phase), Float(step.fraction))
+        }
       }
     }
     // Hand the link over: the updater owns its sessions (and their events) from here. The

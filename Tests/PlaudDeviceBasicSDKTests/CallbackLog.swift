@@ -97,6 +97,8 @@ final class CallbackLog: PlaudDeviceAgentProtocol, AudioExportCallback, PlaudWiF
   func wifiConnectionStatus(_ ssid: String, _ connected: Bool) {
     log("wifiConnectionStatus \(ssid) \(connected)")
   }
+  func bleFotaPackReq(uid: Int, start: Int, end: Int) { log("bleFotaPackReq \(start) \(end)") }
+  func bleFotaPackFin(uid: Int, status: Int, errmsg: String?) { log("bleFotaPackFin \(status)") }
   func wifiFileList(_ files: [BleFile]) {
     log("wifiFileList \(files.map { "\($0.sessionId):\($0.size):\($0.offset):\($0.scenes)" })")
   }

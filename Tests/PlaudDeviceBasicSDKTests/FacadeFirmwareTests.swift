@@ -56,6 +56,10 @@ struct FacadeFirmwareTests {
     #expect(steps.contains { $0.0 == .installing && $0.1 == 1 })
     #expect(await bench.device.runningFirmware == Self.v96)
     try await eventually("bleFotaResult") { log.has("bleFotaResult 0") }
+    // The device's PACK_REQ and FOTA_DONE, as the vendor's callbacks, before the result.
+    let fota = log.all.filter { $0.hasPrefix("bleFota") }
+    #expect(fota.first?.hasPrefix("bleFotaPackReq 0 ") == true, "\(fota)")
+    #expect(fota.suffix(2) == ["bleFotaPackFin 2", "bleFotaResult 0"], "\(fota)")
 
     // Reconnected after the restart (the documented sequence again), and the facade now
     // reads the version the device reports.

@@ -25,10 +25,11 @@ extension DeviceSession {
   /// One push attempt (see `RequestChannel/pushFirmware(_:image:frameData:silence:sent:)`).
   func pushFirmware(
     _ push: FirmwarePush, image: [UInt8], frameData: Int, silence: Duration,
-    sent: @escaping @Sendable (Int) -> Void
+    sent: @escaping @Sendable (Int) -> Void,
+    event: @escaping @Sendable (FirmwareDeviceEvent) -> Void = { _ in }
   ) async throws(DeviceError) -> FirmwarePushEnd {
     try await channel.pushFirmware(
-      push, image: image, frameData: frameData, silence: silence, sent: sent)
+      push, image: image, frameData: frameData, silence: silence, sent: sent, event: event)
   }
 }
 

@@ -12,6 +12,14 @@ public enum FirmwarePhase: Int, Sendable, CaseIterable {
   case complete = 3
 }
 
+/// What the device said during the push (PROTOCOL.md §7).
+public enum FirmwareDeviceEvent: Sendable, Equatable {
+  /// PACK_REQ: the device asks for bytes `[start, end)` of the image.
+  case packRequested(start: Int, end: Int)
+  /// FOTA_DONE from the device, with its status (2: it is checking the image).
+  case packFinished(status: UInt8)
+}
+
 /// Where an update is: its phase and that phase's fraction done, 0.0–1.0.
 public struct FirmwareProgress: Sendable, Equatable {
   public var phase: FirmwarePhase
@@ -19,11 +27,18 @@ public struct FirmwareProgress: Sendable, Equatable {
   /// Bytes done in the phase (downloaded or pushed), and of how many (0 when unknown).
   public var bytes: Int64
   public var total: Int64
+  /// Set when this step reports what the device said (the fraction is then the last one
+  /// reported); nil for a plain progress step.
+  public var deviceEvent: FirmwareDeviceEvent?
 
-  public init(phase: FirmwarePhase, fraction: Double, bytes: Int64 = 0, total: Int64 = 0) {
+  public init(
+    phase: FirmwarePhase, fraction: Double, bytes: Int64 = 0, total: Int64 = 0,
+    deviceEvent: FirmwareDeviceEvent? = nil
+  ) {
     self.phase = phase
     self.fraction = min(1, max(0, fraction))
     self.bytes = bytes
     self.total = total
+    self.deviceEvent = deviceEvent
   }
 }

@@ -174,17 +174,27 @@ public actor FirmwareUpdater {
     let pushStarted = configuration.clock.elapsed
     var reconnects = 0
     let total = image.count
+    // The image offset pushed last, for the fraction of a device event's step.
+    let pushed = Locked(0)
     while true {
       let outcome: FirmwarePushEnd
       do {
         outcome = try await session.pushFirmware(
-          push, image: image, frameData: frameData, silence: configuration.silenceTimeout
-        ) { [weak self] offset in
-          self?.report(
-            FirmwareProgress(
-              phase: .installing, fraction: Double(offset) / Double(max(1, total)),
-              bytes: Int64(offset), total: Int64(total)))
-        }
+          push, image: image, frameData: frameData, silence: configuration.silenceTimeout,
+          sent: { [weak self] offset in
+            pushed.withLock { $0 = offset }
+            self?.report(
+              FirmwareProgress(
+                phase: .installing, fraction: Double(offset) / Double(max(1, total)),
+                bytes: Int64(offset), total: Int64(total)))
+          },
+          event: { [weak self] event in
+            let offset = pushed.withLock { $0 }
+            self?.report(
+              FirmwareProgress(
+                phase: .installing, fraction: Double(offset) / Double(max(1, total)),
+                bytes: Int64(offset), total: Int64(total), deviceEvent: event))
+          })
       } catch .disconnected, .timeout {
         reconnects += 1
         await session.close()

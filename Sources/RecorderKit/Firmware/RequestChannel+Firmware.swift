@@ -27,7 +27,8 @@ extension RequestChannel {
   ///   ``DeviceError/cancelled``.
   func pushFirmware(
     _ push: FirmwarePush, image: [UInt8], frameData: Int, silence: Duration,
-    sent: @escaping @Sendable (Int) -> Void
+    sent: @escaping @Sendable (Int) -> Void,
+    event: @escaping @Sendable (FirmwareDeviceEvent) -> Void = { _ in }
   ) async throws(DeviceError) -> FirmwarePushEnd {
     try await enterGate()
     defer { leaveGate() }
@@ -62,6 +63,10 @@ extension RequestChannel {
         return true
       case .packRequest(let request):
         accepted = true
+        let start = min(Int(request.start), image.count)
+        event(
+          .packRequested(
+            start: start, end: min(Int(request.end ?? UInt32(image.count)), image.count)))
         do throws(DeviceError) {
           try await sendRange(request, of: image, uid: uid, frameData: frameData, sent: sent)
         } catch {
@@ -69,8 +74,11 @@ extension RequestChannel {
           return true
         }
         return false
-      default:
+      case .firmwareDone(let done):
+        event(.packFinished(status: done.status))
         return false  // FOTA_DONE status 2: the device is checking the image; keep waiting
+      default:
+        return false
       }
     }
     if let failure { throw failure }
