@@ -192,7 +192,10 @@ let package = Package(
     .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto", "TestSupport"]),
     .testTarget(
       name: "CLITests",
-      dependencies: ["recorder", "RecorderAudio", "RecorderWebSocket", "TestSupport"]),
+      dependencies: [
+        "recorder", "RecorderAudio", "RecorderWebSocket", "TestSupport", "PlaudDeviceBasicSDK",
+        "RecorderRemoteLink", "RecorderConcurrency",
+      ]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [
