@@ -40,13 +40,7 @@ extension ProcessTests {
     let manifest = try emulator.manifest()
     let out = directory.file("out")
     let result = try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync")
-    #expect(result.status == 0, "\(result.stderr)")
-    let files = try jsonArray(result.stdout)
-    #expect(files.count == manifest.recordings.count, "\(result.stdout)\n\(result.stderr)")
-    #expect(
-      files.allSatisfy { $0["transport"] as? String == "wifi" },
-      "\(result.stdout)\n\(result.stderr)")
-    try expectSynced(manifest, out: out, format: "opus")
+    try expectSyncedOverWiFi(result, manifest, out: out)
     // Written at each DELETE, so these are the counts after the joins.
     let after = try emulator.manifest()
     #expect(after.wifiJoinsWhileActive == answer.takenWhileActive, "\(result.stderr)")

@@ -111,14 +111,8 @@ extension ProcessTests {
     let manifest = try emulator.manifest()
     let out = directory.file("out")
     let result = try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync")
-    #expect(result.status == 0, "\(result.stderr)")
-    let files = try jsonArray(result.stdout)
-    #expect(files.count == manifest.recordings.count, "\(result.stdout)\n\(result.stderr)")
-    #expect(
-      files.allSatisfy { $0["transport"] as? String == "wifi" },
-      "\(result.stdout)\n\(result.stderr)")
+    let files = try expectSyncedOverWiFi(result, manifest, out: out)
     #expect(files.allSatisfy { $0["deletedFromDevice"] as? Bool == true }, "\(result.stdout)")
-    try expectSynced(manifest, out: out, format: "opus")
     #expect(result.stderr.contains("Wi-Fi closed over a new BLE connection"), "\(result.stderr)")
     // BLE down throughout: connection 1 raised the hotspot and went down, the transfer and
     // every DELETE went over Wi-Fi, connection 2 came only for the owed WIFI_CLOSE.

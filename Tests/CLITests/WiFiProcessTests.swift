@@ -18,6 +18,23 @@ extension ProcessTests {
       in: directory, label: label)
   }
 
+  /// A `sync --wifi --json` that ended well and moved every listed recording over Wi-Fi,
+  /// each stored as the device held it: its JSON file entries.
+  @discardableResult
+  func expectSyncedOverWiFi(
+    _ result: (status: Int32?, stdout: String, stderr: String), _ manifest: Manifest,
+    out: String
+  ) throws -> [[String: Any]] {
+    #expect(result.status == 0, "\(result.stderr)")
+    let files = try jsonArray(result.stdout)
+    #expect(files.count == manifest.recordings.count, "\(result.stdout)\n\(result.stderr)")
+    #expect(
+      files.allSatisfy { $0["transport"] as? String == "wifi" },
+      "\(result.stdout)\n\(result.stderr)")
+    try expectSynced(manifest, out: out, format: "opus")
+    return files
+  }
+
   @Test("sync --wifi moves the backlog over Wi-Fi and names the transport of each file")
   func syncOverWiFi() throws {
     let directory = try TemporaryDirectory("wifi")
@@ -27,13 +44,7 @@ extension ProcessTests {
     let manifest = try emulator.manifest()
     let out = directory.file("out")
     let result = try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync-wifi")
-    #expect(result.status == 0, "\(result.stderr)")
-    let files = try jsonArray(result.stdout)
-    #expect(files.count == manifest.recordings.count, "\(result.stdout)\n\(result.stderr)")
-    #expect(
-      files.allSatisfy { $0["transport"] as? String == "wifi" },
-      "\(result.stdout)\n\(result.stderr)")
-    try expectSynced(manifest, out: out, format: "opus")
+    try expectSyncedOverWiFi(result, manifest, out: out)
     #expect(try emulator.manifest().deletes.count == manifest.recordings.count)
   }
 
