@@ -142,7 +142,7 @@ public final class CoreBluetoothCentral: Central {
     try await connect(peripheral, services: services, timeout: Optional(timeout))
   }
 
-  /// The system's pending connect (no timeout): see ``connect(_:services:timeout:)`` with
+  /// The system's pending connect (no timeout): `connect(_:services:timeout:)` with
   /// a nil timeout.
   public func connectWhenInRange(_ peripheral: PeripheralID, services: [BluetoothUUID])
     async throws(LinkError) -> any PeripheralLink

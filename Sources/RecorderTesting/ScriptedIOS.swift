@@ -128,6 +128,8 @@ public final class ScriptedIOS: Sendable {
 
   /// A phone with the app installed and not yet launched.
   /// - Parameters:
+  ///   - clock: the phone's time (background time, wake time).
+  ///   - rules: which of Apple's rules hold (all, by default).
   ///   - systemBluetooth: makes the system's Bluetooth, once, with the sink its callbacks go
   ///     to (an emulated radio in tests).
   ///   - authorization: the app's location authorization.

@@ -6,10 +6,10 @@ import RecorderRemoteLink
 /// protocol on TCP, docs/tcp-link.md): the way `recorder sync --wifi` reaches
 /// `recorder emulate` and tests reach an in-process emulator.
 ///
-/// Joining is idempotent, as ``HotspotJoiner`` asks: when a join went out and its answer never
+/// Joining is idempotent, as `HotspotJoiner` asks: when a join went out and its answer never
 /// came (the exchange broke off after the request), the device may have taken it. A device
 /// that then refuses the next join of the same hotspot because its Wi-Fi session is already
-/// active (``HotspotJoinRequest/sessionAlreadyActive``) is telling that the earlier join took:
+/// active (`HotspotJoinRequest.sessionAlreadyActive`) is telling that the earlier join took:
 /// that refusal counts as joined, as iOS's "already associated" does. Without such an
 /// unanswered join the refusal stays a refusal (the device is busy with a session of
 /// somebody else's join, or one we closed).

@@ -36,7 +36,7 @@ public final class KnownRecorders: Sendable {
   private let path: String
   private let entries: Locked<[String: Entry]>
 
-  /// The recorders remembered in the file at `path` (created on the first ``remember(_:)``).
+  /// The recorders remembered in the file at `path` (created on the first ``remember(_:serial:)``).
   public init(path: String) {
     self.path = path
     entries = Locked(Self.load(path))

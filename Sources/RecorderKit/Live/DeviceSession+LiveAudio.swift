@@ -21,7 +21,7 @@ extension DeviceSession {
   ///
   /// Every byte is delivered once, in order, as ``LiveAudioEvent/data(offset:bytes:)``;
   /// every whole device frame from the first frame boundary at or after `start` is decoded
-  /// with ``DeviceOpusDecoder`` into 16 kHz mono ``LiveAudioEvent/pcm(_:)``, or reported
+  /// with `DeviceOpusDecoder` (RecorderAudio) into 16 kHz mono ``LiveAudioEvent/pcm(_:)``, or reported
   /// ``LiveAudioEvent/undecodable(offset:reason:)``. Failures end the stream with a
   /// ``LiveAudioError``.
   public nonisolated func liveAudio(

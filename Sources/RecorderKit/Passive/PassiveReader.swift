@@ -160,7 +160,6 @@ public actor PassiveReader {
     }
   }
 
-
   /// The services the scan names (nil: every advertisement).
   nonisolated var scanServices: [BluetoothUUID]? {
     switch options.scope {

@@ -82,12 +82,16 @@ public actor DeviceSession {
 
   /// Connects to `device`, authenticates and reads its state.
   ///
-  /// - Parameter whenInRange: false (default): the link must come up within
-  ///   ``Configuration/connectTimeout``. true: a recorder met before (its peripheral
-  ///   identity remembered) is connected to whenever it is next in range, with no scan and no
-  ///   time limit (`Central.connectWhenInRange(_:services:)`: CoreBluetooth's pending
-  ///   connect, which survives the app's suspension and relaunches a system-terminated app).
-  ///   Cancel the calling task to withdraw it.
+  /// - Parameters:
+  ///   - device: how the recorder was heard (or remembered).
+  ///   - central: the radio to connect with.
+  ///   - configuration: the token, the Mode B credentials, the clock and the limits.
+  ///   - whenInRange: false (default): the link must come up within
+  ///     ``Configuration/connectTimeout``. true: a recorder met before (its peripheral
+  ///     identity remembered) is connected to whenever it is next in range, with no scan and no
+  ///     time limit (`Central.connectWhenInRange(_:services:)`: CoreBluetooth's pending
+  ///     connect, which survives the app's suspension and relaunches a system-terminated app).
+  ///     Cancel the calling task to withdraw it.
   /// - Throws: ``DeviceError/tokenRejected`` for a wrong token (the link is closed before
   ///   returning), ``DeviceError/unsupportedPortVersion(_:)``, timeouts, link errors.
   public static func connect(

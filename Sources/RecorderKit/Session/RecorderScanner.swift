@@ -134,7 +134,7 @@ public final class RecorderScanner: Sendable {
   /// (GET_SERIAL): another serial is disconnected and the search goes on.
   /// - Returns: the authenticated session and the advertisement it was reached by.
   /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no recorder proved to have that
-  ///   serial in time; what ``DeviceSession/connect(to:using:configuration:)`` throws for an
+  ///   serial in time; what ``DeviceSession/connect(to:using:configuration:whenInRange:)`` throws for an
   ///   advertised match; ``DeviceError/bluetoothUnavailable(_:)``; ``DeviceError/cancelled``.
   public func connect(
     serial: String, heard: DiscoveredDevice? = nil, findTimeout: Duration,
