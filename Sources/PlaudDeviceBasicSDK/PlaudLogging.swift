@@ -141,8 +141,11 @@ public enum PlaudLogUploadError: Int, Error, Sendable {
 
 /// A partial upload's result (what was and was not uploaded).
 public struct PlaudLogUploadPartialError: Error, @unchecked Sendable {
-  // `@unchecked Sendable`: `[String: Any]` is the vendor's shape; the dictionary is a
-  // value type set once in `init` and never mutated (`let`).
+  // `@unchecked Sendable`: `Error` requires Sendable and the vendor's shape is
+  // `[String: Any]`. The dictionary is a `let`, never mutated after `init`, and RecorderKit
+  // never makes one (log upload is not supported, so nothing fills a result): the only
+  // values in it are what the app itself puts there and throws, and those the app already
+  // shares across its own threads when it throws them.
   /// The upload's result by key.
   public let result: [String: Any]
 
