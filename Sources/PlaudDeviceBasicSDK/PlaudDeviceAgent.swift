@@ -237,11 +237,13 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
   /// Starts listening for beacon wake-ups (`bleIBeaconWakeupTriggered`).
   public func activateBeaconMonitoring() { core.activateBeacons() }
 
-  /// Replaces the serial numbers to be woken for.
+  /// Replaces the serial numbers to be woken for, in priority order: each needs its beacon
+  /// identity in the configuration's monitor (`BeaconIdentities`), and iOS watches at most 20
+  /// regions per app, so serials past the twentieth (and any without an identity) are not
+  /// watched. The beacon monitor's `monitor(serials:)` answers which are.
   public func updateBeaconMonitoredDevices(serialNumbers: [String]) {
     let monitor = configuration.beaconMonitor
-    let serials = Set(serialNumbers)
-    enqueue { _ in await monitor.monitor(serials: serials) }
+    enqueue { _ in await monitor.monitor(serials: serialNumbers) }
   }
 
   /// Whether the platform allows beacon wake-ups ("Always" location).

@@ -32,7 +32,12 @@ import RecorderKit
 ///   nothing relaunches it and nothing is preserved.
 /// - **Region monitoring**: monitored regions belong to the system and outlive the app; an
 ///   entry relaunches an app terminated by the system only with "always" authorization, and
-///   wakes a suspended one the same way; in the foreground "when in use" suffices.
+///   wakes a suspended one the same way; in the foreground "when in use" suffices. An app
+///   monitors at most ``Rules/regionLimit`` regions: one more fails with
+///   `monitoringDidFailFor`. The beacons the phone hears (``hearBeacons(_:)``) move it into
+///   and out of beacon regions; a region that already contains a heard beacon when its
+///   monitoring starts is entered without an event (Core Location reports crossings).
+///   iBeacon frames never reach Core Bluetooth scans.
 /// - **Background time** is finite: the app runs ``Rules/wakeTime`` after it entered the
 ///   background or was woken, longer only inside background tasks, and those expire
 ///   ``Rules/backgroundTime`` after it entered the background or was woken: the expiration
@@ -92,6 +97,10 @@ public final class ScriptedIOS: Sendable {
     public var backgroundTime: Duration = .seconds(30)
     /// How long the app runs after it entered the background or was woken, outside tasks.
     public var wakeTime: Duration = .seconds(10)
+    /// An app monitors at most ``regionLimit`` regions (false: any number).
+    public var limitsRegions = true
+    /// The regions an app may monitor at once (Core Location: 20).
+    public var regionLimit = 20
 
     /// Apple's rules, as documented.
     public init() {}
@@ -112,6 +121,10 @@ public final class ScriptedIOS: Sendable {
     public var tasksExpired = 0
     /// Times the app was terminated for not ending an expired background task.
     public var overrunTerminations = 0
+    /// Region registrations refused for the region limit.
+    public var regionsRefused = 0
+    /// Region entries delivered to the app (waking or relaunching it, or in the foreground).
+    public var regionEntries = 0
     /// Calls the app made while suspended or after it ended (a suspended app runs no code:
     /// each one is a test artefact, dropped).
     public var callsWhileNotRunning = 0
@@ -203,7 +216,7 @@ public final class ScriptedIOS: Sendable {
   /// (waking or relaunching the app).
   public func enterRegion(_ identifier: String) {
     let (app, monitored, always) = state.withLock {
-      ($0.app, $0.regions.contains(identifier), $0.authorization == .authorizedAlways)
+      ($0.app, $0.regions[identifier] != nil, $0.authorization == .authorizedAlways)
     }
     guard monitored else { return }
     switch app {
@@ -216,14 +229,36 @@ public final class ScriptedIOS: Sendable {
       relaunch(.location(region: identifier), into: .background)
     case .forceQuit, .notRunning: return
     }
-    let sinks = state.withLock { $0.locationSinks(of: $0.generation) }
+    let sinks = state.withLock { state in
+      state.record.regionEntries += 1
+      return state.locationSinks(of: state.generation)
+    }
     for sink in sinks { sink(.didEnterRegion(identifier: identifier)) }
+  }
+
+  /// The iBeacons the phone hears now (replacing the last set): each monitored beacon region
+  /// that now contains one and did not is entered (``enterRegion(_:)``), each that contained
+  /// one and now contains none is left (``exitRegion(_:)``).
+  public func hearBeacons(_ beacons: Set<IBeacon>) {
+    let (entered, left) = state.withLock { state -> ([String], [String]) in
+      state.beacons = beacons
+      var entered: [String] = []
+      var left: [String] = []
+      for (identifier, region) in state.regions.sorted(by: { $0.key < $1.key }) {
+        let inside = state.contains(region)
+        if inside, state.insideRegions.insert(identifier).inserted { entered.append(identifier) }
+        if !inside, state.insideRegions.remove(identifier) != nil { left.append(identifier) }
+      }
+      return (entered, left)
+    }
+    for identifier in left { exitRegion(identifier) }
+    for identifier in entered { enterRegion(identifier) }
   }
 
   /// The phone leaves region `identifier` (delivered only to an app in memory).
   public func exitRegion(_ identifier: String) {
     let sinks = state.withLock { state -> [LocationBeaconMonitor.EventSink] in
-      guard state.regions.contains(identifier), state.app.isInMemory else { return [] }
+      guard state.regions[identifier] != nil, state.app.isInMemory else { return [] }
       return state.locationSinks(of: state.generation)
     }
     for sink in sinks { sink(.didExitRegion(identifier: identifier)) }
@@ -429,7 +464,11 @@ struct SystemState: Sendable {
   var preserved: [String: Preserved] = [:]
   var systemState = ManagerStateMirror.unknown
   var authorization = LocationAuthorizationMirror.notDetermined
-  var regions: Set<String> = []
+  /// Monitored regions by identifier (the app's, kept across launches).
+  var regions: [String: BeaconRegionMirror] = [:]
+  /// The beacons the phone hears, and the regions that contain one of them.
+  var beacons: Set<IBeacon> = []
+  var insideRegions: Set<String> = []
   var locations: [Int: (generation: Int, sink: LocationBeaconMonitor.EventSink)] = [:]
   var nextLocation = 0
   /// Every peripheral the system has seen or connected (what `retrievePeripherals` finds).
@@ -443,6 +482,12 @@ struct SystemState: Sendable {
   var taskDeadline = Duration.zero
   /// This stretch of background time's tasks were expired: no new task is granted.
   var tasksExpired = false
+
+  /// True when a heard beacon is in `region`.
+  func contains(_ region: BeaconRegionMirror) -> Bool {
+    guard let identity = region.identity else { return false }
+    return beacons.contains(where: identity.matches)
+  }
 
   func locationSinks(of generation: Int) -> [LocationBeaconMonitor.EventSink] {
     locations.values.filter { $0.generation == generation }.map(\.sink)
@@ -491,16 +536,38 @@ struct AppLocationManager: LocationManagerMirror {
   func requestAlwaysAuthorization() {}
 
   func startMonitoring(for region: BeaconRegionMirror) {
-    system.state.withLock { state in
-      guard state.generation == generation else { return }
-      state.regions.insert(region.identifier)
+    let rules = system.rules
+    let refused = system.state.withLock { state -> [LocationBeaconMonitor.EventSink] in
+      guard state.generation == generation else { return [] }
+      if rules.limitsRegions, state.regions[region.identifier] == nil,
+        state.regions.count >= rules.regionLimit
+      {
+        state.record.regionsRefused += 1
+        return state.locationSinks(of: generation)
+      }
+      state.regions[region.identifier] = region
+      // Already inside: no crossing, no event.
+      if state.contains(region) {
+        state.insideRegions.insert(region.identifier)
+      } else {
+        state.insideRegions.remove(region.identifier)
+      }
+      return []
+    }
+    for sink in refused {
+      sink(.monitoringDidFail(identifier: region.identifier, "kCLErrorRegionMonitoringFailure"))
     }
   }
 
   func stopMonitoring(for region: BeaconRegionMirror) {
     system.state.withLock { state in
       guard state.generation == generation else { return }
-      state.regions.remove(region.identifier)
+      state.regions[region.identifier] = nil
+      state.insideRegions.remove(region.identifier)
     }
+  }
+
+  var monitoredRegions: [BeaconRegionMirror] {
+    system.state.withLock { Array($0.regions.values) }
   }
 }

@@ -91,12 +91,19 @@ public final class ScriptedLocationManager: LocationManagerMirror {
   public var authorizationStatus: LocationAuthorizationMirror { status.withLock { $0 } }
   /// Records ``Call/requestAlways``.
   public func requestAlwaysAuthorization() { calls.withLock { $0.append(.requestAlways) } }
+  /// The regions monitored (started and not stopped); set it to stand for regions an
+  /// earlier launch registered.
+  public let regions = Locked<[String: BeaconRegionMirror]>([:])
   /// Records ``Call/start(_:)``.
   public func startMonitoring(for region: BeaconRegionMirror) {
     calls.withLock { $0.append(.start(region.identifier)) }
+    regions.withLock { $0[region.identifier] = region }
   }
   /// Records ``Call/stop(_:)``.
   public func stopMonitoring(for region: BeaconRegionMirror) {
     calls.withLock { $0.append(.stop(region.identifier)) }
+    regions.withLock { $0[region.identifier] = nil }
   }
+  /// ``regions``.
+  public var monitoredRegions: [BeaconRegionMirror] { regions.withLock { Array($0.values) } }
 }

@@ -55,7 +55,7 @@ struct FacadeBackgroundFlowTests {
     let location = Locked<ScriptedLocationManager?>(nil)
     let beacons = LocationBeaconMonitor(
       configuration: .init(
-        region: { BeaconRegionMirror(identifier: "PLAUD-" + $0, uuid: PlatformServicesTests.uuid) },
+        identities: BeaconIdentities(shared: PlatformServicesTests.identity),
         clock: AnyClock(clock))
     ) { sink in
       let manager = ScriptedLocationManager(sink: sink)
@@ -78,12 +78,13 @@ struct FacadeBackgroundFlowTests {
     agent.updateBeaconMonitoredDevices(serialNumbers: [device.serial])
     let system = try #require(location.withLock { $0 })
     while system.calls.withLock({ $0 }).isEmpty { await Task.yield() }
-    #expect(system.calls.withLock { $0 } == [.start("PLAUD-" + device.serial)])
+    let region = LocationBeaconMonitor.regionIdentifier(for: device.serial)
+    #expect(system.calls.withLock { $0 } == [.start(region)])
     while !tasks.state.withLock({ $0.running.isEmpty }) { await Task.yield() }
     let beforeWake = tasks.state.withLock { $0.begun.count }
 
     // The recorder comes into range: iOS calls didEnterRegion (relaunching the app if needed).
-    system.fire(.didEnterRegion(identifier: "PLAUD-" + device.serial))
+    system.fire(.didEnterRegion(identifier: region))
     var events = app.events.makeAsyncIterator()
     #expect(await events.next() == "wake \(device.serial)")
     var bound = false

@@ -5,19 +5,29 @@ import Testing
 
 @Suite("Platform services' decisions against scripted OS events", .timeLimit(.minutes(1)))
 struct PlatformServicesTests {
-  static let uuid = "5D0A4A6E-0000-4000-8000-504C41554430"
+  static let identity = try! BeaconIdentity(parsing: "5D0A4A6E-0000-4000-8000-504C41554430")
 
-  func beaconBench(clock: ManualClock = ManualClock(), limit: Int = 20) -> (
-    LocationBeaconMonitor, ScriptedLocationManager
-  ) {
+  /// Serials 8881000000000001…9, each with its own major (its last four digits).
+  static let identities = BeaconIdentities(
+    bySerial: Dictionary(
+      uniqueKeysWithValues: (1...9).map { index in
+        ("888100000000000\(index)", try! BeaconIdentity(uuid: identity.uuid, major: UInt16(index)))
+      }))
+
+  /// The region identifier of serial 888100000000000`index`.
+  static func region(_ index: Int) -> String {
+    LocationBeaconMonitor.regionIdentifier(for: "888100000000000\(index)")
+  }
+
+  func beaconBench(
+    clock: ManualClock = ManualClock(), limit: Int = 20,
+    identities: BeaconIdentities = Self.identities
+  ) -> (LocationBeaconMonitor, ScriptedLocationManager) {
     let made = Locked<ScriptedLocationManager?>(nil)
     let monitor = LocationBeaconMonitor(
       configuration: .init(
-        region: { serial in
-          BeaconRegionMirror(
-            identifier: "PLAUD-" + serial, uuid: Self.uuid,
-            major: UInt16(serial.suffix(4)), minor: nil)
-        }, regionLimit: limit, authorizationTimeout: .seconds(60), clock: AnyClock(clock))
+        identities: identities, regionLimit: limit, authorizationTimeout: .seconds(60),
+        clock: AnyClock(clock))
     ) { sink in
       let manager = ScriptedLocationManager(sink: sink)
       made.withLock { $0 = manager }
@@ -29,26 +39,60 @@ struct PlatformServicesTests {
   @Test("beacon regions follow the serial set; an entry wakes once until the next exit")
   func beaconRegionsAndWakeUps() async throws {
     let (monitor, location) = beaconBench(limit: 2)
-    await monitor.monitor(serials: ["8881000000000002", "8881000000000001", "8881000000000003"])
+    let first = await monitor.monitor(
+      serials: ["8881000000000002", "8881000000000001", "8881000000000003", "8881000000000002"])
     #expect(
-      location.calls.withLock { $0 }
-        == [.start("PLAUD-8881000000000001"), .start("PLAUD-8881000000000002")])
+      first
+        == BeaconWatch(
+          watched: ["8881000000000002", "8881000000000001"], overLimit: ["8881000000000003"]))
+    #expect(location.calls.withLock { $0 } == [.start(Self.region(2)), .start(Self.region(1))])
+    #expect(location.regions.withLock { $0[Self.region(2)]?.major } == 2)
     location.calls.withLock { $0 = [] }
     await monitor.monitor(serials: ["8881000000000002", "8881000000000004"])
-    #expect(
-      location.calls.withLock { $0 }
-        == [.stop("PLAUD-8881000000000001"), .start("PLAUD-8881000000000004")])
+    #expect(location.calls.withLock { $0 } == [.stop(Self.region(1)), .start(Self.region(4))])
 
     var wakes = monitor.wakeUps().makeAsyncIterator()
-    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000002"))
-    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000002"))
-    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000001"))  // no longer watched
-    location.fire(.didExitRegion(identifier: "PLAUD-8881000000000002"))
-    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000004"))
-    location.fire(.didEnterRegion(identifier: "PLAUD-8881000000000002"))
+    location.fire(.didEnterRegion(identifier: Self.region(2)))
+    location.fire(.didEnterRegion(identifier: Self.region(2)))
+    location.fire(.didEnterRegion(identifier: Self.region(1)))  // no longer watched
+    location.fire(.didEnterRegion(identifier: "somebody else's region"))
+    location.fire(.didExitRegion(identifier: Self.region(2)))
+    location.fire(.didEnterRegion(identifier: Self.region(4)))
+    location.fire(.didEnterRegion(identifier: Self.region(2)))
     #expect(await wakes.next() == "8881000000000002")
     #expect(await wakes.next() == "8881000000000004")
     #expect(await wakes.next() == "8881000000000002")
+  }
+
+  @Test("a relaunch: an entry before monitor() wakes; regions of earlier launches are replaced")
+  func beaconRelaunch() async throws {
+    let (monitor, location) = beaconBench()
+    // Registered by an earlier launch: serial 9's region, and a region that is not ours.
+    let earlier = BeaconRegionMirror(
+      identifier: Self.region(9),
+      identity: try #require(Self.identities.identity(for: "8881000000000009")))
+    let foreign = BeaconRegionMirror(
+      identifier: "app.geofence", uuid: Self.identity.uuid.uuidString)
+    location.regions.withLock { $0 = [earlier.identifier: earlier, foreign.identifier: foreign] }
+    var wakes = monitor.wakeUps().makeAsyncIterator()
+    // The entry that relaunched the app arrives before the app registers again.
+    location.fire(.didEnterRegion(identifier: Self.region(9)))
+    #expect(await wakes.next() == "8881000000000009")
+    let watch = await monitor.monitor(serials: ["8881000000000002", "8881000000000099"])
+    #expect(
+      watch == BeaconWatch(watched: ["8881000000000002"], withoutIdentity: ["8881000000000099"]))
+    #expect(location.calls.withLock { $0 } == [.stop(Self.region(9)), .start(Self.region(2))])
+    #expect(
+      location.regions.withLock { $0.keys.sorted() } == ["app.geofence", Self.region(2)].sorted())
+    // Now only the watched serial wakes.
+    location.fire(.didEnterRegion(identifier: Self.region(9)))
+    location.fire(.didEnterRegion(identifier: Self.region(2)))
+    #expect(await wakes.next() == "8881000000000002")
+    // The system refuses a region: it is no longer watched.
+    location.fire(.monitoringDidFail(identifier: Self.region(2), "kCLErrorRegionMonitoringFailure"))
+    #expect(
+      monitor.watch
+        == BeaconWatch(withoutIdentity: ["8881000000000099"], refused: ["8881000000000002"]))
   }
 
   @Test("authorization: the upgrade to always, a denial, and a prompt that never answers")

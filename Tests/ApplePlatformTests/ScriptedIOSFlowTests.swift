@@ -92,7 +92,7 @@ struct ScriptedIOSFlowTests {
     let ios: ScriptedIOS
     let exports: String
     private let current = Locked<(agent: PlaudDeviceAgent, app: GuideApp)?>(nil)
-    static let beaconUUID = "6E4F0000-0000-4000-8000-00000000B1E0"
+    static let beacon = try! BeaconIdentity(parsing: "6E4F0000-0000-4000-8000-00000000B1E0")
 
     init(_ name: String, seed: UInt64, rules: ScriptedIOS.Rules = ScriptedIOS.Rules()) throws {
       let bench = try RecorderBench(name, seed: seed)
@@ -109,7 +109,7 @@ struct ScriptedIOSFlowTests {
         ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
         let beacons = LocationBeaconMonitor(
           configuration: .init(
-            region: { BeaconRegionMirror(identifier: "PLAUD-" + $0, uuid: Self.beaconUUID) },
+            identities: BeaconIdentities(shared: Self.beacon),
             clock: clock)
         ) { events in ios.locationManager(events: events) }
         var configuration = PlaudSDKConfiguration(

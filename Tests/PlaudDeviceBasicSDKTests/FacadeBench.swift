@@ -158,7 +158,10 @@ final class RangeBeacon: BeaconMonitor {
     return true
   }
 
-  func monitor(serials: Set<String>) async { state.withLock { $0.serials = serials } }
+  func monitor(serials: [String]) async -> BeaconWatch {
+    state.withLock { $0.serials = Set(serials) }
+    return BeaconWatch(watched: serials)
+  }
 
   func wakeUps() -> AsyncStream<String> {
     let (stream, continuation) = AsyncStream.makeStream(of: String.self)

@@ -9,14 +9,29 @@
     public static let centralRestoreIdentifier = "ai.recorderkit.PlaudDeviceBasicSDK.central"
 
     /// The system's radio and services, wired as ``platformDefault`` describes. The beacon
-    /// identity a recorder advertises is not documented (shared/PROTOCOL.md), so the default
-    /// monitor watches no region: an app that knows it configures its own
-    /// `LocationBeaconMonitor`.
+    /// identity a recorder broadcasts is not documented (shared/PROTOCOL.md), so the default
+    /// monitor takes it from the app's Info.plist (``beaconIdentitiesFromInfoPlist()``); with
+    /// none there it watches no region.
     static func systemDefault() -> PlaudSDKConfiguration {
+      systemDefault(beaconIdentities: beaconIdentitiesFromInfoPlist())
+    }
+
+    /// The beacon identities under `RecorderKitBeacons` in the main bundle's Info.plist
+    /// (`BeaconIdentities.init(propertyList:)` gives the form); none when the key is absent
+    /// or malformed.
+    public static func beaconIdentitiesFromInfoPlist() -> BeaconIdentities {
+      guard let entry = Bundle.main.object(forInfoDictionaryKey: BeaconIdentities.infoPlistKey)
+      else { return .none }
+      return (try? BeaconIdentities(propertyList: entry)) ?? .none
+    }
+
+    /// The system's radio and services, its beacon monitor watching `beaconIdentities`.
+    public static func systemDefault(beaconIdentities: BeaconIdentities) -> PlaudSDKConfiguration {
       let central = CoreBluetoothCentral(
         system: CoreBluetoothCentral.Configuration(restoreIdentifier: centralRestoreIdentifier))
       // Core Location delivers callbacks to the thread that made the manager: the main one.
-      let beacons = LocationBeaconMonitor(configuration: .init(region: { _ in nil })) { events in
+      let beacons = LocationBeaconMonitor(configuration: .init(identities: beaconIdentities)) {
+        events in
         Thread.isMainThread
           ? SystemLocationManager(events: events)
           : DispatchQueue.main.sync { SystemLocationManager(events: events) }

@@ -45,6 +45,17 @@
       }
     }
 
+    public var monitoredRegions: [BeaconRegionMirror] {
+      onMain {
+        manager.monitoredRegions.compactMap { region in
+          guard let beacon = region as? CLBeaconRegion else { return nil }
+          return BeaconRegionMirror(
+            identifier: beacon.identifier, uuid: beacon.uuid.uuidString,
+            major: beacon.major?.uint16Value, minor: beacon.minor?.uint16Value)
+        }
+      }
+    }
+
     private func beaconRegion(_ region: BeaconRegionMirror) -> CLBeaconRegion? {
       guard let uuid = UUID(uuidString: region.uuid) else { return nil }
       switch (region.major, region.minor) {

@@ -1,4 +1,5 @@
 import RecorderAudio
+import RecorderBluetooth
 import RecorderProtocol
 
 /// Who the emulated device is and how it starts: identity, firmware, flash, battery, timing.
@@ -97,6 +98,13 @@ public struct DeviceConfiguration: Sendable {
   /// 4099 (`DeviceState.vendorRecordingState`, [sdk]). Idle is 1 and paused 3 either way
   /// [project]: the header names no other value.
   public var recordingStateCode: UInt32 = 2
+  /// The iBeacon the device broadcasts while its iBeacon wake-up (setting 49) is 1, nil for a
+  /// device without one (the default). No source says which identity a real recorder uses
+  /// (PROTOCOL.md [project]): tests pick one and configure the phone's side to match.
+  public var beacon: IBeacon?
+  /// Whether the beacon goes on while a phone is connected (the default) or pauses until
+  /// the link ends (PROTOCOL.md [project]: unknown).
+  public var beaconWhileConnected = true
 
   /// The token of §11 vector 1, handy for tests.
   public static let exampleToken = DeviceToken(validatedText: "0123456789abcdef0123456789abcdef")

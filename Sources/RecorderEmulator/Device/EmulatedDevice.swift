@@ -28,7 +28,7 @@ public actor EmulatedDevice {
   let flash: FlashStorage
   var cachedContent: RecordingContent?
   var name: String
-  var settings: [UInt16: UInt32]
+  var settings: [UInt16: UInt32] { didSet { publishBeacon() } }
   var privacy: UInt8 = 0
   var active: UInt8 = 1
   var led: UInt8 = 1
@@ -60,13 +60,16 @@ public actor EmulatedDevice {
   var bootCount = 0
   var address: PeripheralID
   var pastAddresses: Set<PeripheralID> = []
-  var inRange = true
+  var inRange = true { didSet { publishBeacon() } }
   var advertisingObservers: [Int: AsyncStream<Advertisement>.Continuation] = [:]
   var nextObserverID = 0
+  var beaconObservers: [Int: AsyncStream<IBeacon?>.Continuation] = [:]
+  /// The beacon last published to ``beaconObservers``.
+  var publishedBeacon: IBeacon?
   var recording: LiveRecording?
   var recordingGeneration = 0
   var recordingTimer: Task<Void, Never>?
-  var connection: Connection?
+  var connection: Connection? { didSet { publishBeacon() } }
   var nextConnectionID = 0
   var closedReasons: [Int: DisconnectReason] = [:]
   /// The access point WIFI_OPEN raised (PROTOCOL.md §6); survives BLE disconnects.
@@ -89,7 +92,7 @@ public actor EmulatedDevice {
   /// Every firmware update's outcome, oldest first.
   var otaOutcomes: [FirmwareUpdateOutcome] = []
   /// Installing or restarting after an update: not advertising, not connectable.
-  var restarting = false
+  var restarting = false { didSet { publishBeacon() } }
   var otaTimer: Task<Void, Never>?
   /// Mode B: the user public key the device holds (survives reconnects, not a restart of
   /// the emulator process: a fresh emulator asks with `FE11`).

@@ -17,8 +17,10 @@ public protocol BeaconMonitor: Sendable {
   var authorization: BeaconAuthorization { get }
   /// Asks for "always" authorization; true when granted.
   func requestAlwaysAuthorization() async -> Bool
-  /// Replaces the set of serial numbers being watched (empty stops monitoring).
-  func monitor(serials: Set<String>) async
+  /// Replaces the recorders being watched with `serials`, in priority order (empty stops
+  /// monitoring): where the platform watches fewer regions than asked for, the first ones
+  /// are watched. Returns which are watched and why the others are not.
+  @discardableResult func monitor(serials: [String]) async -> BeaconWatch
   /// Serial numbers of watched recorders as they come into range. Single consumer.
   func wakeUps() -> AsyncStream<String>
 }
@@ -28,6 +30,40 @@ public struct UnavailableBeaconMonitor: BeaconMonitor {
   public init() {}
   public var authorization: BeaconAuthorization { .denied }
   public func requestAlwaysAuthorization() async -> Bool { false }
-  public func monitor(serials: Set<String>) async {}
+  public func monitor(serials: [String]) async -> BeaconWatch {
+    BeaconWatch(unavailable: BeaconWatch.distinct(serials))
+  }
   public func wakeUps() -> AsyncStream<String> { AsyncStream { $0.finish() } }
+}
+
+/// Which recorders a ``BeaconMonitor`` watches, and why any other is not watched.
+public struct BeaconWatch: Sendable, Equatable {
+  /// Watched, in priority order.
+  public var watched: [String] = []
+  /// No beacon identity is known for these (``BeaconIdentities``).
+  public var withoutIdentity: [String] = []
+  /// Beyond the platform's region limit (iOS: 20 regions per app), lowest priority last.
+  public var overLimit: [String] = []
+  /// Refused by the system when monitoring started (Core Location's
+  /// `monitoringDidFailFor`).
+  public var refused: [String] = []
+  /// The platform has no beacon service.
+  public var unavailable: [String] = []
+
+  public init(
+    watched: [String] = [], withoutIdentity: [String] = [], overLimit: [String] = [],
+    refused: [String] = [], unavailable: [String] = []
+  ) {
+    self.watched = watched
+    self.withoutIdentity = withoutIdentity
+    self.overLimit = overLimit
+    self.refused = refused
+    self.unavailable = unavailable
+  }
+
+  /// `serials` without repeats, first occurrence kept.
+  static func distinct(_ serials: [String]) -> [String] {
+    var seen: Set<String> = []
+    return serials.filter { seen.insert($0).inserted }
+  }
 }

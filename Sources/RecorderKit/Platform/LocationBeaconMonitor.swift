@@ -1,3 +1,4 @@
+import RecorderBluetooth
 import RecorderConcurrency
 
 /// The `CLLocationManager` calls and delegate callbacks the beacon wake-up uses, mirrored so
@@ -11,6 +12,8 @@ public protocol LocationManagerMirror: Sendable {
   func startMonitoring(for region: BeaconRegionMirror)
   /// `stopMonitoring(for:)`.
   func stopMonitoring(for region: BeaconRegionMirror)
+  /// `monitoredRegions`, its beacon regions: the system keeps them across launches.
+  var monitoredRegions: [BeaconRegionMirror] { get }
 }
 
 /// `CLAuthorizationStatus`, by name.
@@ -42,6 +45,19 @@ public struct BeaconRegionMirror: Sendable, Hashable {
     self.major = major
     self.minor = minor
   }
+
+  /// The region of `identity`, named `identifier`.
+  public init(identifier: String, identity: BeaconIdentity) {
+    self.init(
+      identifier: identifier, uuid: identity.uuid.uuidString, major: identity.major,
+      minor: identity.minor)
+  }
+
+  /// The identity this region watches; nil when its UUID is not one.
+  public var identity: BeaconIdentity? {
+    guard let uuid = BluetoothUUID(string: uuid) else { return nil }
+    return try? BeaconIdentity(uuid: uuid, major: major, minor: minor)
+  }
 }
 
 /// The `CLLocationManagerDelegate` callbacks the beacon monitor listens to.
@@ -58,21 +74,26 @@ public enum LocationManagerEvent: Sendable, Equatable {
 
 /// A ``BeaconMonitor`` on Core Location region monitoring (the vendor's iBeacon wake-up):
 ///
-/// - one `CLBeaconRegion` per registered serial (its identity from
-///   ``Configuration/region``), at most ``Configuration/regionLimit`` of them (iOS monitors
-///   20 regions per app), the rest dropped in serial order;
-/// - a wake-up is the first region entry after an exit (or after monitoring starts); repeated
-///   entries without an exit between are one wake-up;
+/// - one `CLBeaconRegion` per watched serial, with the serial's identity from
+///   ``Configuration/identities``, named ``regionIdentifier(for:)``: a region entry names its
+///   recorder even when it relaunched the app before ``monitor(serials:)`` ran again;
+/// - at most ``Configuration/regionLimit`` regions (iOS monitors 20 per app, counting
+///   regions the app registered for anything else): serials beyond it are not watched and
+///   are listed in ``BeaconWatch/overLimit``; the order given is the priority;
+/// - regions registered by an earlier launch and no longer wanted are stopped (the system
+///   keeps regions across launches, `monitoredRegions`);
+/// - a wake-up is the first region entry after an exit (or after the launch began);
+///   repeated entries without an exit between are one wake-up;
 /// - "always" authorization is asked for with `requestAlwaysAuthorization()`; the system
 ///   shows its prompt at most once and may never answer, so the wait is bounded by
 ///   ``Configuration/authorizationTimeout`` and the answer is whatever the status is then.
 ///
 /// Thread-safe: its state is in one `Locked`; the system's callbacks may come on any thread.
 public final class LocationBeaconMonitor: BeaconMonitor {
-  /// The region identity and bounds.
+  /// The identities and bounds.
   public struct Configuration: Sendable {
-    /// The beacon region a recorder with this serial advertises (nil: it cannot be watched).
-    public var region: @Sendable (String) -> BeaconRegionMirror?
+    /// The beacon each recorder broadcasts.
+    public var identities: BeaconIdentities
     /// Most regions monitored at once.
     public var regionLimit: Int
     /// How long ``requestAlwaysAuthorization()`` waits for the user's answer.
@@ -80,10 +101,10 @@ public final class LocationBeaconMonitor: BeaconMonitor {
     public var clock: AnyClock
 
     public init(
-      region: @escaping @Sendable (String) -> BeaconRegionMirror?, regionLimit: Int = 20,
+      identities: BeaconIdentities, regionLimit: Int = 20,
       authorizationTimeout: Duration = .seconds(120), clock: AnyClock = .continuous
     ) {
-      self.region = region
+      self.identities = identities
       self.regionLimit = regionLimit
       self.authorizationTimeout = authorizationTimeout
       self.clock = clock
@@ -93,9 +114,23 @@ public final class LocationBeaconMonitor: BeaconMonitor {
   /// The sink the mirror's delegate callbacks go to.
   public typealias EventSink = @Sendable (LocationManagerEvent) -> Void
 
+  /// The prefix of every region identifier this monitor registers.
+  public static let regionPrefix = "RecorderKit.beacon."
+
+  /// The identifier of the region that watches the recorder with `serial`.
+  public static func regionIdentifier(for serial: String) -> String { regionPrefix + serial }
+
+  /// The serial a region identifier of this monitor names; nil for any other region.
+  static func serial(ofRegion identifier: String) -> String? {
+    guard identifier.hasPrefix(regionPrefix), identifier.count > regionPrefix.count else {
+      return nil
+    }
+    return String(identifier.dropFirst(regionPrefix.count))
+  }
+
   private struct State {
-    /// Monitored regions by identifier, with the serial each stands for.
-    var regions: [String: (serial: String, region: BeaconRegionMirror)] = [:]
+    /// The watch set by ``monitor(serials:)`` in this launch; nil before its first call.
+    var watch: BeaconWatch?
     var inside: Set<String> = []
     var authorization: AuthorizationWaiters = AuthorizationWaiters()
   }
@@ -128,6 +163,10 @@ public final class LocationBeaconMonitor: BeaconMonitor {
 
   public var authorization: BeaconAuthorization { system.authorizationStatus.beaconAuthorization }
 
+  /// What the last ``monitor(serials:)`` watches now (refusals the system sent since
+  /// included); nil before the first call in this launch.
+  public var watch: BeaconWatch? { state.withLock { $0.watch } }
+
   public func requestAlwaysAuthorization() async -> Bool {
     switch system.authorizationStatus {
     case .authorizedAlways: return true
@@ -149,26 +188,43 @@ public final class LocationBeaconMonitor: BeaconMonitor {
     return system.authorizationStatus == .authorizedAlways
   }
 
-  public func monitor(serials: Set<String>) async {
-    var wanted: [String: (serial: String, region: BeaconRegionMirror)] = [:]
-    for serial in serials.sorted() where wanted.count < configuration.regionLimit {
-      guard let region = configuration.region(serial) else { continue }
-      wanted[region.identifier] = (serial, region)
-    }
-    let (stop, start) = state.withLock { state in
-      let stop = state.regions.filter { wanted[$0.key]?.region != $0.value.region }
-      let start = wanted.filter { state.regions[$0.key]?.region != $0.value.region }
-      state.regions = wanted
-      state.inside = state.inside.filter { wanted[$0] != nil }
-      return (stop.values.map(\.region), start.values.map(\.region))
+  @discardableResult
+  public func monitor(serials: [String]) async -> BeaconWatch {
+    var watch = BeaconWatch()
+    var wanted: [String: BeaconRegionMirror] = [:]
+    for serial in BeaconWatch.distinct(serials) {
+      guard let identity = configuration.identities.identity(for: serial) else {
+        watch.withoutIdentity.append(serial)
+        continue
+      }
+      guard wanted.count < configuration.regionLimit else {
+        watch.overLimit.append(serial)
+        continue
+      }
+      let identifier = Self.regionIdentifier(for: serial)
+      wanted[identifier] = BeaconRegionMirror(identifier: identifier, identity: identity)
+      watch.watched.append(serial)
     }
     let system = self.system
-    for region in stop.sorted(by: { $0.identifier < $1.identifier }) {
+    // The system's regions of this monitor, this launch's and earlier launches'.
+    var current: [String: BeaconRegionMirror] = [:]
+    for region in system.monitoredRegions where Self.serial(ofRegion: region.identifier) != nil {
+      current[region.identifier] = region
+    }
+    state.withLock { state in
+      state.watch = watch
+      state.inside = state.inside.filter { wanted[$0] != nil }
+    }
+    for region in current.values.sorted(by: { $0.identifier < $1.identifier })
+    where wanted[region.identifier] != region {
       system.stopMonitoring(for: region)
     }
-    for region in start.sorted(by: { $0.identifier < $1.identifier }) {
+    for serial in watch.watched {
+      let identifier = Self.regionIdentifier(for: serial)
+      guard let region = wanted[identifier], current[identifier] != region else { continue }
       system.startMonitoring(for: region)
     }
+    return self.watch ?? watch
   }
 
   public func wakeUps() -> AsyncStream<String> { wakeStream }
@@ -182,16 +238,27 @@ public final class LocationBeaconMonitor: BeaconMonitor {
         for waiter in state.authorization.waiting.values { waiter.yield(status) }
       }
     case .didEnterRegion(let identifier):
-      let serial = state.withLock { state -> String? in
-        guard let serial = state.regions[identifier]?.serial,
-          state.inside.insert(identifier).inserted
-        else { return nil }
-        return serial
+      guard let serial = Self.serial(ofRegion: identifier) else { return }
+      let woke = state.withLock { state -> Bool in
+        // Before this launch's first monitor(serials:), the system's regions are the
+        // app's (an entry relaunched it); after it, only the watched ones.
+        if let watch = state.watch, !watch.watched.contains(serial) { return false }
+        return state.inside.insert(identifier).inserted
       }
-      if let serial { wake.yield(serial) }
+      if woke { wake.yield(serial) }
     case .didExitRegion(let identifier):
       state.withLock { _ = $0.inside.remove(identifier) }
-    case .monitoringDidFail: break
+    case .monitoringDidFail(let identifier, _):
+      guard let identifier, let serial = Self.serial(ofRegion: identifier) else { return }
+      state.withLock { state in
+        guard var watch = state.watch, let index = watch.watched.firstIndex(of: serial) else {
+          return
+        }
+        watch.watched.remove(at: index)
+        watch.refused.append(serial)
+        state.watch = watch
+        state.inside.remove(identifier)
+      }
     }
   }
 }

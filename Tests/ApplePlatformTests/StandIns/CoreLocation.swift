@@ -24,6 +24,9 @@ open class CLBeaconRegion: CLRegion {
   public init(
     uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, identifier: String
   ) { fatalError("stand-in") }
+  open var uuid: UUID { fatalError("stand-in") }
+  open var major: NSNumber? { fatalError("stand-in") }
+  open var minor: NSNumber? { fatalError("stand-in") }
 }
 
 open class CLLocationManager: NSObject {
@@ -33,6 +36,7 @@ open class CLLocationManager: NSObject {
   open func requestAlwaysAuthorization() {}
   open func startMonitoring(for region: CLRegion) {}
   open func stopMonitoring(for region: CLRegion) {}
+  open var monitoredRegions: Set<CLRegion> { fatalError("stand-in") }
 }
 
 public protocol CLLocationManagerDelegate: NSObjectProtocol {
