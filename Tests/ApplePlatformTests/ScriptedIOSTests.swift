@@ -239,6 +239,64 @@ struct ScriptedIOSTests {
     if relaunched { #expect(phone.ios.record.launches.last == .location(region: "PLAUD-1")) }
   }
 
+  static let beaconUUID = BluetoothUUID(string: "6E4F0000-0000-4000-8000-00000000B1E0")!
+
+  @Test(
+    "an app monitors at most 20 regions: one more fails (with the rule off it is taken)",
+    arguments: [true, false])
+  func regionLimit(ruleOn: Bool) async {
+    var rules = ScriptedIOS.Rules()
+    rules.limitsRegions = ruleOn
+    let phone = Phone(rules: rules)
+    phone.ios.openByUser()
+    let location = phone.locations.withLock { $0.last! }
+    // One region of the app's own (a geofence, say), then twenty recorders.
+    location.startMonitoring(for: BeaconRegionMirror(identifier: "geofence", uuid: "x"))
+    let monitor = LocationBeaconMonitor(
+      configuration: .init(
+        identities: BeaconIdentities(shared: try! BeaconIdentity(uuid: Self.beaconUUID)))
+    ) { _ in location }
+    let serials = (1...21).map { "88810000000000\($0 < 10 ? "0" : "")\($0)" }
+    let watch = await monitor.monitor(serials: serials)
+    #expect(watch.overLimit == ["8881000000000021"], "the monitor's own limit of 20")
+    #expect(location.monitoredRegions.count == (ruleOn ? 20 : 21))
+    #expect(phone.ios.record.regionsRefused == (ruleOn ? 1 : 0))
+    let refused = LocationBeaconMonitor.regionIdentifier(for: "8881000000000020")
+    #expect(
+      phone.regionEvents.withLock { $0 }
+        == (ruleOn
+          ? [.monitoringDidFail(identifier: refused, "kCLErrorRegionMonitoringFailure")] : []))
+  }
+
+  @Test(
+    "heard beacons move the phone into and out of regions; already inside is no crossing",
+    arguments: [true, false])
+  func heardBeacons(relaunchesForRegions: Bool) {
+    var rules = ScriptedIOS.Rules()
+    rules.relaunchesForRegions = relaunchesForRegions
+    let phone = Phone(rules: rules)
+    let near = IBeacon(uuid: Self.beaconUUID, major: 1, minor: 2)
+    let other = IBeacon(uuid: Self.beaconUUID, major: 9, minor: 2)
+    phone.ios.hearBeacons([near])
+    phone.ios.openByUser()
+    let location = phone.locations.withLock { $0.last! }
+    let identity = try! BeaconIdentity(uuid: Self.beaconUUID, major: 1)
+    location.startMonitoring(for: BeaconRegionMirror(identifier: "R1", identity: identity))
+    #expect(phone.regionEvents.withLock { $0 }.isEmpty, "inside already: no event")
+    phone.ios.hearBeacons([other])
+    phone.ios.hearBeacons([other, near])
+    #expect(
+      phone.regionEvents.withLock { $0 }
+        == [.didExitRegion(identifier: "R1"), .didEnterRegion(identifier: "R1")])
+    phone.ios.sendToBackground()
+    phone.ios.terminateBySystem()
+    phone.ios.hearBeacons([])
+    phone.ios.hearBeacons([near])
+    #expect(phone.launches == (relaunchesForRegions ? 2 : 1))
+    #expect(phone.ios.record.regionEntries == (relaunchesForRegions ? 2 : 1))
+    if relaunchesForRegions { #expect(phone.ios.record.launches.last == .location(region: "R1")) }
+  }
+
   @Test(
     "background time runs out: tasks expire at 30 s, then the app is suspended (or terminated)",
     arguments: [true, false])

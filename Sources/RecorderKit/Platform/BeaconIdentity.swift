@@ -43,7 +43,11 @@ public struct BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
     else { throw .malformed("not UUID[:major[:minor]]") }
     var values: [UInt16] = []
     for part in parts.dropFirst() {
-      guard part.count <= 5, part.allSatisfy(\.isASCII), let value = UInt16(part) else {
+      // Digits only: UInt16("+1") would take a sign.
+      guard (1...5).contains(part.utf8.count),
+        part.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+        let value = UInt16(part)
+      else {
         throw .malformed("major and minor are whole numbers 0…65535")
       }
       values.append(value)
