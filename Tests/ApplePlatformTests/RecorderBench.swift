@@ -16,10 +16,15 @@ struct RecorderBench {
   /// - Parameters:
   ///   - name: the folder's prefix.
   ///   - seed: the device's seed (its serial, token and recordings' bytes).
-  init(_ name: String, seed: UInt64) throws {
+  ///   - configure: changes to the device's configuration.
+  init(
+    _ name: String, seed: UInt64, configure: (inout DeviceConfiguration) -> Void = { _ in }
+  ) throws {
     directory = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
+    var configuration = DeviceConfiguration(seed: seed)
+    configure(&configuration)
     device = try EmulatedDevice(
-      configuration: DeviceConfiguration(seed: seed), flashDirectory: directory + "/flash",
+      configuration: configuration, flashDirectory: directory + "/flash",
       time: .manual(clock))
     central = EmulatorCentral(device: device)
   }

@@ -20,15 +20,22 @@ final class GuideApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
   let agent: PlaudDeviceAgent
   let outputDir: String
   private let state = Locked(State())
+  /// Every launch's log, in order (this app's entries too).
+  let journal: Locked<[String]>
 
-  init(agent: PlaudDeviceAgent, outputDir: String) {
+  init(agent: PlaudDeviceAgent, outputDir: String, journal: Locked<[String]> = Locked([])) {
     self.agent = agent
     self.outputDir = outputDir
+    self.journal = journal
   }
 
+  /// This launch's callbacks.
   var log: [String] { state.withLock { $0.log } }
   func count(_ entry: String) -> Int { log.filter { $0 == entry }.count }
-  private func note(_ entry: String) { state.withLock { $0.log.append(entry) } }
+  private func note(_ entry: String) {
+    state.withLock { $0.log.append(entry) }
+    journal.withLock { $0.append(entry) }
+  }
 
   private func exportNext() {
     let next: Int? = state.withLock { state in
@@ -92,24 +99,41 @@ struct ScriptedIOSFlowTests {
     let ios: ScriptedIOS
     let exports: String
     private let current = Locked<(agent: PlaudDeviceAgent, app: GuideApp)?>(nil)
+    /// The guide's callbacks over every launch, each launch starting with "launch <reason>".
+    let journal = Locked<[String]>([])
     static let beacon = try! BeaconIdentity(parsing: "6E4F0000-0000-4000-8000-00000000B1E0")
 
-    init(_ name: String, seed: UInt64, rules: ScriptedIOS.Rules = ScriptedIOS.Rules()) throws {
-      let bench = try RecorderBench(name, seed: seed)
+    /// The beacon the recorder broadcasts once its iBeacon wake-up is on: a region of
+    /// ``beacon``.
+    static let iBeacon = IBeacon(uuid: beacon.uuid, major: 1, minor: 7)
+    /// The recorder's identity as the app configures it.
+    static let recorderBeacon = try! BeaconIdentity(uuid: beacon.uuid, major: 1, minor: 7)
+    private let beaconHearing: Task<Void, Never>
+
+    /// - Parameters:
+    ///   - reconnects: the facade's `reconnectsWhenInRange` (a pending connect after a drop).
+    init(
+      _ name: String, seed: UInt64, rules: ScriptedIOS.Rules = ScriptedIOS.Rules(),
+      reconnects: Bool = true
+    ) throws {
+      let bench = try RecorderBench(name, seed: seed) { $0.beacon = Self.iBeacon }
       self.bench = bench
       let clock = bench.anyClock
       exports = bench.directory + "/exports"
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
         EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
       }
-      let (ios, current, exports, serial) = (ios, current, exports, bench.device.serial)
-      ios.install { _ in
+      let (ios, current, exports, serial, journal) = (
+        ios, current, exports, bench.device.serial, journal
+      )
+      ios.install { reason in
+        journal.withLock { $0.append("launch \(reason)") }
         let central = CoreBluetoothCentral(
           configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
         ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
         let beacons = LocationBeaconMonitor(
           configuration: .init(
-            identities: BeaconIdentities(shared: Self.beacon),
+            identities: BeaconIdentities(bySerial: [serial: Self.recorderBeacon]),
             clock: clock)
         ) { events in ios.locationManager(events: events) }
         var configuration = PlaudSDKConfiguration(
@@ -118,8 +142,9 @@ struct ScriptedIOSFlowTests {
         configuration.unixTime = { 1_775_395_281 }
         configuration.timeZoneSeconds = { 0 }
         configuration.backgroundTasks = ios.backgroundTasks
+        configuration.reconnectsWhenInRange = reconnects
         let agent = PlaudDeviceAgent(configuration: configuration)
-        let app = GuideApp(agent: agent, outputDir: exports)
+        let app = GuideApp(agent: agent, outputDir: exports, journal: journal)
         agent.delegate = app
         agent.initSDK(
           userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "127.0.0.1:9")
@@ -127,7 +152,16 @@ struct ScriptedIOSFlowTests {
         agent.updateBeaconMonitoredDevices(serialNumbers: [serial])
         current.withLock { $0 = (agent, app) }
       }
+      // The phone hears the recorder's beacon whenever the recorder broadcasts it.
+      let device = bench.device
+      beaconHearing = Task {
+        for await beacon in await device.observeBeacon() {
+          ios.hearBeacons(beacon.map { [$0] } ?? [])
+        }
+      }
     }
+
+    deinit { beaconHearing.cancel() }
 
     var agent: PlaudDeviceAgent { current.withLock { $0!.agent } }
     var app: GuideApp { current.withLock { $0!.app } }
@@ -154,9 +188,16 @@ struct ScriptedIOSFlowTests {
         #expect(checkpoint.sha256 == digests[checkpoint.sessionId])
         #expect(checkpoint.stage == .deletedFromDevice)
       }
+      // An export temporary (`.partial-…`) can remain only while its writer holds it: the
+      // export of a launch the system ended, which Swift cannot freeze here (on a phone the
+      // process is gone and the next export sweeps it).
       let files = try FileManager.default.contentsOfDirectory(atPath: exports).sorted()
+        .filter { !$0.hasPrefix(".partial-") }
       #expect(files == made.map { "\(device.serial)-\($0.sessionId).mp3" }.sorted())
     }
+
+    /// How many times `entry` is in the journal.
+    func total(_ entry: String) -> Int { journal.withLock { $0.filter { $0 == entry }.count } }
 
     func cleanUp() { bench.cleanUp() }
   }
@@ -203,6 +244,86 @@ struct ScriptedIOSFlowTests {
     phone.app.startSync()
     #expect(
       try await phone.within(.seconds(300)) { try await phone.device.recordings().isEmpty })
+    try phone.expectStored(made)
+  }
+
+  /// Flow 1 (seed 000): the recorder's beacon wakes a system-terminated app. The user
+  /// recorded while away; the recorder comes back: region entry → relaunch →
+  /// `bleIBeaconWakeupTriggered` → `connectBySN` → `bleBind` → the guide's sync loop, as far
+  /// as the background time goes. The user then walks out and back in (each time the app is
+  /// suspended or terminated again) until the backlog is done: resumed where it stopped,
+  /// nothing lost, nothing exported twice. No pending connect: the facade's reconnect is off,
+  /// so only the beacon wakes the app.
+  @Test(
+    "flow 1: a beacon wakes a system-terminated app; the backlog finishes across expiries")
+  func beaconWakesTerminatedApp() async throws {
+    let phone = try Phone("flow-beacon", seed: 41, reconnects: false)
+    defer { phone.cleanUp() }
+    phone.bench.clock.startAutoAdvance()
+    phone.ios.openByUser()
+    phone.agent.connectBySN(phone.device.serial)
+    #expect(try await phone.within(.seconds(300)) { phone.app.log.contains("idle") })
+    // The guide's set-up: "Always" is granted (the phone's default here), beacon on.
+    #expect(phone.agent.isBeaconLocationAlwaysGranted)
+    phone.agent.setIBeaconWakeupEnabled(value: 1)
+    #expect(try await phone.within(.seconds(60)) { await phone.device.currentBeacon != nil })
+    // The beacon going on next to the phone is a region entry: the guide reconnects and
+    // syncs again (nothing to do).
+    #expect(try await phone.within(.seconds(300)) { phone.total("idle") == 2 })
+    #expect(phone.total("wake") == 1)
+    phone.ios.sendToBackground()
+    let drops = phone.total("bleConnectState 0")
+    await phone.device.goOutOfRange()
+    #expect(try await phone.within(.seconds(300)) { phone.total("bleConnectState 0") > drops })
+    phone.ios.terminateBySystem()
+    // Away; the user records three long recordings meanwhile.
+    for seconds in [240.0, 300, 360] {
+      _ = try await phone.device.addRecording(duration: .seconds(seconds))
+    }
+    let made = try await phone.device.recordings(includingDigests: true)
+    let backlogBytes = made.reduce(0) { $0 + Int($1.size) }
+    let sentBefore = await phone.device.counters.dataBytesSent
+    try await phone.bench.clock.sleep(for: .seconds(600))
+    #expect(phone.ios.appState == .terminatedBySystem)
+
+    var comebacks = 0
+    var expiries: [Int] = []
+    while try await !phone.device.recordings().isEmpty, comebacks < 24 {
+      comebacks += 1
+      let (entries, before) = (phone.ios.record.regionEntries, phone.ios.record.tasksExpired)
+      await phone.device.comeBackInRange()
+      // Woken (or relaunched) by the region entry; runs until the system suspends it.
+      #expect(try await phone.within(.seconds(60)) { phone.ios.record.regionEntries > entries })
+      _ = try await phone.within(.seconds(900)) {
+        if phone.ios.appState == .suspended || phone.ios.appState == .terminatedBySystem {
+          return true
+        }
+        return try await phone.device.recordings().isEmpty && phone.app.log.last == "idle"
+      }
+      expiries.append(phone.ios.record.tasksExpired - before)
+      // The user walks off and back; every other time the system reclaims the app meanwhile.
+      await phone.device.goOutOfRange()
+      try await phone.bench.clock.sleep(for: .seconds(120))
+      if comebacks % 2 == 1, phone.ios.appState.isInMemory { phone.ios.terminateBySystem() }
+    }
+    #expect(try await phone.device.recordings().isEmpty, "the backlog finished")
+    let resent = await phone.device.counters.dataBytesSent - sentBefore - backlogBytes
+    let record = phone.ios.record
+    print(
+      "flow 1: \(made.count) recordings, \(backlogBytes) bytes; \(comebacks) comebacks, "
+        + "\(record.relaunches) relaunches, \(record.regionEntries) region "
+        + "entries, tasks expired per comeback \(expiries), \(resent) bytes re-sent, "
+        + "\(phone.total("wake")) wake-ups, \(record.callsWhileNotRunning) calls while not running")
+    #expect(record.relaunches >= 1)
+    #expect(
+      record.launches.dropFirst().allSatisfy {
+        if case .location = $0 { return true }
+        return false
+      }, "only the beacon relaunched the app")
+    #expect(record.regionEntries == comebacks + 1)
+    #expect(phone.total("wake") == comebacks + 1)
+    #expect(resent >= 0)
+    #expect(phone.total("onComplete") == made.count, "each recording exported once")
     try phone.expectStored(made)
   }
 }
