@@ -267,12 +267,17 @@ struct DiscoveryTests {
 
   @Test func aSessionRemembersABoundedNumberOfPeripherals() {
     var session = DiscoverySession(absence: .seconds(12))
-    #expect(session.heard("first", at: .zero))
+    let first = session.heard("first", at: .zero)
+    #expect(first)
+    var fakesReported = 0
     for index in 0..<(DiscoverySession.capacity * 3) {
-      #expect(session.heard("fake-\(index)", at: .milliseconds(index)))
+      if session.heard("fake-\(index)", at: .milliseconds(index)) { fakesReported += 1 }
     }
+    #expect(fakesReported == DiscoverySession.capacity * 3)
     // Forgotten to stay within capacity: reported again, as after an absence.
-    #expect(session.heard("first", at: .seconds(4)))
-    #expect(!session.heard("first", at: .seconds(5)))
+    let again = session.heard("first", at: .seconds(4))
+    let soonAfter = session.heard("first", at: .seconds(5))
+    #expect(again)
+    #expect(!soonAfter)
   }
 }

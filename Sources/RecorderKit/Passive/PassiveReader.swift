@@ -268,9 +268,9 @@ public actor PassiveReader {
         isRegistered: registered[advertisement.peripheral.rawValue] != nil)
     else { return }
     for (key, var listener) in discoveries {
-      guard listener.session.heard(found.identifier, at: now) else { continue }
+      let reports = listener.session.heard(found.identifier, at: now)
       discoveries[key] = listener
-      listener.continuation.yield(found)
+      if reports { listener.continuation.yield(found) }
     }
   }
 
