@@ -31,7 +31,8 @@ struct BackgroundDiscoveryTests {
       let clock = AnyClock(self.clock)
       thermometer = EmulatedHealthPeripheral(
         configuration: .init(kind: .thermometer), time: .manual(self.clock))
-      scale = EmulatedHealthPeripheral(configuration: .init(kind: .scale), time: .manual(self.clock))
+      scale = EmulatedHealthPeripheral(
+        configuration: .init(kind: .scale), time: .manual(self.clock))
       // A recorder advertising all along: no health service, never reported.
       let recorder = try EmulatedDevice(
         configuration: DeviceConfiguration(seed: 27), flashDirectory: directory + "/flash",
@@ -138,7 +139,8 @@ struct BackgroundDiscoveryTests {
     await app.thermometer.powerOn()
     #expect(
       try await app.within(.seconds(10)) { app.foundIdentifiers == [thermometer, thermometer] })
-    #expect(app.ios.record.scans.allSatisfy { $0.services == DiscoveredHealthPeripheral.scanServices })
+    #expect(
+      app.ios.record.scans.allSatisfy { $0.services == DiscoveredHealthPeripheral.scanServices })
   }
 
   /// Out of the foreground iOS reports a peripheral once per scan, and each report wakes the

@@ -3,8 +3,9 @@ import HealthProfiles
 import RecorderBluetooth
 import RecorderConcurrency
 import RecorderEmulator
-@testable import RecorderKit
 import Testing
+
+@testable import RecorderKit
 
 /// Issue 27: discovery of health peripherals by their SIG services (seed 001's controller
 /// detects peripherals as well as reads them), on a radio that reports duplicates.
@@ -67,7 +68,8 @@ struct DiscoveryTests {
   static let hostile = Advertisement(
     peripheral: PeripheralID("HOSTILE"), localName: "\u{7}Bad\u{202E}\nname\u{0}",
     manufacturerData: [0xFF],
-    serviceUUIDs: Array(repeating: BluetoothUUID(bytes: Array(repeating: 0xAB, count: 16))!, count: 500)
+    serviceUUIDs: Array(
+      repeating: BluetoothUUID(bytes: Array(repeating: 0xAB, count: 16))!, count: 500)
       + Array(repeating: BluetoothUUID(0x180D), count: 500) + [BluetoothUUID(0x1809)],
     rssi: 127)
 
@@ -233,8 +235,10 @@ struct DiscoveryTests {
       ([BluetoothUUID(bytes: [0, 0, 0x18, 0x09] + Array(repeating: 0, count: 12))!], nil),
       ([BluetoothUUID(0x180D), BluetoothUUID(0x181D), BluetoothUUID(0x1809)], .scale),
       ([BluetoothUUID(0x1809), BluetoothUUID(0x1809)], .thermometer),
-      (Array(repeating: BluetoothUUID(0x180D), count: 10_000) + [BluetoothUUID(0x1822)],
-        .pulseOximeter),
+      (
+        Array(repeating: BluetoothUUID(0x180D), count: 10_000) + [BluetoothUUID(0x1822)],
+        .pulseOximeter
+      ),
       ([BluetoothUUID(0x1810)], .bloodPressure),
     ] as [([BluetoothUUID], HealthPeripheralKind?)])
   func kindFromServices(services: [BluetoothUUID], kind: HealthPeripheralKind?) {
