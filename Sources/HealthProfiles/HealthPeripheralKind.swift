@@ -51,6 +51,15 @@ public enum HealthPeripheralKind: String, CaseIterable, Sendable, Hashable, Coda
     }
   }
 
+  /// The kind whose service has the 16-bit UUID `serviceUUID` (0x1809, 0x181D, 0x1810,
+  /// 0x1822), nil for any other service.
+  public init?(serviceUUID: UInt16) {
+    guard let kind = Self.allCases.first(where: { $0.serviceUUID == serviceUUID }) else {
+      return nil
+    }
+    self = kind
+  }
+
   /// `thermometer`, `scale`, `blood-pressure` or `pulse-oximeter`: the CLI's spelling.
   public var description: String { rawValue }
 

@@ -60,6 +60,8 @@ struct CooldownTests {
     try await bench.pass(.seconds(20))  // quiet for 20 s ≥ 15 s
     await thermometer.powerOn()
     #expect(try await bench.within(.seconds(30)) { await thermometer.deliveredReadings.count == 2 })
+    // Indicated is not yet committed: the reader decodes and commits after the link ends.
+    #expect(try await bench.within(.seconds(5)) { try bench.pendingOutbox().count == 2 })
     let outbox = try bench.pendingOutbox()
     #expect(outbox.count == 2)
     #expect(Set(outbox.map(\.idempotencyKey)).count == 2)

@@ -37,6 +37,8 @@ public enum PassiveEvent: Sendable, Equatable {
 ///   rule, so one measurement is never read twice.
 /// - **Records**: each goes into the journal's outbox (in the same step as the read is
 ///   reported), for ``RecordUploader``.
+/// - **Discovery**: ``discover()`` reports the health peripherals around, registered or not,
+///   from the same scan (see there).
 public actor PassiveReader {
   public struct Options: Sendable {
     /// What the scan listens for.
@@ -58,6 +60,13 @@ public actor PassiveReader {
     /// interval, that a peripheral goes on advertising, which the ``Cooldown`` needs. Keep it
     /// below ``quietPeriod``.
     public var rescanInterval: Duration? = nil
+    /// While a discovery runs, the scan restarts at least this often, so a platform that
+    /// reports a peripheral once per scan (iOS) still tells discovery that it goes on
+    /// advertising. Keep it below ``discoveryAbsence``.
+    public var discoveryRescanInterval: Duration = .seconds(5)
+    /// A discovered peripheral that was silent this long and is heard again is reported
+    /// again (it stopped advertising and came back).
+    public var discoveryAbsence: Duration = .seconds(12)
     /// The cooldown's quiet period (see ``Cooldown``).
     public var quietPeriod: Duration = .seconds(15)
     /// After a failed operation, the peripheral is not tried again for this long.
@@ -82,6 +91,27 @@ public actor PassiveReader {
   /// that read returns.
   private nonisolated let cooldown: Locked<Cooldown>
   private var retryAfter: [String: Duration] = [:]
+
+  /// The discoveries listening, each with what it reported.
+  private var discoveries: [Int: DiscoveryListener] = [:]
+  private var nextDiscovery = 0
+  /// How many ``run()`` calls are scanning (they own the scan and feed the discoveries).
+  private var runs = 0
+  /// The scan discoveries run while no ``run()`` does; when stopped, it is kept until it
+  /// ended so the next scan starts after it (one scan at a time).
+  private var discoveryScan: Task<Void, Never>?
+  private var stoppedDiscoveryScan: Task<Void, Never>?
+  /// Ends the scan window under way, so the next one starts with the services and the
+  /// rescan interval of the discoveries now listening.
+  private var restartWindow: AsyncStream<Void>.Continuation?
+
+  private struct DiscoveryListener {
+    var continuation: AsyncStream<DiscoveredHealthPeripheral>.Continuation
+    var session: DiscoverySession
+  }
+
+  /// Discoveries buffered for a consumer that does not keep up; older ones are dropped.
+  static let discoveryBuffer = 256
 
   /// Restores the registered set from `journal` and reports it as the first event.
   /// - Parameters:
@@ -150,50 +180,161 @@ public actor PassiveReader {
 
   /// Scans until the calling task is cancelled, reading registered peripherals as they
   /// appear. Operations run one at a time in their own tasks; the scan never waits for them.
-  /// The scan covers ``Options/scope`` and restarts every ``Options/rescanInterval``.
+  /// The scan covers ``Options/scope`` and restarts every ``Options/rescanInterval``; while
+  /// a ``discover()`` listens, it covers the four health services instead.
   public func run() async {
+    runs += 1
+    if let standalone = discoveryScan {
+      discoveryScan = nil
+      standalone.cancel()
+      await standalone.value
+    }
+    await stoppedDiscoveryScan?.value
     let (work, queue) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.scanWindows(into: queue) }
       for await operation in work { group.addTask(operation: operation) }
       group.cancelAll()
     }
+    runs -= 1
+    scanDemandChanged()
   }
 
-  /// The services the scan names (nil: every advertisement).
-  nonisolated var scanServices: [BluetoothUUID]? {
-    switch options.scope {
-    case .everything: nil
-    case .healthServices: HealthPeripheralKind.allCases.map { BluetoothUUID($0.serviceUUID) }
+  // MARK: Discovery
+
+  /// Health peripherals as they are heard, registered or not, until the consumer stops
+  /// iterating (cancelling the iterating task ends the discovery).
+  ///
+  /// - **What**: an advertisement naming the Health Thermometer (0x1809), Weight Scale
+  ///   (0x181D), Blood Pressure (0x1810) or Pulse Oximeter (0x1822) service; anything else
+  ///   is not reported. ``DiscoveredHealthPeripheral/isRegistered`` tells whether it is
+  ///   registered; register one with ``register(_:)`` and its
+  ///   ``DiscoveredHealthPeripheral/registration``.
+  /// - **Once per session**: each peripheral is reported once per discovery, and again only
+  ///   after it was silent for ``Options/discoveryAbsence`` and is heard again.
+  /// - **The scan**: the reader's one scan names the four health services while any
+  ///   discovery listens (never no service: that finds nothing in the iOS background), and
+  ///   restarts at once and then every ``Options/discoveryRescanInterval``. Under
+  ///   ``Options/Scope/everything`` registered recorders, which advertise no service, are
+  ///   therefore not heard until the last discovery ends. With ``run()`` running its scan is
+  ///   used; without, discovery runs a scan of its own (reading nothing).
+  /// - **Back pressure**: the newest 256 reports are kept for a consumer that falls behind.
+  public func discover() -> AsyncStream<DiscoveredHealthPeripheral> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: DiscoveredHealthPeripheral.self, bufferingPolicy: .bufferingNewest(Self.discoveryBuffer))
+    let key = nextDiscovery
+    nextDiscovery += 1
+    discoveries[key] = DiscoveryListener(
+      continuation: continuation, session: DiscoverySession(absence: options.discoveryAbsence))
+    // The stream holds the reader until it ends; the cycle ends with the stream.
+    continuation.onTermination = { _ in Task { await self.endDiscovery(key) } }
+    scanDemandChanged()
+    return stream
+  }
+
+  /// Whether a ``discover()`` is listening.
+  public var isDiscovering: Bool { !discoveries.isEmpty }
+
+  private func endDiscovery(_ key: Int) {
+    guard discoveries.removeValue(forKey: key) != nil else { return }
+    scanDemandChanged()
+  }
+
+  /// A discovery began or ended, or a ``run()`` ended: the scan follows.
+  private func scanDemandChanged() {
+    if runs > 0 || discoveryScan != nil {
+      if runs == 0, discoveries.isEmpty, let standalone = discoveryScan {
+        discoveryScan = nil
+        standalone.cancel()
+        stoppedDiscoveryScan = standalone
+      } else {
+        restartWindow?.yield()
+      }
+      return
+    }
+    guard !discoveries.isEmpty else { return }
+    let previous = stoppedDiscoveryScan
+    discoveryScan = Task {
+      await previous?.value
+      await self.scanWindows(into: nil)
     }
   }
 
-  /// One scan window after another until cancelled, each operation heard handed to `queue`.
-  private func scanWindows(into queue: AsyncStream<@Sendable () async -> Void>.Continuation)
+  /// Reports `advertisement` to each discovery that has not reported its peripheral yet.
+  private func reportDiscovery(_ advertisement: Advertisement, at now: Duration) {
+    guard !discoveries.isEmpty,
+      let found = DiscoveredHealthPeripheral(
+        advertisement: advertisement,
+        isRegistered: registered[advertisement.peripheral.rawValue] != nil)
+    else { return }
+    for (key, var listener) in discoveries {
+      let reports = listener.session.heard(found.identifier, at: now)
+      discoveries[key] = listener
+      if reports { listener.continuation.yield(found) }
+    }
+  }
+
+  /// The services the scan names for ``Options/scope`` (nil: every advertisement).
+  nonisolated var scanServices: [BluetoothUUID]? {
+    switch options.scope {
+    case .everything: nil
+    case .healthServices: DiscoveredHealthPeripheral.scanServices
+    }
+  }
+
+  /// The services the next scan window names: the health services while discovering.
+  var windowServices: [BluetoothUUID]? {
+    discoveries.isEmpty ? scanServices : DiscoveredHealthPeripheral.scanServices
+  }
+
+  /// How long the next scan window lasts (nil: until the radio ends it or it is restarted).
+  var windowLength: Duration? {
+    guard !discoveries.isEmpty else { return options.rescanInterval }
+    return min(
+      options.rescanInterval ?? options.discoveryRescanInterval, options.discoveryRescanInterval)
+  }
+
+  /// One scan window after another until cancelled, each operation heard handed to `queue`
+  /// (nil: a discovery's own scan, which starts no operation).
+  private func scanWindows(into queue: AsyncStream<@Sendable () async -> Void>.Continuation?)
     async
   {
-    defer { queue.finish() }
-    let (clock, interval, services) = (self.clock, options.rescanInterval, scanServices)
+    defer { queue?.finish() }
+    let clock = self.clock
+    let startsWork = queue != nil
     while !Task.isCancelled {
-      let advertisements = central.scan(services: services)
+      let (restarts, restart) = AsyncStream.makeStream(of: Void.self)
+      restartWindow?.finish()
+      restartWindow = restart
+      let interval = windowLength
+      let advertisements = central.scan(services: windowServices)
       await withTaskGroup(of: Void.self) { window in
         window.addTask {
           for await advertisement in advertisements {
             if Task.isCancelled { break }
-            if let operation = await self.heard(advertisement) { queue.yield(operation) }
+            if let operation = await self.heard(advertisement, startsWork: startsWork) {
+              queue?.yield(operation)
+            }
           }
         }
-        guard let interval else { return }
-        window.addTask { try? await clock.sleep(for: interval) }
+        window.addTask {
+          for await _ in restarts { return }
+        }
+        if let interval { window.addTask { try? await clock.sleep(for: interval) } }
         await window.next()
         window.cancelAll()
       }
     }
   }
 
-  /// Decides what an advertisement starts, if anything.
-  private func heard(_ advertisement: Advertisement) -> (@Sendable () async -> Void)? {
+  /// Reports an advertisement to the discoveries and decides what it starts, if anything
+  /// (nothing unless `startsWork`).
+  private func heard(_ advertisement: Advertisement, startsWork: Bool)
+    -> (@Sendable () async -> Void)?
+  {
     let now = clock.elapsed
+    reportDiscovery(advertisement, at: now)
+    guard startsWork else { return nil }
     if let recorder = RecorderScanner.recognise(advertisement) {
       // Registered recorders are known by serial; one heard by name only is not matched
       // before a connection would tell its serial (PROTOCOL.md §1).

@@ -23,6 +23,18 @@ public protocol PeripheralControllerDelegate: AnyObject, Sendable {
   func peripheralController(
     _ controller: PeripheralControllerFacade, didFail operation: PeripheralOperation,
     error: PassiveError)
+  /// Discovery (``PeripheralControllerFacade/startDiscovery()``) heard `peripheral`: once per
+  /// discovery, again after it stopped advertising and came back. Optional: the default
+  /// does nothing.
+  func peripheralController(
+    _ controller: PeripheralControllerFacade, didDiscover peripheral: DiscoveredHealthPeripheral)
+}
+
+extension PeripheralControllerDelegate {
+  /// Does nothing: a delegate that never starts discovery need not implement it.
+  public func peripheralController(
+    _ controller: PeripheralControllerFacade, didDiscover peripheral: DiscoveredHealthPeripheral
+  ) {}
 }
 
 /// The delegate-style controller of the seed, over ``PeripheralController``: `pair` and
@@ -30,18 +42,35 @@ public protocol PeripheralControllerDelegate: AnyObject, Sendable {
 /// already running) and report each stage to the ``delegate``. Translation only: every rule
 /// (one operation at a time, pair then read, timeouts) is the core controller's.
 ///
-/// Thread-safe: the delegate is held weakly in a `Locked`; callbacks are delivered on one
-/// private serial `DispatchQueue`.
+/// Detection: made over a ``PassiveReader`` (``init(reader:)``), it also discovers health
+/// peripherals (``startDiscovery()``), through the reader, which owns the one scan.
+///
+/// Thread-safe: the delegate is held weakly in a `Locked`, the discovery task in another;
+/// callbacks are delivered on one private serial `DispatchQueue`.
 public final class PeripheralControllerFacade: Sendable {
   public let core: PeripheralController
+  /// The reader whose scan discovery uses; nil: this facade only pairs and reads.
+  public let reader: PassiveReader?
   private let weakDelegate = Locked<WeakDelegate>(WeakDelegate())
   private let queue = DispatchQueue(label: "RecorderKit.PeripheralControllerFacade")
+  /// The running discovery, nil when none.
+  private let discovery = Locked<Task<Void, Never>?>(nil)
 
   private struct WeakDelegate {
     weak var value: (any PeripheralControllerDelegate)?
   }
 
-  public init(core: PeripheralController) { self.core = core }
+  /// A facade that pairs and reads with `core`; it cannot discover (no scan of its own).
+  public init(core: PeripheralController) {
+    self.core = core
+    reader = nil
+  }
+
+  /// A facade over `reader`'s controller that also discovers, with `reader`'s scan.
+  public init(reader: PassiveReader) {
+    core = reader.controller
+    self.reader = reader
+  }
 
   /// Receives the callbacks; held weakly.
   public var delegate: (any PeripheralControllerDelegate)? {
@@ -91,6 +120,38 @@ public final class PeripheralControllerFacade: Sendable {
 
   /// Cancels the running operation; its `didFail` reports ``PassiveError/cancelled``.
   public func cancel() { core.cancel() }
+
+  // MARK: Detection
+
+  /// Starts discovering health peripherals: each one heard is reported to
+  /// `peripheralController(_:didDiscover:)` (the rules are ``PassiveReader/discover()``'s)
+  /// until ``stopDiscovery()``. Already discovering: nothing changes. Discovery is no
+  /// operation: pairing and reading go on beside it.
+  /// - Throws: ``PassiveError/unsupported(_:)`` when the facade has no ``reader``.
+  public func startDiscovery() throws(PassiveError) {
+    guard let reader else {
+      throw .unsupported("discovery needs the reader's scan: make the facade with init(reader:)")
+    }
+    discovery.withLock { running in
+      guard running == nil else { return }
+      running = Task {
+        for await found in await reader.discover() {
+          deliver { $1.peripheralController($0, didDiscover: found) }
+        }
+      }
+    }
+  }
+
+  /// Stops discovering; callbacks already queued may still arrive. Not discovering: nothing.
+  public func stopDiscovery() {
+    discovery.withLock { running in
+      running?.cancel()
+      running = nil
+    }
+  }
+
+  /// Whether ``startDiscovery()`` runs.
+  public var isDiscovering: Bool { discovery.withLock { $0 != nil } }
 
   private func deliver(_ stage: PeripheralStage, _ peripheral: PassivePeripheral) {
     switch stage {
