@@ -62,6 +62,7 @@ extension AgentCore {
     }
     guard let user = try? UserToken(jwt: jwt) else { return }
     handshakeToken = user.deviceToken
+    restoreAwaitedReconnect()
     do throws(KeyStoreError) {
       _ = try userKeyRing.userKey(forUser: user.deviceToken.revealed)
     } catch {

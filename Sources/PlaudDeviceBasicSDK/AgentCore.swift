@@ -18,6 +18,8 @@ actor AgentCore {
   /// The front door over the configured central (nil: none configured): every scan and
   /// connect goes through it.
   let recorders: Recorders?
+  /// The recorders met before (`recorders`' own), and which a pending connect is owed to.
+  let known: KnownRecorders
   var session: DeviceSession?
   /// The front door's connection behind ``session`` (exports go through the door).
   var connection: RecorderConnection?
@@ -71,6 +73,8 @@ actor AgentCore {
     self.emit = emit
     meter = TransferMeter(clock: configuration.clock)
     domains = configuration.domainManager
+    let known = KnownRecorders(path: configuration.storageRoot + "/known-recorders.json")
+    self.known = known
     recorders = configuration.central.map { central in
       // Every connect passes its own session (the token of its call); this one only times.
       // The empty token is printable ASCII, so the initialiser cannot fail.
@@ -82,7 +86,7 @@ actor AgentCore {
         radio: .shared(central),
         configuration: .init(
           session: session, findTimeout: configuration.findTimeout,
-          known: KnownRecorders(path: configuration.storageRoot + "/known-recorders.json")))
+          known: known))
     }
   }
 
@@ -405,6 +409,12 @@ actor AgentCore {
     guard let recorders else { return }
     let sessionConfiguration = self.sessionConfiguration(handshakeToken)
     pendingReconnect?.cancel()
+    // Owed until it completes or is withdrawn, across launches: a launch after a force-quit
+    // or a restart makes it again (`restoreAwaitedReconnect()`).
+    if let serial = device.serial {
+      known.setAwaited(true, serial: serial)
+      awaitedSerial = serial
+    }
     pendingReconnect = Task { [weak self] in
       do {
         let connection = try await recorders.connectWhenInRange(
@@ -430,12 +440,14 @@ actor AgentCore {
       return
     }
     pendingReconnect = nil
+    settleAwaited()
     await established(connection, handshakeToken: handshakeToken, deviceToken: deviceToken)
   }
 
   private func reconnectFailed(_ error: any Error) {
     guard pendingReconnect?.isCancelled == false else { return }
     pendingReconnect = nil
+    settleAwaited()
     fail(.operationFailed("reconnect: \(error)"))
   }
 
@@ -443,6 +455,30 @@ actor AgentCore {
   func withdrawReconnect() {
     pendingReconnect?.cancel()
     pendingReconnect = nil
+    settleAwaited()
+  }
+
+  /// The serial the pending reconnect waits for (marked in `known`).
+  private var awaitedSerial: String?
+
+  /// The pending reconnect is over: no longer owed.
+  private func settleAwaited() {
+    guard let serial = awaitedSerial else { return }
+    awaitedSerial = nil
+    known.setAwaited(false, serial: serial)
+  }
+
+  /// At launch, once the user token is known: makes again the pending reconnect an earlier
+  /// launch owed (the most recently connected recorder marked in `known`), unless a session
+  /// or a reconnect is already under way. After a termination by the system the same
+  /// connect completes the one the system kept for the app; after a force-quit or a restart
+  /// it is the only one.
+  func restoreAwaitedReconnect() {
+    guard configuration.reconnectsWhenInRange, session == nil, pendingReconnect == nil,
+      let handshakeToken, let serial = known.awaited.first,
+      let device = known.device(serial: serial)
+    else { return }
+    reconnectWhenInRange(device, handshakeToken: handshakeToken, deviceToken: nil)
   }
 
   func disconnect() async {

@@ -326,4 +326,50 @@ struct ScriptedIOSFlowTests {
     #expect(phone.total("onComplete") == made.count, "each recording exported once")
     try phone.expectStored(made)
   }
+
+  /// Flow 3 (seed 001's rules): after a force-quit, or a restart of the phone, nothing wakes
+  /// the app: the recorder comes back and the system neither relaunches the app nor makes
+  /// the connect it had pending. The next time the user opens the app, the SDK makes that
+  /// pending connect again (the mark it left in its known recorders), with no call from the
+  /// app, and the guide syncs from `bleBind`.
+  @Test(
+    "flow 3: after a force-quit or a restart nothing wakes; the next launch restores the connect",
+    arguments: ["force-quit", "restart"])
+  func nothingWakesUntilTheNextLaunch(ending: String) async throws {
+    let phone = try Phone("flow-quit", seed: 53)
+    defer { phone.cleanUp() }
+    phone.bench.clock.startAutoAdvance()
+    phone.ios.openByUser()
+    phone.agent.connectBySN(phone.device.serial)
+    #expect(try await phone.within(.seconds(300)) { phone.app.log.contains("idle") })
+    // The recorder leaves: the SDK keeps a pending connect for it.
+    phone.ios.sendToBackground()
+    let drops = phone.total("bleConnectState 0")
+    await phone.device.goOutOfRange()
+    #expect(try await phone.within(.seconds(300)) { phone.total("bleConnectState 0") > drops })
+    ending == "restart" ? phone.ios.reboot() : phone.ios.forceQuit()
+    _ = try await phone.device.addRecording(duration: .seconds(30))
+    let made = try await phone.device.recordings(includingDigests: true)
+    let connections = await phone.device.counters.connections
+    // Back in range, for an hour: nothing relaunches the app, nothing connects.
+    await phone.device.comeBackInRange()
+    try await phone.bench.clock.sleep(for: .seconds(3600))
+    #expect(phone.ios.record.launches == [.user])
+    #expect(await phone.device.counters.connections == connections)
+    #expect(try await phone.device.recordings().count == made.count)
+    // The user opens the app: the SDK connects by itself; the guide syncs from bleBind.
+    let binds = phone.total("bleBind 0")
+    phone.ios.openByUser()
+    #expect(
+      try await phone.within(.seconds(300)) {
+        try await phone.device.recordings().isEmpty && phone.app.log.contains("bleDeleteFile 0")
+      })
+    #expect(phone.total("bleBind 0") == binds + 1)
+    #expect(!phone.app.log.contains("wake"), "no beacon: the SDK's own pending connect")
+    print(
+      "flow 3 (\(ending)): \(phone.ios.record.relaunches) relaunches while quit, "
+        + "\(phone.ios.record.connects.count) connects asked of the system in all")
+    #expect(phone.ios.record.relaunches == 0)
+    try phone.expectStored(made)
+  }
 }

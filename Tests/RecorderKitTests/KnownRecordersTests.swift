@@ -31,6 +31,26 @@ struct KnownRecordersTests {
     #expect(KnownRecorders(path: path).device(serial: "8881") == nil)
   }
 
+  @Test("an owed pending connect is marked across instances, kept through a reconnect's remember")
+  func awaitedAcrossInstances() {
+    let path = Self.path()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let known = KnownRecorders(path: path)
+    known.setAwaited(true, serial: "8881")  // not remembered: no effect
+    #expect(known.awaited.isEmpty)
+    known.remember(Self.device("8881", peripheral: "P-1"), serial: "8881")
+    known.remember(Self.device("8882", peripheral: "P-2"), serial: "8882")
+    known.setAwaited(true, serial: "8881")
+    known.setAwaited(true, serial: "8882")
+    #expect(KnownRecorders(path: path).awaited == ["8882", "8881"], "most recent first")
+    known.remember(Self.device("8881", peripheral: "P-3"), serial: "8881")
+    #expect(KnownRecorders(path: path).awaited == ["8881", "8882"])
+    known.setAwaited(false, serial: "8881")
+    #expect(KnownRecorders(path: path).awaited == ["8882"])
+  }
+
   @Test func theOldestIsForgottenPastCapacity() {
     let path = Self.path()
     defer {

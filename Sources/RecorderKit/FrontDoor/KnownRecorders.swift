@@ -31,6 +31,8 @@ public final class KnownRecorders: Sendable {
     var portVersion: UInt16?
     /// Increases with every connection: the order of forgetting.
     var sequence: Int
+    /// A pending connect to it is owed (``setAwaited(_:serial:)``).
+    var awaited: Bool? = nil
   }
 
   private let path: String
@@ -60,17 +62,45 @@ public final class KnownRecorders: Sendable {
   /// Remembers `device` (it was just connected and authenticated as `serial`). Best effort:
   /// a file that cannot be written keeps the entry for this process only.
   public func remember(_ device: DiscoveredDevice, serial: String) {
-    let snapshot = entries.withLock { entries -> [Entry] in
+    change { entries in
       let next = (entries.values.map(\.sequence).max() ?? 0) + 1
       entries[serial] = Entry(
         serial: serial, peripheral: device.peripheral.rawValue, name: device.name,
         projectCode: device.projectCode, firmware: device.firmware?.description,
-        portVersion: device.portVersion, sequence: next)
+        portVersion: device.portVersion, sequence: next, awaited: entries[serial]?.awaited)
       if entries.count > Self.capacity,
         let oldest = entries.values.min(by: { $0.sequence < $1.sequence })
       {
         entries[oldest.serial] = nil
       }
+    }
+  }
+
+  /// Forgets the recorder with `serial` (it was unbound).
+  public func forget(serial: String) { change { $0[serial] = nil } }
+
+  /// Marks whether a pending connect to the recorder with `serial` is owed: set while an
+  /// app waits for the recorder to come back, cleared once it is connected or the wait is
+  /// withdrawn. The mark outlives the app, so a later launch (after the user force-quit the
+  /// app or the phone restarted, when the system keeps no pending connect) can make the
+  /// connect again (``awaited``). No effect for a recorder not remembered.
+  public func setAwaited(_ awaited: Bool, serial: String) {
+    guard entries.withLock({ ($0[serial]?.awaited ?? false) != awaited && $0[serial] != nil })
+    else { return }
+    change { $0[serial]?.awaited = awaited ? true : nil }
+  }
+
+  /// The recorders a pending connect is owed to, most recently connected first.
+  public var awaited: [String] {
+    entries.withLock {
+      $0.values.filter { $0.awaited == true }.sorted { $0.sequence > $1.sequence }.map(\.serial)
+    }
+  }
+
+  /// Applies `body` to the entries and writes the file (best effort).
+  private func change(_ body: (inout [String: Entry]) -> Void) {
+    let snapshot = entries.withLock { entries -> [Entry] in
+      body(&entries)
       return entries.values.sorted { $0.sequence < $1.sequence }
     }
     guard let data = try? JSONEncoder().encode(snapshot) else { return }
@@ -78,16 +108,6 @@ public final class KnownRecorders: Sendable {
     try? FileManager.default.createDirectory(
       at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try? data.write(to: url, options: .atomic)
-  }
-
-  /// Forgets the recorder with `serial` (it was unbound).
-  public func forget(serial: String) {
-    let snapshot = entries.withLock { entries -> [Entry] in
-      entries[serial] = nil
-      return entries.values.sorted { $0.sequence < $1.sequence }
-    }
-    guard let data = try? JSONEncoder().encode(snapshot) else { return }
-    try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 
   private static func load(_ path: String) -> [String: Entry] {
