@@ -40,10 +40,29 @@ public final class ConversionProcessor: Sendable {
     converted: @escaping @Sendable (PendingConversion) -> Void = { _ in },
     finished: @escaping @Sendable (ConversionReport) -> Void = { _ in }
   ) -> Bool {
+    register(opening: { workspace }, converted: converted, finished: finished)
+  }
+
+  /// ``register(workspace:converted:finished:)`` for a workspace opened at each launch
+  /// (nil: it cannot be opened, and the launch completes without success).
+  /// - Parameters:
+  ///   - opening: opens the storage root whose journal owes the conversions.
+  ///   - converted: told of each conversion whose file is in place.
+  ///   - finished: told how each launch ended.
+  public func register(
+    opening: @escaping @Sendable () async -> SyncWorkspace?,
+    converted: @escaping @Sendable (PendingConversion) -> Void = { _ in },
+    finished: @escaping @Sendable (ConversionReport) -> Void = { _ in }
+  ) -> Bool {
     let (budget, scheduler, identifier) = (self.budget, self.scheduler, self.identifier)
     return scheduler.register(identifier: identifier) { task in
       task.setExpirationHandler { budget.expire() }
       Task {
+        guard let workspace = await opening() else {
+          task.setTaskCompleted(success: false)
+          finished(ConversionReport())
+          return
+        }
         let total = Int64((try? workspace.pendingConversions().count) ?? 0)
         let done = Locked<Int64>(0)
         task.reportProgress(completed: 0, total: max(total, 1))
