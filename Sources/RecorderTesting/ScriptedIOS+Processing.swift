@@ -28,6 +28,14 @@ extension ScriptedIOS {
     public struct Request: Sendable, Equatable {
       public var identifier: String
       public var requiresExternalPower: Bool
+
+      /// - Parameters:
+      ///   - identifier: the task's identifier.
+      ///   - requiresExternalPower: whether it waits for external power.
+      public init(identifier: String, requiresExternalPower: Bool) {
+        self.identifier = identifier
+        self.requiresExternalPower = requiresExternalPower
+      }
     }
 
     private struct State {
@@ -39,13 +47,22 @@ extension ScriptedIOS {
       var launches = 0
     }
 
-    private let system: ScriptedIOS
+    private let appState: @Sendable () -> AppState
     private let rules: Rules
     private let state = Locked(State())
 
     /// The scheduler of `system`'s app, with `rules`.
-    public init(system: ScriptedIOS, rules: Rules = Rules()) {
-      self.system = system
+    public convenience init(system: ScriptedIOS, rules: Rules = Rules()) {
+      self.init(rules: rules, appState: { [weak system] in system?.appState ?? .notRunning })
+    }
+
+    /// A scheduler for an app whose state `appState` tells (a test without the rest of the
+    /// scripted iOS), with `rules`.
+    /// - Parameters:
+    ///   - rules: which processing-task rules hold (all, by default).
+    ///   - appState: the app's life-cycle state now.
+    public init(rules: Rules = Rules(), appState: @escaping @Sendable () -> AppState) {
+      self.appState = appState
       self.rules = rules
     }
 
@@ -102,7 +119,7 @@ extension ScriptedIOS {
     /// returns the launched tasks.
     @discardableResult
     public func runEligible() -> [ScriptedProcessingTask] {
-      let app = system.appState
+      let app = appState()
       guard app != .forceQuit, app != .notRunning else { return [] }
       let launched = state.withLock { state -> [(ScriptedProcessingTask, @Sendable (any ProcessingTaskMirror) -> Void)] in
         var launched: [(ScriptedProcessingTask, @Sendable (any ProcessingTaskMirror) -> Void)] = []
