@@ -94,9 +94,15 @@ extension SyncWorkspace {
       }
       await Task.yield()
       switch convert(conversion) {
-      case .made: report.converted.append(conversion)
-      case .inPlace: report.alreadyMade.append(conversion)
+      case .made:
+        report.converted.append(conversion)
+        converted(conversion)
+      case .inPlace:
+        report.alreadyMade.append(conversion)
+        converted(conversion)
+      case .dropped: break
       case .failed(let error):
+        // A conversion cancelled mid-way (the task's expiry) is not a failure: it stays owed.
         if Task.isCancelled {
           report.stopped = true
         } else {
@@ -104,7 +110,6 @@ extension SyncWorkspace {
         }
       }
       if report.stopped { break }
-      if report.failed.last?.conversion != conversion { converted(conversion) }
     }
     report.remaining = (try? pendingConversions()) ?? []
     return report
@@ -112,6 +117,8 @@ extension SyncWorkspace {
 
   private enum ConversionOutcome {
     case made, inPlace
+    /// Nothing stored to convert any more (the recording started over): the entry went.
+    case dropped
     case failed(SyncError)
   }
 
@@ -129,7 +136,7 @@ extension SyncWorkspace {
       // The recording started over (it changed on the device): nothing stored to convert.
       guard let record, record.stage >= .stored, let rawPath = record.rawPath else {
         try forget(conversion)
-        return .inPlace
+        return .dropped
       }
       guard rawCopyHolds(record, rawPath: rawPath) else {
         throw .export(
