@@ -161,7 +161,8 @@ extension AgentCore {
   /// ``PlaudSDKError/backgroundTimeEnded(sessionId:)``.
   @discardableResult
   nonisolated func reportExport(
-    _ event: RecordingExport.Event, to report: @escaping ExportReporter, backgroundTimeUp: Bool = false
+    _ event: RecordingExport.Event, to report: @escaping ExportReporter,
+    backgroundTimeUp: Bool = false
   ) -> RecordingExportError? {
     switch event {
     case .finished(.failure(.stopped(let id))) where backgroundTimeUp:

@@ -121,7 +121,8 @@ extension ScriptedIOS {
     public func runEligible() -> [ScriptedProcessingTask] {
       let app = appState()
       guard app != .forceQuit, app != .notRunning else { return [] }
-      let launched = state.withLock { state -> [(ScriptedProcessingTask, @Sendable (any ProcessingTaskMirror) -> Void)] in
+      let launched = state.withLock {
+        state -> [(ScriptedProcessingTask, @Sendable (any ProcessingTaskMirror) -> Void)] in
         var launched: [(ScriptedProcessingTask, @Sendable (any ProcessingTaskMirror) -> Void)] = []
         var kept: [Request] = []
         for request in state.submitted {

@@ -10,7 +10,9 @@ import Testing
 /// conversion ran (`convertPendingAudio`).
 @Suite("The facade's export policy", .timeLimit(.minutes(3)))
 struct FacadeExportPolicyTests {
-  @Test("deferred: exportAudio stops at 99 with nothing at the path; onComplete comes with the conversion")
+  @Test(
+    "deferred: exportAudio stops at 99 with nothing at the path; onComplete comes with the conversion"
+  )
   func deferredExportCompletesWhenConverted() async throws {
     let bench = try FacadeBench(seed: 27, exportPolicy: .deferConversion)
     defer { bench.cleanUp() }

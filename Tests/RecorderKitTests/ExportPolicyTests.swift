@@ -28,7 +28,8 @@ struct ExportPolicyTests {
   static func referenceExports(template: SyncFlashTemplate) async throws -> [String: String] {
     let bench = try SyncBench(seed: seed, template: template)
     defer { bench.cleanUp() }
-    let report = try await bench.syncOnce(try bench.makeEngine(options: options(.convertImmediately)))
+    let report = try await bench.syncOnce(
+      try bench.makeEngine(options: options(.convertImmediately)))
     #expect(report.files.allSatisfy { $0.exportPath != nil && !$0.conversionPending })
     return Dictionary(
       uniqueKeysWithValues: bench.exportNames().map {
@@ -43,7 +44,9 @@ struct ExportPolicyTests {
       })
   }
 
-  @Test("the default converts at once; deferred, the device is emptied, nothing converted, each conversion owed")
+  @Test(
+    "the default converts at once; deferred, the device is emptied, nothing converted, each conversion owed"
+  )
   func deferredSyncOwesEachConversion() async throws {
     #expect(SyncEngine.Options().exportPolicy == .convertImmediately)
     let template = try await SyncFlashTemplate.make(seed: Self.seed, durations: Self.durations)
@@ -53,7 +56,8 @@ struct ExportPolicyTests {
 
     let bench = try SyncBench(seed: Self.seed, template: template)
     defer { bench.cleanUp() }
-    let report = try await bench.syncOnce(try bench.makeEngine(options: Self.options(.deferConversion)))
+    let report = try await bench.syncOnce(
+      try bench.makeEngine(options: Self.options(.deferConversion)))
     #expect(report.files.count == Self.durations.count)
     #expect(report.files.allSatisfy { $0.deletedFromDevice && $0.verified })
     #expect(report.files.allSatisfy { $0.exportPath == nil && $0.conversionPending })
@@ -69,7 +73,9 @@ struct ExportPolicyTests {
 
     // The app asks: each owed conversion is made, the same file an immediate sync makes.
     let seen = Locked<[SessionID]>([])
-    let done = await workspace.convertPending(converted: { c in seen.withLock { $0.append(c.sessionId) } })
+    let done = await workspace.convertPending(converted: { c in
+      seen.withLock { $0.append(c.sessionId) }
+    })
     #expect(done.converted.count == Self.durations.count && done.failed.isEmpty && !done.stopped)
     #expect(done.remaining.isEmpty)
     #expect(seen.withLock { $0 }.sorted() == template.digests.keys.sorted())
@@ -99,12 +105,15 @@ struct ExportPolicyTests {
     #expect(done.converted.count == Self.durations.count)
     #expect(owed.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
     // A sync that converts at once later finds every export in place: nothing made again.
-    let later = try await bench.syncOnce(try bench.makeEngine(options: Self.options(.convertImmediately)))
+    let later = try await bench.syncOnce(
+      try bench.makeEngine(options: Self.options(.convertImmediately)))
     #expect(later.files.isEmpty)
     #expect(try reopened.pendingConversions().isEmpty)
   }
 
-  @Test("a power cut at every file operation of a deferred sync and its conversion loses nothing and converts nothing twice")
+  @Test(
+    "a power cut at every file operation of a deferred sync and its conversion loses nothing and converts nothing twice"
+  )
   func powerLossAtEveryStep() async throws {
     let template = try await SyncFlashTemplate.make(seed: Self.seed, durations: Self.durations)
     defer { template.cleanUp() }
@@ -180,7 +189,9 @@ struct ExportPolicyTests {
     #expect(crashedInConversion >= Self.durations.count * 3)
   }
 
-  @Test("a processing task on external power: expiry mid-conversion cancels it cleanly, the rest stay owed")
+  @Test(
+    "a processing task on external power: expiry mid-conversion cancels it cleanly, the rest stay owed"
+  )
   func expirationMidConversion() async throws {
     let template = try await SyncFlashTemplate.make(seed: Self.seed, durations: Self.durations)
     defer { template.cleanUp() }
@@ -196,7 +207,11 @@ struct ExportPolicyTests {
     let starts = Locked(0)
     let hooked = HookedFileSystem { path in
       guard path.hasSuffix("/exports") else { return }
-      if starts.withLock({ $0 += 1; return $0 }) == 2 { task.withLock { $0 }?.expire() }
+      if starts.withLock({
+        $0 += 1; return $0
+      }) == 2 {
+        task.withLock { $0 }?.expire()
+      }
     }
     let workspace = try SyncWorkspace(root: bench.root, fileSystem: hooked)
     let processor = ConversionProcessor(
@@ -206,7 +221,8 @@ struct ExportPolicyTests {
     #expect(registered)
     var launches = reports.makeAsyncIterator()
     #expect(processor.schedule())
-    #expect(scheduler.submissions == [.init(identifier: "conversions", requiresExternalPower: true)])
+    #expect(
+      scheduler.submissions == [.init(identifier: "conversions", requiresExternalPower: true)])
 
     // On battery nothing launches.
     #expect(scheduler.runEligible().isEmpty)
@@ -232,7 +248,9 @@ struct ExportPolicyTests {
     #expect(scheduler.waiting.isEmpty)
   }
 
-  @Test("the scripted processing rule: a task that requires power waits for it and expires when unplugged")
+  @Test(
+    "the scripted processing rule: a task that requires power waits for it and expires when unplugged"
+  )
   func externalPowerRule() async throws {
     let app = Locked(ScriptedIOS.AppState.suspended)
     let scheduler = ScriptedIOS.ProcessingScheduler(appState: { app.withLock { $0 } })
@@ -279,4 +297,3 @@ struct HookedFileSystem: DurableFileSystem {
   func size(of path: String) -> Int64? { base.size(of: path) }
   func contents(of directory: String) -> [String] { base.contents(of: directory) }
 }
-
