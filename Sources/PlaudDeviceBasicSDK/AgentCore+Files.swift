@@ -89,7 +89,7 @@ extension AgentCore {
     }
     return RecordingExport.Request(
       sessionId: id, format: format.fileFormat, channels: channels, directory: outputDir,
-      reportsData: true)
+      reportsData: true, policy: configuration.exportPolicy)
   }
 
   /// `Recorders/export(_:from:into:stopWhen:)` (the front door, over BLE): `onProgress(0)` → `bleData`… →
@@ -161,7 +161,8 @@ extension AgentCore {
   /// ``PlaudSDKError/backgroundTimeEnded(sessionId:)``.
   @discardableResult
   nonisolated func reportExport(
-    _ event: RecordingExport.Event, to report: ExportReporter, backgroundTimeUp: Bool = false
+    _ event: RecordingExport.Event, to report: @escaping ExportReporter,
+    backgroundTimeUp: Bool = false
   ) -> RecordingExportError? {
     switch event {
     case .finished(.failure(.stopped(let id))) where backgroundTimeUp:
@@ -173,6 +174,10 @@ extension AgentCore {
       let percent = progress.percent
       let message = progress.bytes == 0 ? "starting" : "receiving"
       report { $0.onProgress(percent, message: message) }
+    case .finished(.success(let exported)) where exported.conversionPending:
+      // Stored and verified, not converted: the callback completes when the file exists.
+      deferredExports.withLock { $0[exported.path, default: []].append(report) }
+      report { $0.onProgress(99, message: "stored; conversion deferred") }
     case .finished(.success(let exported)):
       let path = exported.path
       report { $0.onProgress(100, message: "exported") }

@@ -63,6 +63,8 @@ actor AgentCore {
   /// True once the system ended the background time of the command running now
   /// (``BackgroundCommands``): a transfer in flight stops at its next frame.
   nonisolated let backgroundTimeUp = Locked(false)
+  /// The callbacks of deferred exports still waiting for their conversion, by output path.
+  nonisolated let deferredExports = Locked<[String: [ExportReporter]]>([:])
 
   /// - Parameter emit: queues a delegate callback on the callback queue, in call order.
   init(

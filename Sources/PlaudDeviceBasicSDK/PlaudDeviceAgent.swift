@@ -172,7 +172,11 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
 
   /// Transfers one recording (resuming from any durable bytes), verifies it, stores it and
   /// exports it to `outputDir` as `format`. The device copy stays: call `deleteFile` after
-  /// `onComplete`. `callback` is held weakly: retain it until it completes.
+  /// `onComplete`. `callback` is held weakly: retain it until it completes. With
+  /// ``PlaudSDKConfiguration/exportPolicy`` deferred, the conversion waits:
+  /// `onProgress(99, "stored; conversion deferred")` says the recording is stored and
+  /// verified, and `onComplete` comes only once ``convertPendingAudio(completion:)`` (or the
+  /// conversion task) has written the file.
   public func exportAudio(
     sessionId: Int, outputDir: String, format: AudioExportFormat, channels: Int = 1,
     callback: AudioExportCallback

@@ -49,6 +49,15 @@ public struct PlaudSDKConfiguration: Sendable {
   /// commands finish, and the task ends at once as iOS requires. nil (Linux, tests without
   /// one): commands just run.
   public var backgroundTasks: (any BackgroundTaskMirror)?
+  /// When `exportAudio` converts (RecorderKit's `ExportPolicy`): at once (the default, the
+  /// vendor's behaviour), or deferred, to spend the encoder's CPU on external power. Deferred,
+  /// `exportAudio` transfers, verifies and stores the recording and journals its conversion as
+  /// owed; its callback hears `onProgress(99, "stored; conversion deferred")` and gets
+  /// `onComplete(outputPath:)` only when the conversion has run
+  /// (``PlaudDeviceAgent/convertPendingAudio(completion:)`` or the processing task of
+  /// ``PlaudDeviceAgent/registerAudioConversionTask(identifier:scheduler:)``), in this
+  /// process and while the app retains it. See docs/export-policy.md.
+  public var exportPolicy: ExportPolicy = .convertImmediately
 
   // MARK: Cloud (PROTOCOL.md §8, docs/cloud.md)
 

@@ -1,6 +1,6 @@
 // recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|ota|cloud|scale|journal|battery|first-byte|bluez|all] [more sections]
+// USAGE: recorder-bench [audio|sync|wifi|ota|cloud|scale|journal|battery|export-policy|first-byte|bluez|all] [more sections]
 //        (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
@@ -33,6 +33,7 @@ let sections: [(name: String, run: () throws -> Void)] =
     ("scale", ScaleBenchmarks.run),
     ("journal", JournalBenchmarks.run),
     ("battery", BatteryBenchmarks.run),
+    ("export-policy", ExportPolicyBenchmarks.run),
     ("first-byte", FirstByteBenchmarks.run),
     ("ota", OTABenchmarks.run),
     ("cloud", CloudBenchmarks.run),

@@ -102,6 +102,22 @@ public final class Journal: Sendable {
       "2026-12-01-recordings-by-stage",
       "CREATE INDEX recordings_by_stage ON recordings (serial, stage, session_id);"
     ),
+    // Conversions a sync deferred (the export policy): the recording is stored and may be
+    // deleted from the device; its export in this format, into this folder, is still owed.
+    .sql(
+      "2026-12-02-pending-conversions",
+      """
+      CREATE TABLE pending_conversions (
+        serial TEXT NOT NULL,
+        session_id INTEGER NOT NULL,
+        format TEXT NOT NULL,
+        channels INTEGER,
+        directory TEXT NOT NULL,
+        requested_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),
+        PRIMARY KEY (serial, session_id, format)
+      );
+      """
+    ),
   ]
 
   /// Journals before this migration kept paths as the caller spelled them, relative to that

@@ -23,6 +23,11 @@ final class ScriptedScheduler: TaskSchedulerMirror {
     return true
   }
 
+  func submitProcessingRequest(identifier: String, requiresExternalPower: Bool) -> Bool {
+    state.withLock { $0.submitted += 1 }
+    return true
+  }
+
   func submitContinuedProcessingRequest(identifier: String, title: String, subtitle: String)
     -> Bool
   {

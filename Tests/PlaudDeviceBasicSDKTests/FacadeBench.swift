@@ -32,6 +32,7 @@ struct FacadeBench {
   init(
     seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10, e2ee: Bool = false,
     backgroundTasks: (any BackgroundTaskMirror)? = nil,
+    exportPolicy: ExportPolicy = .convertImmediately,
     configure: (inout DeviceConfiguration) -> Void = { _ in }
   ) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
@@ -58,6 +59,7 @@ struct FacadeBench {
     configuration.timeZoneSeconds = { 3 * 3600 }
     configuration.scanTimeout = .seconds(5)
     configuration.backgroundTasks = backgroundTasks
+    configuration.exportPolicy = exportPolicy
     if wifi {
       let device = self.device
       let server = try HotspotJoinServer { request in await device.joinHotspot(request) }

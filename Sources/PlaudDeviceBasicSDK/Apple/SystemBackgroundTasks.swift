@@ -44,9 +44,13 @@
     }
 
     public func submitProcessingRequest(identifier: String) -> Bool {
+      submitProcessingRequest(identifier: identifier, requiresExternalPower: false)
+    }
+
+    public func submitProcessingRequest(identifier: String, requiresExternalPower: Bool) -> Bool {
       let request = BGProcessingTaskRequest(identifier: identifier)
       request.requiresNetworkConnectivity = false
-      request.requiresExternalPower = false
+      request.requiresExternalPower = requiresExternalPower
       do {
         try BGTaskScheduler.shared.submit(request)
         return true

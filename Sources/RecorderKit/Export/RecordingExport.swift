@@ -32,16 +32,29 @@ public enum RecordingExport {
     /// Report every frame's bytes as ``Event/data(sessionId:offset:bytes:)`` (off by
     /// default: the bytes are on disk anyway; the vendor facade mirrors them to its app).
     public var reportsData: Bool
+    /// When the conversion runs: at once (the default), or deferred
+    /// (``ExportPolicy/deferConversion``): the recording is stored and verified, the
+    /// conversion journaled as owed, and the export finishes with
+    /// ``ExportedRecording/conversionPending`` true.
+    public var policy: ExportPolicy
 
+    /// - Parameters:
+    ///   - sessionId: the recording.
+    ///   - format: the format of the exported file.
+    ///   - channels: output channels (nil: as recorded).
+    ///   - directory: the folder of the exported file (nil: `<root>/exports`).
+    ///   - reportsData: report every frame's bytes.
+    ///   - policy: convert at once, or defer the conversion.
     public init(
       sessionId: SessionID, format: ExportFormat, channels: Int? = nil, directory: String? = nil,
-      reportsData: Bool = false
+      reportsData: Bool = false, policy: ExportPolicy = .convertImmediately
     ) {
       self.sessionId = sessionId
       self.format = format
       self.channels = channels
       self.directory = directory
       self.reportsData = reportsData
+      self.policy = policy
     }
   }
 
@@ -80,19 +93,33 @@ public enum RecordingExport {
   }
 }
 
-/// A recording exported: its file is in place (fsync'd, atomically renamed).
+/// A recording exported: its file is in place (fsync'd, atomically renamed), unless
+/// ``conversionPending`` says the conversion was deferred.
 public struct ExportedRecording: Sendable, Equatable {
   public var sessionId: SessionID
-  /// The exported file.
+  /// The exported file; with ``conversionPending``, where it will be once converted.
   public var path: String
   /// The transports that carried the recording's bytes ("ble", "wifi", "ble+wifi"); nil
   /// when unknown.
   public var transport: String?
+  /// True when the conversion was deferred (``ExportPolicy/deferConversion``): the recording
+  /// is stored and verified and the journal owes its conversion
+  /// (``SyncWorkspace/pendingConversions()``); nothing is at ``path`` until
+  /// ``SyncWorkspace/convertPending(shouldStop:converted:)`` made it.
+  public var conversionPending: Bool
 
-  public init(sessionId: SessionID, path: String, transport: String?) {
+  /// - Parameters:
+  ///   - sessionId: the recording.
+  ///   - path: the exported file (or where it will be).
+  ///   - transport: the transports that carried its bytes.
+  ///   - conversionPending: whether the conversion is still owed.
+  public init(
+    sessionId: SessionID, path: String, transport: String?, conversionPending: Bool = false
+  ) {
     self.sessionId = sessionId
     self.path = path
     self.transport = transport
+    self.conversionPending = conversionPending
   }
 }
 
@@ -255,6 +282,9 @@ extension SyncWorkspace {
       throw .unverified(sessionId: record.session, rawPath: record.rawPath ?? "")
     }
     do {
+      if request.policy == .deferConversion {
+        return try deferExport(record, request: request, directory: directory)
+      }
       let path = try ensureExport(
         record, rawPath: rawPath, format: request.format, channels: request.channels,
         directory: directory)
@@ -262,6 +292,37 @@ extension SyncWorkspace {
     } catch {
       throw .sync(error)
     }
+  }
+
+  /// The export of `record` asked with ``ExportPolicy/deferConversion``: the file in place
+  /// when the journal holds this very export, else the conversion journaled as owed.
+  private func deferExport(
+    _ record: RecordingRecord, request: RecordingExport.Request, directory: String
+  ) throws(SyncError) -> ExportedRecording {
+    let paths = StorageLayout(root: root)
+    let name = "\(record.serial)-\(record.sessionId).\(request.format.fileExtension)"
+    let finalPath = directory + "/" + name
+    do {
+      let made = try journal.read { tx in
+        try tx.exportPath(
+          serial: record.serial, sessionId: record.sessionId, format: request.format.rawValue)
+      }
+      if made.map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil {
+        return ExportedRecording(
+          sessionId: record.session, path: finalPath, transport: record.transport)
+      }
+      try journal.write { tx in
+        try tx.savePendingConversion(
+          PendingConversionRow(
+            serial: record.serial, sessionId: record.sessionId, format: request.format.rawValue,
+            channels: request.channels, directory: paths.stored(directory)))
+      }
+    } catch {
+      throw .journal("\(error)")
+    }
+    return ExportedRecording(
+      sessionId: record.session, path: finalPath, transport: record.transport,
+      conversionPending: true)
   }
 
   /// ``ensureExport(_:rawPath:format:channels:directory:)`` of a recording the journal holds
@@ -290,6 +351,18 @@ extension SyncWorkspace {
     _ record: RecordingRecord, rawPath: String, format: ExportFormat, channels: Int?,
     directory: String
   ) throws(SyncError) -> String {
+    try ensureExportReportingWork(
+      record, rawPath: rawPath, format: format, channels: channels, directory: directory
+    ).path
+  }
+
+  /// ``ensureExport(_:rawPath:format:channels:directory:)``, saying whether the encoder ran
+  /// (false: the journal's export was in place). The transaction that records a new export
+  /// also clears a conversion owed for it into this folder.
+  func ensureExportReportingWork(
+    _ record: RecordingRecord, rawPath: String, format: ExportFormat, channels: Int?,
+    directory: String
+  ) throws(SyncError) -> (path: String, encoded: Bool) {
     let exportFormat = format
     let name = "\(record.serial)-\(record.sessionId).\(exportFormat.fileExtension)"
     let finalPath = directory + "/" + name
@@ -300,7 +373,7 @@ extension SyncWorkspace {
     }
     if made.flatMap({ $0 }).map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil
     {
-      return finalPath
+      return (finalPath, false)
     }
     let raw = paths.resolved(rawPath)
     let claim: ExportTemporary
@@ -348,11 +421,18 @@ extension SyncWorkspace {
           $0.exportPath = stored
           $0.exportFormat = exportFormat.rawValue
         }
+        if let owed = try tx.pendingConversion(
+          serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue),
+          paths.resolved(owed.directory) == directory
+        {
+          try tx.removePendingConversion(
+            serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue)
+        }
       }
     } catch {
       throw .journal("\(error)")
     }
-    return finalPath
+    return (finalPath, true)
   }
 }
 

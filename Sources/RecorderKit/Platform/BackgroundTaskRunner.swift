@@ -85,6 +85,10 @@ public protocol TaskSchedulerMirror: Sendable {
   /// `submit(_:)` of a `BGProcessingTaskRequest` (network not required, external power not
   /// required); false when the system refused it.
   func submitProcessingRequest(identifier: String) -> Bool
+  /// `submit(_:)` of a `BGProcessingTaskRequest` with `requiresExternalPower` as given
+  /// (network not required): with true, the system launches it only while the device is
+  /// charging, and expires it when the device is unplugged; false when refused.
+  func submitProcessingRequest(identifier: String, requiresExternalPower: Bool) -> Bool
   /// `submit(_:)` of a `BGContinuedProcessingTaskRequest(identifier:title:subtitle:)`: work
   /// the user started in the foreground that may go on in the background, with progress
   /// (iOS 26); false when refused or unavailable.

@@ -24,6 +24,10 @@ public actor SyncEngine {
   public struct Options: Sendable {
     /// Export format, or nil to keep only the raw device bytes.
     public var format: ExportFormat? = .mp3
+    /// When the export in ``format`` is made (``ExportPolicy``): at once, one file behind the
+    /// transfers (the default), or later, from the kept raw copy, by
+    /// ``SyncWorkspace/convertPending(shouldStop:converted:)``.
+    public var exportPolicy: ExportPolicy = .convertImmediately
     /// Output channels (nil = as recorded).
     public var channels: Int?
     /// Delete the device copy once safe (the vendor's recipe does).
@@ -231,14 +235,19 @@ public actor SyncEngine {
   {
     var exportSatisfied = true
     if let format = options.format {
+      // A conversion the journal owes counts as the export: the raw copy it is made from
+      // stays, and is checked below like any copy we delete on the word of.
       exportSatisfied = try exportPath(of: record, format: format) != nil
+      if !exportSatisfied { exportSatisfied = try conversionOwed(record) }
     }
     guard options.deleteFromDevice, isDeletable(record.verification), exportSatisfied,
       record.stage >= .stored, record.stage < .deletedFromDevice
     else { return nil }
     // The last check before an irreversible step (invariant 8): the bytes we hold now are
     // the ones the journal vouches for, and the export is still there.
-    guard try localCopyHolds(record), try exportStillThere(record) else {
+    var exportThere = try exportStillThere(record)
+    if !exportThere { exportThere = try conversionOwed(record) }
+    guard try localCopyHolds(record), exportThere else {
       eventContinuation.yield(
         .fileSkipped(sessionId: record.session, reason: "local copy changed; not deleted"))
       return nil
@@ -341,7 +350,13 @@ public actor SyncEngine {
       if let format = options.format, verified || options.exportUnverified,
         !(try exportStillThere(record))
       {
-        record = try export(record, format: format)
+        // Only a verified copy is owed a conversion later: an unverified one stays on the
+        // device, so nothing is gained by waiting.
+        if options.exportPolicy == .deferConversion, verified {
+          try deferConversion(of: record, format: format)
+        } else {
+          record = try export(record, format: format)
+        }
       }
       if delete, let deleted = try await deleteIfSafe(record, via: transport) {
         record = deleted
@@ -352,11 +367,14 @@ public actor SyncEngine {
         } else {
           record.exportPath.map(paths.resolved)
         }
+      var owed = false
+      if exportPath == nil { owed = try conversionOwed(record) }
       return .success(
         SyncReport.File(
           sessionId: record.session, size: record.size, durationMs: durationMs(of: record),
           verified: verified, exportPath: exportPath,
-          deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport))
+          deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport,
+          conversionPending: owed))
     } catch {
       return .failure(error)
     }
@@ -414,6 +432,14 @@ public actor SyncEngine {
       let stored = paths.stored(finalPath)
       try tx.saveExport(
         serial: record.serial, sessionId: record.sessionId, format: format.rawValue, path: stored)
+      // A conversion an earlier deferred sync left owed into this folder is made now.
+      if let owed = try tx.pendingConversion(
+        serial: record.serial, sessionId: record.sessionId, format: format.rawValue),
+        paths.resolved(owed.directory) == exportDirectory
+      {
+        try tx.removePendingConversion(
+          serial: record.serial, sessionId: record.sessionId, format: format.rawValue)
+      }
       return try tx.update(serial: record.serial, sessionId: record.sessionId) {
         // Never back: a recording already deleted from the device stays so.
         if $0.stage < .exported { $0.stage = .exported }
@@ -423,6 +449,29 @@ public actor SyncEngine {
     }
     eventContinuation.yield(.fileExported(sessionId: record.session, path: finalPath))
     return exported
+  }
+
+  /// Journals the export of `record` in `format` as owed (``ExportPolicy/deferConversion``):
+  /// committed before the device copy may be deleted on its word.
+  private func deferConversion(of record: RecordingRecord, format: ExportFormat)
+    throws(SyncError)
+  {
+    let directory = paths.stored(exportDirectory)
+    try journalWrite { tx in
+      try tx.savePendingConversion(
+        PendingConversionRow(
+          serial: record.serial, sessionId: record.sessionId, format: format.rawValue,
+          channels: options.channels, directory: directory))
+    }
+  }
+
+  /// Whether the journal owes the export of `record` in this sync's format.
+  private func conversionOwed(_ record: RecordingRecord) throws(SyncError) -> Bool {
+    guard let format = options.format else { return false }
+    return try journalRead { tx in
+      try tx.pendingConversion(
+        serial: record.serial, sessionId: record.sessionId, format: format.rawValue) != nil
+    }
   }
 
   // MARK: - The summary of a run
@@ -445,11 +494,14 @@ public actor SyncEngine {
       if let format = options.format, let made = try exportPath(of: record, format: format) {
         path = made
       }
+      var owed = false
+      if path == nil { owed = try conversionOwed(record) }
       files[id] = SyncReport.File(
         sessionId: id, size: record.size,
         durationMs: durationMs(of: record),
         verified: record.verification.permitsExport, exportPath: path,
-        deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport)
+        deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport,
+        conversionPending: owed)
     }
     summary.files = files.values.sorted { $0.sessionId < $1.sessionId }
     return summary
@@ -503,6 +555,7 @@ public actor SyncEngine {
       .fileSkipped(sessionId: record.session, reason: "grew on the device; fetching the rest"))
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
+      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
       return try tx.update(serial: record.serial, sessionId: record.sessionId) {
         $0.size = listedSize
         if $0.stage >= .stored { $0.durableBytes = record.size }
@@ -527,6 +580,7 @@ public actor SyncEngine {
       .fileSkipped(sessionId: record.session, reason: "changed on the device; starting over"))
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
+      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
       let fresh = RecordingRecord(
         serial: record.serial, sessionId: record.sessionId, size: size,
         channels: record.channels, scene: record.scene)

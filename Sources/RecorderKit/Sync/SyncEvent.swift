@@ -31,6 +31,10 @@ public struct SyncReport: Sendable, Equatable {
     public var exportPath: String?
     public var deletedFromDevice: Bool
     public var transport: String?
+    /// The export was deferred (``ExportPolicy/deferConversion``) and is still owed:
+    /// ``exportPath`` is nil until ``SyncWorkspace/convertPending(shouldStop:converted:)``
+    /// makes it.
+    public var conversionPending = false
   }
   public var files: [File] = []
   /// File bytes moved over the link in this run (including re-sends).

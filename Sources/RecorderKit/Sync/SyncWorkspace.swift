@@ -81,13 +81,15 @@ public final class SyncWorkspace: Sendable {
   ///   - channels: output channels (nil: as recorded).
   ///   - exportDirectory: where exports go (nil: `<root>/exports`).
   ///   - deleteFromDevice: delete device copies once safe.
+  ///   - exportPolicy: convert at once, or leave the conversions owed (``ExportPolicy``).
   ///   - clock: the engine's clock (timeouts, checkpoints, speed).
   public func makeEngine(
     format: ExportFormat?, channels: Int? = nil, exportDirectory: String? = nil,
-    deleteFromDevice: Bool, clock: AnyClock
+    deleteFromDevice: Bool, exportPolicy: ExportPolicy = .convertImmediately, clock: AnyClock
   ) -> SyncEngine {
     var options = SyncEngine.Options()
     options.format = format
+    options.exportPolicy = exportPolicy
     options.channels = channels
     options.exportDirectory = exportDirectory
     options.deleteFromDevice = deleteFromDevice

@@ -1,0 +1,195 @@
+import RecorderAudio
+import RecorderConcurrency
+import RecorderCrypto
+import RecorderProtocol
+import RecorderStore
+
+/// A conversion the journal owes (``ExportPolicy/deferConversion``): the recording is stored
+/// and verified, its export not made yet.
+public struct PendingConversion: Sendable, Hashable {
+  public var serial: String
+  public var sessionId: SessionID
+  public var format: ExportFormat
+  /// Output channels (nil: as recorded).
+  public var channels: Int?
+  /// Where the exported file will be once the conversion ran; nothing is there before.
+  public var path: String
+
+  public init(
+    serial: String, sessionId: SessionID, format: ExportFormat, channels: Int?, path: String
+  ) {
+    self.serial = serial
+    self.sessionId = sessionId
+    self.format = format
+    self.channels = channels
+    self.path = path
+  }
+}
+
+/// What one ``SyncWorkspace/convertPending(shouldStop:converted:)`` did.
+public struct ConversionReport: Sendable, Equatable {
+  /// A conversion that failed; it stays owed.
+  public struct Failure: Sendable, Equatable {
+    public var conversion: PendingConversion
+    public var error: SyncError
+  }
+  /// Conversions that ran the encoder in this call; each file is now at its path.
+  public var converted: [PendingConversion] = []
+  /// Conversions whose export an earlier call had already made and journaled (a kill before
+  /// its pending entry was cleared): the file was in place, nothing was encoded again.
+  public var alreadyMade: [PendingConversion] = []
+  /// Conversions that failed (the raw copy changed, the disk is full); they stay owed.
+  public var failed: [Failure] = []
+  /// Conversions still owed when the call returned.
+  public var remaining: [PendingConversion] = []
+  /// True when `shouldStop` or the task's cancellation ended the call before the list did.
+  public var stopped = false
+
+  public init() {}
+}
+
+extension SyncWorkspace {
+  /// The conversions the journal owes, oldest first, each with the path its file will have.
+  public func pendingConversions() throws(SyncError) -> [PendingConversion] {
+    let rows: [PendingConversionRow]
+    do {
+      rows = try journal.read { try $0.pendingConversions() }
+    } catch {
+      throw .journal("\(error)")
+    }
+    return rows.compactMap(conversion)
+  }
+
+  /// Makes every conversion the journal owes, oldest first: each from the stored raw copy
+  /// (its size and SHA-256 checked against the journal first), through a temporary name,
+  /// fsync, atomic rename and a directory fsync, then one journal transaction that records
+  /// the export and clears the entry. A kill at any point loses nothing: the entry stays
+  /// owed until that transaction commits, and a later call finds an export the journal
+  /// already holds in place and only clears the entry. A conversion whose rename reached the
+  /// disk but whose transaction did not is made again under the same name (one file).
+  ///
+  /// Cancelling the calling task (the processing task's expiration handler) stops the
+  /// conversion running within about a second of audio, removes its partial output, and
+  /// leaves it and the rest owed. `shouldStop` is asked before each conversion.
+  /// - Parameters:
+  ///   - shouldStop: asked before each conversion; true leaves the rest owed. Must not block.
+  ///   - converted: told of each conversion whose file is in place (made now or earlier).
+  /// - Returns: what was converted, what failed and what is still owed.
+  public func convertPending(
+    shouldStop: @escaping @Sendable () -> Bool = { false },
+    converted: @Sendable (PendingConversion) -> Void = { _ in }
+  ) async -> ConversionReport {
+    var report = ConversionReport()
+    let owed: [PendingConversion]
+    do {
+      owed = try pendingConversions()
+    } catch {
+      report.stopped = true
+      return report
+    }
+    for conversion in owed {
+      if Task.isCancelled || shouldStop() {
+        report.stopped = true
+        break
+      }
+      await Task.yield()
+      switch convert(conversion) {
+      case .made:
+        report.converted.append(conversion)
+        converted(conversion)
+      case .inPlace:
+        report.alreadyMade.append(conversion)
+        converted(conversion)
+      case .dropped: break
+      case .failed(let error):
+        // A conversion cancelled mid-way (the task's expiry) is not a failure: it stays owed.
+        if Task.isCancelled {
+          report.stopped = true
+        } else {
+          report.failed.append(ConversionReport.Failure(conversion: conversion, error: error))
+        }
+      }
+      if report.stopped { break }
+    }
+    report.remaining = (try? pendingConversions()) ?? []
+    return report
+  }
+
+  private enum ConversionOutcome {
+    case made, inPlace
+    /// Nothing stored to convert any more (the recording started over): the entry went.
+    case dropped
+    case failed(SyncError)
+  }
+
+  /// One owed conversion; the entry is cleared in the export's own transaction.
+  private func convert(_ conversion: PendingConversion) -> ConversionOutcome {
+    do throws(SyncError) {
+      let record: RecordingRecord?
+      do {
+        record = try journal.read {
+          try $0.recording(serial: conversion.serial, sessionId: conversion.sessionId.rawValue)
+        }
+      } catch {
+        throw .journal("\(error)")
+      }
+      // The recording started over (it changed on the device): nothing stored to convert.
+      guard let record, record.stage >= .stored, let rawPath = record.rawPath else {
+        try forget(conversion)
+        return .dropped
+      }
+      guard rawCopyHolds(record, rawPath: rawPath) else {
+        throw .export(
+          sessionId: conversion.sessionId,
+          reason: "the raw copy differs from the journal's size and SHA-256; kept owed")
+      }
+      let directory = parentDirectory(of: conversion.path)
+      let outcome = try ensureExportReportingWork(
+        record, rawPath: rawPath, format: conversion.format, channels: conversion.channels,
+        directory: directory)
+      if !outcome.encoded {
+        // Made by an earlier call whose entry a kill kept: clear it now.
+        try forget(conversion)
+        return .inPlace
+      }
+      return .made
+    } catch {
+      return .failed(error)
+    }
+  }
+
+  private func forget(_ conversion: PendingConversion) throws(SyncError) {
+    do {
+      try journal.write { tx in
+        try tx.removePendingConversion(
+          serial: conversion.serial, sessionId: conversion.sessionId.rawValue,
+          format: conversion.format.rawValue)
+      }
+    } catch {
+      throw .journal("\(error)")
+    }
+  }
+
+  /// Whether the raw copy is the one the journal vouches for (size and SHA-256).
+  private func rawCopyHolds(_ record: RecordingRecord, rawPath: String) -> Bool {
+    let path = layout.resolved(rawPath)
+    guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
+      return false
+    }
+    return (try? FileDigest.sha256Hex(ofFile: path)) == expected
+  }
+
+  private func conversion(_ row: PendingConversionRow) -> PendingConversion? {
+    guard let format = ExportFormat(rawValue: row.format) else { return nil }
+    let directory = layout.resolved(row.directory)
+    let name = "\(row.serial)-\(row.sessionId).\(format.fileExtension)"
+    return PendingConversion(
+      serial: row.serial, sessionId: SessionID(row.sessionId), format: format,
+      channels: row.channels, path: directory + "/" + name)
+  }
+
+  private func parentDirectory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return String(path[..<slash])
+  }
+}
