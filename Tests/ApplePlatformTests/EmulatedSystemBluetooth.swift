@@ -110,8 +110,18 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   func connect(_ peripheral: PeripheralID) {
     // CoreBluetooth's connect never times out: it stands until the peripheral is heard. It
     // waits beside the queue (whose work holds the clock), so time can pass meanwhile; its
-    // outcome joins the queue in order.
-    let attempt = Task { [self] in
+    // outcome joins the queue in order. A second connect while one stands is the same one
+    // (as in CoreBluetooth), so one cancel withdraws it.
+    state.withLock { state in
+      guard state.connecting[peripheral] == nil else { return }
+      // Registered before its task can end, under the lock its task takes to finish.
+      state.connecting[peripheral] = attempt(peripheral)
+    }
+  }
+
+  /// The attempt behind ``connect(_:)``.
+  private func attempt(_ peripheral: PeripheralID) -> Task<Void, Never> {
+    Task { [self] in
       do {
         let link = try await central.connectWhenInRange(peripheral, services: [])
         let mtu = (try? await link.requestMTU(RecorderGATT.requestedMTU)) ?? 23
@@ -134,7 +144,6 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
         enqueue(.event(.didFailToConnect(peripheral, .central(6))))
       }
     }
-    state.withLock { $0.connecting[peripheral] = attempt }
   }
 
   /// The device's notifications and the link's end, as delegate callbacks.

@@ -20,13 +20,22 @@ final class GuideApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
   let agent: PlaudDeviceAgent
   let outputDir: String
   private let state = Locked(State())
-  /// Every launch's log, in order (this app's entries too).
+  /// Every launch's log, in order (this app's entries too, while its launch is current).
   let journal: Locked<[String]>
+  /// This app's launch, and the phone's current one: an app whose launch ended runs on here
+  /// (Swift cannot freeze it), but on a phone it would run no code, so it writes no journal.
+  let launch: Int
+  let currentLaunch: Locked<Int>
 
-  init(agent: PlaudDeviceAgent, outputDir: String, journal: Locked<[String]> = Locked([])) {
+  init(
+    agent: PlaudDeviceAgent, outputDir: String, journal: Locked<[String]> = Locked([]),
+    launch: Int = 0, currentLaunch: Locked<Int> = Locked(0)
+  ) {
     self.agent = agent
     self.outputDir = outputDir
     self.journal = journal
+    self.launch = launch
+    self.currentLaunch = currentLaunch
   }
 
   /// This launch's callbacks.
@@ -34,6 +43,7 @@ final class GuideApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
   func count(_ entry: String) -> Int { log.filter { $0 == entry }.count }
   private func note(_ entry: String) {
     state.withLock { $0.log.append(entry) }
+    guard currentLaunch.withLock({ $0 }) == launch else { return }
     journal.withLock { $0.append(entry) }
   }
 
@@ -101,6 +111,8 @@ struct ScriptedIOSFlowTests {
     private let current = Locked<(agent: PlaudDeviceAgent, app: GuideApp)?>(nil)
     /// The guide's callbacks over every launch, each launch starting with "launch <reason>".
     let journal = Locked<[String]>([])
+    /// The launches so far.
+    let launches = Locked(0)
     static let beacon = try! BeaconIdentity(parsing: "6E4F0000-0000-4000-8000-00000000B1E0")
 
     /// The beacon the recorder broadcasts once its iBeacon wake-up is on: a region of
@@ -123,11 +135,15 @@ struct ScriptedIOSFlowTests {
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
         EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
       }
-      let (ios, current, exports, serial, journal) = (
-        ios, current, exports, bench.device.serial, journal
+      let (ios, current, exports, serial, journal, launches) = (
+        ios, current, exports, bench.device.serial, journal, launches
       )
       ios.install { reason in
         journal.withLock { $0.append("launch \(reason)") }
+        let launch = launches.withLock { count -> Int in
+          count += 1
+          return count
+        }
         let central = CoreBluetoothCentral(
           configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
         ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
@@ -144,7 +160,9 @@ struct ScriptedIOSFlowTests {
         configuration.backgroundTasks = ios.backgroundTasks
         configuration.reconnectsWhenInRange = reconnects
         let agent = PlaudDeviceAgent(configuration: configuration)
-        let app = GuideApp(agent: agent, outputDir: exports, journal: journal)
+        let app = GuideApp(
+          agent: agent, outputDir: exports, journal: journal, launch: launch,
+          currentLaunch: launches)
         agent.delegate = app
         agent.initSDK(
           userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "127.0.0.1:9")
@@ -219,8 +237,10 @@ struct ScriptedIOSFlowTests {
     #expect(try await phone.within(.seconds(300)) { phone.app.log.contains("idle") })
     let scansWhileForeground = phone.ios.record.scans.count
     phone.ios.sendToBackground()
+    // Counted from here: on a busy machine a link can also drop (and come back) before.
+    let drops = phone.app.count("bleConnectState 0")
     await phone.device.goOutOfRange()
-    #expect(try await phone.within(.seconds(300)) { phone.app.log.contains("bleConnectState 0") })
+    #expect(try await phone.within(.seconds(300)) { phone.app.count("bleConnectState 0") > drops })
     // Away for ten minutes; the user makes two recordings meanwhile.
     for seconds in [20.0, 30] {
       _ = try await phone.device.addRecording(duration: .seconds(seconds))
@@ -228,11 +248,12 @@ struct ScriptedIOSFlowTests {
     let made = try await phone.device.recordings(includingDigests: true)
     try await phone.bench.clock.sleep(for: .seconds(600))
     #expect(phone.ios.appState == .suspended)
+    let (binds, idles) = (phone.app.count("bleBind 0"), phone.app.count("idle"))
     await phone.device.comeBackInRange()
     // Woken by the pending connect: bound again, the guide's sync ran as far as it could.
     #expect(
       try await phone.within(.seconds(300)) {
-        phone.app.count("bleBind 0") == 2 && phone.app.count("idle") == 2
+        phone.app.count("bleBind 0") > binds && phone.app.count("idle") > idles
       })
     #expect(phone.app.log.contains("bleFileList 2"), "\(phone.app.log)")
     #expect(phone.ios.record.scans.count == scansWhileForeground, "no scan in the background")
@@ -313,7 +334,8 @@ struct ScriptedIOSFlowTests {
       "flow 1: \(made.count) recordings, \(backlogBytes) bytes; \(comebacks) comebacks, "
         + "\(record.relaunches) relaunches, \(record.regionEntries) region "
         + "entries, tasks expired per comeback \(expiries), \(resent) bytes re-sent, "
-        + "\(phone.total("wake")) wake-ups, \(record.callsWhileNotRunning) calls while not running")
+        + "\(phone.total("wake")) wake-ups, \(phone.total("onComplete")) onComplete, "
+        + "\(record.callsWhileNotRunning) calls while not running")
     #expect(record.relaunches >= 1)
     #expect(
       record.launches.dropFirst().allSatisfy {
@@ -323,7 +345,10 @@ struct ScriptedIOSFlowTests {
     #expect(record.regionEntries == comebacks + 1)
     #expect(phone.total("wake") == comebacks + 1)
     #expect(resent >= 0)
-    #expect(phone.total("onComplete") == made.count, "each recording exported once")
+    // A recording whose delete an expiry cut off is listed again, and the guide exports it
+    // again: the facade answers from the export in place (no transfer, no encoding), so a
+    // repeated onComplete is not a second export. Each file is in place once (below).
+    #expect(phone.total("onComplete") >= made.count)
     try phone.expectStored(made)
   }
 

@@ -64,6 +64,8 @@ extension EmulatedDevice {
     guard isAdvertising, address == peripheral else { throw .connectTimeout }
     await time.reach(time.now + configuration.link.connectionSetupTime)
     guard isAdvertising, address == peripheral else { throw .connectTimeout }
+    // A connect withdrawn during the set-up never becomes a connection.
+    guard !Task.isCancelled else { throw .cancelled }
     let id = nextConnectionID
     nextConnectionID += 1
     let (events, eventContinuation) = BackpressureStream<LinkEvent>.makeStream()
