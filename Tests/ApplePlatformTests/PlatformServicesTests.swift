@@ -1,3 +1,4 @@
+import RecorderBluetooth
 import RecorderConcurrency
 import RecorderKit
 import RecorderTesting
@@ -5,13 +6,13 @@ import Testing
 
 @Suite("Platform services' decisions against scripted OS events", .timeLimit(.minutes(1)))
 struct PlatformServicesTests {
-  static let identity = try! BeaconIdentity(parsing: "5D0A4A6E-0000-4000-8000-504C41554430")
+  static let identity = BeaconIdentity(uuid: BluetoothUUID(0x4430))
 
   /// Serials 8881000000000001…9, each with its own major (its last four digits).
   static let identities = BeaconIdentities(
     bySerial: Dictionary(
       uniqueKeysWithValues: (1...9).map { index in
-        ("888100000000000\(index)", try! BeaconIdentity(uuid: identity.uuid, major: UInt16(index)))
+        ("888100000000000\(index)", BeaconIdentity(uuid: identity.uuid, major: UInt16(index)))
       }))
 
   /// The region identifier of serial 888100000000000`index`.

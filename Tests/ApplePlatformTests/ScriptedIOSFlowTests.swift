@@ -113,13 +113,13 @@ struct ScriptedIOSFlowTests {
     let journal = Locked<[String]>([])
     /// The launches so far.
     let launches = Locked(0)
-    static let beacon = try! BeaconIdentity(parsing: "6E4F0000-0000-4000-8000-00000000B1E0")
+    static let beacon = BeaconIdentity(uuid: BluetoothUUID(0xB1E0))
 
     /// The beacon the recorder broadcasts once its iBeacon wake-up is on: a region of
     /// ``beacon``.
     static let iBeacon = IBeacon(uuid: beacon.uuid, major: 1, minor: 7)
     /// The recorder's identity as the app configures it.
-    static let recorderBeacon = try! BeaconIdentity(uuid: beacon.uuid, major: 1, minor: 7)
+    static let recorderBeacon = BeaconIdentity(exactly: iBeacon)
     private let beaconHearing: Task<Void, Never>
 
     /// - Parameters:

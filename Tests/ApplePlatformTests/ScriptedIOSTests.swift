@@ -239,7 +239,7 @@ struct ScriptedIOSTests {
     if relaunched { #expect(phone.ios.record.launches.last == .location(region: "PLAUD-1")) }
   }
 
-  static let beaconUUID = BluetoothUUID(string: "6E4F0000-0000-4000-8000-00000000B1E0")!
+  static let beaconUUID = BluetoothUUID(0xB1E0)
 
   @Test(
     "an app monitors at most 20 regions: one more fails (with the rule off it is taken)",
@@ -254,7 +254,7 @@ struct ScriptedIOSTests {
     location.startMonitoring(for: BeaconRegionMirror(identifier: "geofence", uuid: "x"))
     let monitor = LocationBeaconMonitor(
       configuration: .init(
-        identities: BeaconIdentities(shared: try! BeaconIdentity(uuid: Self.beaconUUID)))
+        identities: BeaconIdentities(shared: BeaconIdentity(uuid: Self.beaconUUID)))
     ) { _ in location }
     let serials = (1...21).map { "88810000000000\($0 < 10 ? "0" : "")\($0)" }
     let watch = await monitor.monitor(serials: serials)
@@ -280,7 +280,7 @@ struct ScriptedIOSTests {
     phone.ios.hearBeacons([near])
     phone.ios.openByUser()
     let location = phone.locations.withLock { $0.last! }
-    let identity = try! BeaconIdentity(uuid: Self.beaconUUID, major: 1)
+    let identity = BeaconIdentity(uuid: Self.beaconUUID, major: 1)
     location.startMonitoring(for: BeaconRegionMirror(identifier: "R1", identity: identity))
     #expect(phone.regionEvents.withLock { $0 }.isEmpty, "inside already: no event")
     phone.ios.hearBeacons([other])

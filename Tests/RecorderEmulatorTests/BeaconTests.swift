@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct BeaconTests {
   static let beacon = IBeacon(
-    uuid: BluetoothUUID(string: "6E4F0000-0000-4000-8000-00000000B1E0")!, major: 7, minor: 9)
+    uuid: BluetoothUUID(0xB1E0), major: 7, minor: 9)
 
   @Test("the beacon follows setting 49, the range and the link", arguments: [true, false])
   func beaconFollowsTheDevice(whileConnected: Bool) async throws {

@@ -75,9 +75,9 @@ struct BeaconIdentityTests {
     #expect(!other.matches(beacon))
     #expect(exact.description == Self.uuidText + ":258:772")
     #expect(try BeaconIdentity(parsing: exact.description) == exact)
-    #expect(throws: BeaconIdentityError.minorWithoutMajor) {
-      try BeaconIdentity(uuid: beacon.uuid, minor: 1)
-    }
+    #expect(BeaconIdentity(exactly: beacon) == exact)
+    #expect(BeaconIdentity(uuid: beacon.uuid) == any)
+    #expect(BeaconRegionMirror(identifier: "r", uuid: Self.uuidText, minor: 1).identity == nil)
   }
 
   @Test(

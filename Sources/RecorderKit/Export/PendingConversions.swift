@@ -160,7 +160,7 @@ extension SyncWorkspace {
 
   private func forget(_ conversion: PendingConversion) throws(SyncError) {
     do {
-      try journal.write { tx in
+      _ = try journal.write { tx in
         try tx.removePendingConversion(
           serial: conversion.serial, sessionId: conversion.sessionId.rawValue,
           format: conversion.format.rawValue)

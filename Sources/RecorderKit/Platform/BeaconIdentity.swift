@@ -13,14 +13,23 @@ public struct BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
   /// region).
   public let minor: UInt16?
 
-  /// - Throws: ``BeaconIdentityError/minorWithoutMajor`` for a minor without a major.
-  public init(uuid: BluetoothUUID, major: UInt16? = nil, minor: UInt16? = nil)
-    throws(BeaconIdentityError)
-  {
-    guard minor == nil || major != nil else { throw .minorWithoutMajor }
+  /// Any beacon with `uuid`.
+  public init(uuid: BluetoothUUID) {
+    self.uuid = uuid
+    major = nil
+    minor = nil
+  }
+
+  /// The beacons with `uuid` and `major`, and `minor` when given.
+  public init(uuid: BluetoothUUID, major: UInt16, minor: UInt16? = nil) {
     self.uuid = uuid
     self.major = major
     self.minor = minor
+  }
+
+  /// Exactly `beacon`'s identity.
+  public init(exactly beacon: IBeacon) {
+    self.init(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor)
   }
 
   /// True when `beacon` is one this identity's region contains.
@@ -52,21 +61,21 @@ public struct BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
       }
       values.append(value)
     }
-    try self.init(
-      uuid: uuid, major: values.first, minor: values.count > 1 ? values[1] : nil)
+    if let major = values.first {
+      self.init(uuid: uuid, major: major, minor: values.count > 1 ? values[1] : nil)
+    } else {
+      self.init(uuid: uuid)
+    }
   }
 }
 
 /// Why a beacon identity was refused.
 public enum BeaconIdentityError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// A minor value without a major one.
-  case minorWithoutMajor
   /// Not an identity; the reason (never the input itself, which may be anything).
   case malformed(String)
 
   public var description: String {
     switch self {
-    case .minorWithoutMajor: "a beacon minor value needs a major value"
     case .malformed(let reason): "malformed beacon identity: \(reason)"
     }
   }

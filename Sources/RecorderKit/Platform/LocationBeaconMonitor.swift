@@ -56,7 +56,11 @@ public struct BeaconRegionMirror: Sendable, Hashable {
   /// The identity this region watches; nil when its UUID is not one.
   public var identity: BeaconIdentity? {
     guard let uuid = BluetoothUUID(string: uuid) else { return nil }
-    return try? BeaconIdentity(uuid: uuid, major: major, minor: minor)
+    switch (major, minor) {
+    case (let major?, _): return BeaconIdentity(uuid: uuid, major: major, minor: minor)
+    case (nil, nil): return BeaconIdentity(uuid: uuid)
+    case (nil, _?): return nil
+    }
   }
 }
 
