@@ -76,7 +76,7 @@ deps_flags() {  # deps_flags <module folders, comma separated>  -> prints swiftc
         [ -n "$(find "Sources/$mod" -name '*.swift' -newer "$out/modules/$mod.swiftmodule")" ]; then
         mkdir -p "$out/modules"
         # shellcheck disable=SC2046
-        swiftc -sanitize=fuzzer,address -parse-as-library -O -g $(deps_flags "Sources/$mod") \
+        swiftc -sanitize=fuzzer,address -parse-as-library -package-name RecorderKit -O -g $(deps_flags "Sources/$mod") \
           -module-name "$mod" -emit-module -emit-module-path "$out/modules/$mod.swiftmodule" \
           -emit-library -static -o "$out/modules/lib$mod.a" "Sources/$mod"/*.swift >&2
       fi
@@ -111,7 +111,7 @@ if [ -n "${FUZZ_TYPECHECK:-}" ]; then
     sources=()
     for dir in ${dirs//,/ }; do sources+=("$dir"/*.swift); done
     # shellcheck disable=SC2046
-    swiftc -typecheck -parse-as-library $(deps_flags "$dirs") \
+    swiftc -typecheck -parse-as-library -package-name RecorderKit $(deps_flags "$dirs") \
       -module-name "Fuzz_${name//-/_}" "${sources[@]}" "$entry"
     echo "fuzz target $name: type-checks"
   done
@@ -124,7 +124,7 @@ for spec in "${targets[@]}"; do
   for dir in ${dirs//,/ }; do sources+=("$dir"/*.swift); done
   echo "== building $name" >&2
   # shellcheck disable=SC2046
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g $(deps_flags "$dirs") \
+  swiftc -sanitize=fuzzer,address -parse-as-library -package-name RecorderKit -O -g $(deps_flags "$dirs") \
     -module-name "Fuzz_${name//-/_}" "${sources[@]}" "$entry" -o "$out/$name"
 done
 

@@ -11,7 +11,7 @@ import RecorderKit
 /// Also injects a full disk (`failWritesWithNoSpace`) for the disk-full tests.
 ///
 /// Thread-safe: all bookkeeping sits in one `Locked`.
-public final class PowerLossFileSystem: DurableFileSystem {
+package final class PowerLossFileSystem: DurableFileSystem {
   private let base = PosixFileSystem()
   private let state: Locked<State>
   /// Tells this instance's backups from another's left in the same directory.

@@ -8,7 +8,7 @@
 /// It relies on a scanner that reports every advertisement (duplicates), as BlueZ does with
 /// `DuplicateData` and the emulated health peripherals do, so that silence means the
 /// peripheral stopped advertising. Pure value type: times are the caller's clock readings.
-public struct Cooldown: Sendable {
+package struct Cooldown: Sendable {
   public var quietPeriod: Duration
 
   /// Per peripheral: when it was last heard, and whether it is cooling down.

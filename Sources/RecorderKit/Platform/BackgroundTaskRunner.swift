@@ -17,7 +17,7 @@ public protocol BackgroundTaskMirror: Sendable {
 /// the work, which checkpoints on the way out) and ends the task at once, as the system
 /// requires; otherwise the task ends the moment the work returns. Ended exactly once either
 /// way. A refused task runs nothing: there is no time to run in.
-public struct BackgroundTaskRunner: Sendable {
+package struct BackgroundTaskRunner: Sendable {
   private let application: any BackgroundTaskMirror
   private let budget: BackgroundBudget
 

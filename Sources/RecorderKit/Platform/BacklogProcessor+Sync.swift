@@ -5,7 +5,7 @@ import RecorderProtocol
 ///
 /// The total is what the device listed; a file counts the bytes its transfer reached (a
 /// resumed file starts where it resumes). A run that completes reports the total as done.
-public struct SyncProgressTally: Sendable, Equatable {
+package struct SyncProgressTally: Sendable, Equatable {
   /// Bytes the device listed in this run.
   public private(set) var total: Int64 = 0
   private var reached: [SessionID: Int64] = [:]

@@ -5,7 +5,7 @@ import RecorderProtocol
 /// nonce and associated data ("Wi-Fi PDUs use the same scheme", PROTOCOL.md §9 step 4).
 /// ``DeviceSession/wifiSessionConfiguration()`` fills it in for a Mode B device; it is
 /// opaque and describes itself redacted.
-public struct WiFiSealing: Sendable, CustomStringConvertible, CustomReflectable {
+package struct WiFiSealing: Sendable, CustomStringConvertible, CustomReflectable {
   let material: SessionKeyMaterial
 
   init(_ material: SessionKeyMaterial) {

@@ -8,7 +8,7 @@
 /// other models while `/`, `..`, NUL, control characters, non-ASCII look-alikes and
 /// overlong names can never reach a path. Session ids need no gate: a `SessionID` prints as
 /// its `u32` in decimal, digits only by construction.
-public enum DeviceFolderName {
+package enum DeviceFolderName {
   /// How long a serial may be.
   public static let serialLength = 1...32
 

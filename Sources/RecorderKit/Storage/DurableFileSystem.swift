@@ -37,7 +37,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 /// tests use `PowerLossFileSystem`, which forgets whatever no fsync covered.
 ///
 /// Paths are absolute or relative to the process's working directory.
-public protocol DurableFileSystem: Sendable {
+package protocol DurableFileSystem: Sendable {
   /// Creates `path` and its parents if missing, and makes the new entries durable.
   func createDirectory(_ path: String) throws(StorageError)
   /// Opens `path` for appending after truncating it to `length` bytes (creating it empty
@@ -60,7 +60,7 @@ public protocol DurableFileSystem: Sendable {
 }
 
 /// An open file being appended to.
-public protocol DurableFile: AnyObject {
+package protocol DurableFile: AnyObject {
   /// Appends all of `bytes`.
   func write(_ bytes: [UInt8]) throws(StorageError)
   /// fsync: everything written so far survives a power loss.
@@ -70,7 +70,7 @@ public protocol DurableFile: AnyObject {
 }
 
 /// The real file system, via POSIX calls.
-public struct PosixFileSystem: DurableFileSystem {
+package struct PosixFileSystem: DurableFileSystem {
   public init() {}
 
   public func createDirectory(_ path: String) throws(StorageError) {

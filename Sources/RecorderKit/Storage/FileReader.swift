@@ -6,7 +6,7 @@
 
 /// Reads a file front to back in chunks (hashing, verifying, resuming): memory stays at one
 /// chunk whatever the file's size.
-public final class FileReader {
+package final class FileReader {
   private var descriptor: Int32
   public let path: String
 

@@ -336,7 +336,7 @@ struct RecordingTransfer {
 
 /// Which transports carried a file, in order ("ble", then "wifi" after a fall-back): a typed
 /// value, journalled as `ble+wifi`.
-public struct TransportTrail: Sendable, Equatable, CustomStringConvertible {
+package struct TransportTrail: Sendable, Equatable, CustomStringConvertible {
   /// Transport names in the order they carried bytes, without repeats in a row.
   public private(set) var names: [String]
 

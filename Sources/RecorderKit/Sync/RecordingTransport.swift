@@ -54,7 +54,7 @@ extension RecordingTransport {
 }
 
 /// The BLE transport: one ``DeviceSession``.
-public struct BLETransport: RecordingTransport {
+package struct BLETransport: RecordingTransport {
   public let session: DeviceSession
   public var name: String { "ble" }
 

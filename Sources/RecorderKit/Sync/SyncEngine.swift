@@ -77,8 +77,18 @@ public actor SyncEngine {
   /// Every recording any run of this engine saw listed, by device.
   private var listedByDevice: [String: Set<SessionID>] = [:]
 
+  /// An engine over `journal`, keeping recordings and exports under `root`.
   public init(
-    journal: Journal, fileSystem: any DurableFileSystem = PosixFileSystem(), root: String,
+    journal: Journal, root: String, options: Options = Options(), clock: AnyClock = .continuous
+  ) {
+    self.init(
+      journal: journal, fileSystem: PosixFileSystem(), root: root, options: options, clock: clock)
+  }
+
+  /// An engine whose file work goes through `fileSystem` (a decorator that cuts power, in
+  /// tests).
+  package init(
+    journal: Journal, fileSystem: any DurableFileSystem, root: String,
     options: Options = Options(), clock: AnyClock = .continuous
   ) {
     self.journal = journal

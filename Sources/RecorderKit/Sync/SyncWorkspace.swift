@@ -46,9 +46,14 @@ public final class SyncWorkspace: Sendable {
 
   /// Opens (creating if needed) the root and its journal; `userKey` decrypts end-to-end
   /// encrypted recordings when they are exported.
-  public init(
-    root: String, fileSystem: any DurableFileSystem = PosixFileSystem(),
-    userKey: ModeBCredentials? = nil
+  public convenience init(root: String, userKey: ModeBCredentials? = nil) throws(SyncError) {
+    try self.init(root: root, fileSystem: PosixFileSystem(), userKey: userKey)
+  }
+
+  /// A workspace whose file work goes through `fileSystem` (a decorator that cuts power, in
+  /// tests).
+  package init(
+    root: String, fileSystem: any DurableFileSystem, userKey: ModeBCredentials? = nil
   ) throws(SyncError) {
     layout = StorageLayout(root: root)
     self.fileSystem = fileSystem

@@ -9,7 +9,7 @@ import RecorderProtocol
 /// close owed once WIFI_OPEN is granted and settles it when WIFI_CLOSE is answered; the front
 /// door sends an owed close at the next BLE connection to that device
 /// (``Recorders/runSync(serial:into:options:report:)``).
-public struct OwedWiFiCloses: Sendable {
+package struct OwedWiFiCloses: Sendable {
   /// The storage root.
   public let root: String
   let fileSystem: any DurableFileSystem
@@ -84,7 +84,7 @@ public struct OwedWiFiCloses: Sendable {
 
 extension SyncEngine {
   /// The WIFI_CLOSEs owed to devices by syncs on this engine's root.
-  public nonisolated var owedWiFiCloses: OwedWiFiCloses {
+  package nonisolated var owedWiFiCloses: OwedWiFiCloses {
     OwedWiFiCloses(root: root, fileSystem: fileSystem)
   }
 }

@@ -194,7 +194,7 @@ extension DeviceSession {
   /// HELLO must match, the token for its handshake, the channel count, the recording in
   /// progress (asked of this session; none known once BLE is down), and for a Mode B device
   /// the session key its PDUs are sealed with.
-  public func wifiSessionConfiguration() async -> WiFiTransport.Configuration {
+  package func wifiSessionConfiguration() async -> WiFiTransport.Configuration {
     var wifi = WiFiTransport.Configuration(
       serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels)
     wifi.oggAudio = info.oggAudio

@@ -271,7 +271,7 @@ public actor WiFiLink {
   }
 
   /// The §6 session: a ``RecordingTransport`` for the sync engine.
-  public nonisolated let transport: WiFiTransport
+  package nonisolated let transport: WiFiTransport
   /// The hotspot that was joined.
   public nonisolated let hotspot: DeviceHotspot
   private let server: WebSocketServer
@@ -295,7 +295,7 @@ public actor WiFiLink {
   /// - Throws: ``DeviceError/wifiUnavailable(_:)`` (cannot listen or join),
   ///   ``DeviceError/timeout(operation:)`` (the device never connected), or what
   ///   ``WiFiTransport/open(connection:configuration:clock:)`` throws.
-  public static func connect(
+  package static func connect(
     to hotspot: DeviceHotspot, joiner: any HotspotJoiner, session: WiFiTransport.Configuration,
     configuration: Configuration = Configuration(), clock: AnyClock = .continuous,
     join: HotspotJoinPolicy = .once, joinClock: AnyClock? = nil

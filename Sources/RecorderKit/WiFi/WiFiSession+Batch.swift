@@ -4,7 +4,7 @@ import RecorderProtocol
 /// A batch download over Wi-Fi: every recording on the device, oldest first, in one sync
 /// engine run (one LIST, one recording-in-progress question), stored and exported, nothing
 /// deleted (delete after the batch: between downloads the device stalls [sdk]).
-public enum WiFiBatch {
+package enum WiFiBatch {
   /// What to export and where.
   public struct Request: Sendable, Equatable {
     public var format: ExportFormat

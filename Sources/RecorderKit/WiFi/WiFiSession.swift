@@ -9,7 +9,7 @@ import RecorderProtocol
 /// Calls run one at a time (the device serves one Wi-Fi request at a time); only
 /// ``stopTransfer()`` acts at once, from any thread. The hotspot itself is raised and
 /// dropped over BLE (``DeviceSession/openWiFi(password:)``, ``DeviceSession/closeWiFi()``).
-public actor WiFiSession {
+package actor WiFiSession {
   /// How to join and how patient to be.
   public struct Configuration: Sendable {
     /// Where our WebSocket server listens; its `connectTimeout` bounds each attempt.

@@ -25,7 +25,7 @@ import RecorderWebSocket
 /// Wi-Fi content carries no CRC: the `SyncTail` that ``stream(sessionId:start:end:receive:)``
 /// returns has `crc` 0 and ``tailCarriesDeviceCRC`` is false, so integrity rests on TCP and on
 /// the sync engine's own checks (whole range, in order, the device's Opus framing).
-public actor WiFiTransport: RecordingTransport {
+package actor WiFiTransport: RecordingTransport {
   /// What the session needs to know and how patient it is.
   public struct Configuration: Sendable {
     /// The device's serial: its HELLO token must be the MD5 of it.
