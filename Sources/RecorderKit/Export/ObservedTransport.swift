@@ -4,7 +4,7 @@ import RecorderProtocol
 /// A transport narrowed to one recording (or left whole) that tells its owner what moves
 /// through it and can be stopped without ending the link underneath.
 ///
-/// ``RecordingExport`` and ``WiFiSession`` drive the sync engine through it: the engine
+/// ``RecordingExport`` and `WiFiSession` drive the sync engine through it: the engine
 /// resumes, verifies, stores and exports as usual, while the observer hears each listing,
 /// each frame the engine accepted and each stream that reached the device's tail. While
 /// `Observer/shouldStop` answers true the next frame is refused (the base transport

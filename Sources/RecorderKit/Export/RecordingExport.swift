@@ -134,7 +134,7 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
   /// (read twice, identical bytes): not exported, and never deleted from the device on
   /// this copy's word (PROTOCOL.md §10).
   case unverified(sessionId: SessionID, rawPath: String)
-  /// ``WiFiSession/stopTransfer()`` or the export's `shouldStop` stopped it; the link stays
+  /// `WiFiSession/stopTransfer()` or the export's `shouldStop` stopped it; the link stays
   /// up and the bytes that arrived are kept for the next export to resume from.
   case stopped(sessionId: SessionID)
   /// Another export of this workspace is moving the same recording right now (say one over
@@ -162,8 +162,8 @@ public enum RecordingExportError: Error, Sendable, Equatable, CustomStringConver
 extension SyncWorkspace {
   /// Exports one recording (see ``RecordingExport``) over `transport`. Cancelling the
   /// consuming task cancels the export, and the stream ends without its `.finished` event
-  /// (over Wi-Fi that also ends the session; use ``WiFiSession/export(_:into:stopWhen:)`` and
-  /// ``WiFiSession/stopTransfer()`` to keep it). To stop a transfer and still hear how it
+  /// (over Wi-Fi that also ends the session; use `WiFiSession/export(_:into:stopWhen:)` and
+  /// `WiFiSession/stopTransfer()` to keep it). To stop a transfer and still hear how it
   /// ended, answer true from `shouldStop` instead: the next frame is refused, the link stays
   /// up, the bytes so far are kept (the next export resumes from them) and the stream ends
   /// with ``RecordingExportError/stopped(sessionId:)``.

@@ -14,7 +14,7 @@ public enum SyncRunEvent: Sendable {
   /// Wi-Fi was asked for but BLE carried (some of) the sync, for this reason.
   case overBLE(DeviceError)
   /// A WIFI_CLOSE owed to the recorder (its BLE was down when a Wi-Fi sync ended,
-  /// ``OwedWiFiCloses``) was sent over a later BLE connection (`sent`), or could not be and
+  /// `OwedWiFiCloses`) was sent over a later BLE connection (`sent`), or could not be and
   /// stays owed to the next connection.
   case owedWiFiClose(sent: Bool)
   /// The sync completed: every file of every attempt, the last word on each winning, and
@@ -77,7 +77,7 @@ extension Recorders {
   /// deleted from the device as `engine`'s options say.
   ///
   /// Each attempt connects (``connect(serial:heard:session:)``), sends a WIFI_CLOSE still owed
-  /// to the recorder (``SyncEngine/owedWiFiCloses``: one an earlier sync, in this process or
+  /// to the recorder (`SyncEngine/owedWiFiCloses`: one an earlier sync, in this process or
   /// another, could not send), and runs the engine's sync, over Wi-Fi when `options.wifi`
   /// says so. A Wi-Fi sync that ends with BLE down (a recorder that drops BLE while its
   /// hotspot is up) is complete; the recorder is then reached over BLE again for its

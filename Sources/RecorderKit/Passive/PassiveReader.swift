@@ -33,7 +33,7 @@ public enum PassiveEvent: Sendable, Equatable {
 /// - **Pair, then read**: a registered peripheral that requires pairing and is not paired is
 ///   paired when heard (``PassiveEvent/pairingInstructions(identifier:instructions:)``
 ///   first), then read.
-/// - **Cooldown**: after a successful read the peripheral is ignored by the ``Cooldown``
+/// - **Cooldown**: after a successful read the peripheral is ignored by the `Cooldown`
 ///   rule, so one measurement is never read twice.
 /// - **Records**: each goes into the journal's outbox (in the same step as the read is
 ///   reported), for ``RecordUploader``.
@@ -57,7 +57,7 @@ public actor PassiveReader {
     /// Restart the scan this often (nil: never). A platform that reports a peripheral once
     /// per scan (iOS coalesces discoveries; always in the background, and in the foreground
     /// too without the allow-duplicates option) then still tells the reader, once per
-    /// interval, that a peripheral goes on advertising, which the ``Cooldown`` needs. Keep it
+    /// interval, that a peripheral goes on advertising, which the `Cooldown` needs. Keep it
     /// below ``quietPeriod``.
     public var rescanInterval: Duration? = nil
     /// While a discovery runs, the scan restarts at least this often, so a platform that
@@ -67,7 +67,7 @@ public actor PassiveReader {
     /// A discovered peripheral that was silent this long and is heard again is reported
     /// again (it stopped advertising and came back).
     public var discoveryAbsence: Duration = .seconds(12)
-    /// The cooldown's quiet period (see ``Cooldown``).
+    /// The cooldown's quiet period (see `Cooldown`).
     public var quietPeriod: Duration = .seconds(15)
     /// After a failed operation, the peripheral is not tried again for this long.
     public var retryDelay: Duration = .seconds(5)

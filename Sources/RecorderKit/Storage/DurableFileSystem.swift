@@ -33,7 +33,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Every file operation of a sync goes through this (DESIGN.md invariant 1): writes, fsync
-/// of a file, atomic rename, fsync of a directory. Production uses ``PosixFileSystem``;
+/// of a file, atomic rename, fsync of a directory. Production uses `PosixFileSystem`;
 /// tests use `PowerLossFileSystem`, which forgets whatever no fsync covered.
 ///
 /// Paths are absolute or relative to the process's working directory.

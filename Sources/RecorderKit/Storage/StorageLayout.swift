@@ -22,7 +22,7 @@ import RecorderProtocol
 /// copies and exports. A path outside the root (an export folder elsewhere) is written
 /// absolute, resolved against the working directory at the time it is recorded.
 ///
-/// A serial becomes a folder name only after ``DeviceFolderName`` checked it.
+/// A serial becomes a folder name only after `DeviceFolderName` checked it.
 public struct StorageLayout: Sendable, Hashable {
   /// The root as the caller spelled it (absolute, or relative to the working directory).
   public let root: String

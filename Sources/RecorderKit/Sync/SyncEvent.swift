@@ -62,7 +62,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   case journal(String)
   case export(sessionId: SessionID, reason: String)
   case cancelled
-  /// The device's serial is not a safe folder name (``DeviceFolderName``): shown quoted and
+  /// The device's serial is not a safe folder name (`DeviceFolderName`): shown quoted and
   /// escaped. Nothing was written and nothing is deleted from such a device.
   case unsafeSerial(String)
   /// The lock of the sync's root (``SyncEngine/Options/folderLock``) no longer guards it

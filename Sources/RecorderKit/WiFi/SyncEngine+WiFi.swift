@@ -54,7 +54,7 @@ extension SyncEngine {
   ///
   /// Nothing over Wi-Fi needs BLE: a device that drops BLE while its hotspot is up (as some
   /// do [sdk]) is synced, verified and deleted from over Wi-Fi alone. Its WIFI_CLOSE then
-  /// cannot be sent: it stays owed (``owedWiFiCloses``, marked durably when WIFI_OPEN is
+  /// cannot be sent: it stays owed (`owedWiFiCloses`, marked durably when WIFI_OPEN is
   /// granted, settled when WIFI_CLOSE is answered) and the front door sends it over a new
   /// BLE connection (``Recorders/runSync(serial:into:options:report:)``).
   ///

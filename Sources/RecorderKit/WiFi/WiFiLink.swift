@@ -290,11 +290,11 @@ public actor WiFiLink {
 
   /// Starts our server, joins `hotspot` as `join` says (on `joinClock`, else `clock`), waits
   /// for the device to connect and runs HELLO and the handshake
-  /// (``WiFiTransport/open(connection:configuration:clock:)``).
+  /// (`WiFiTransport/open(connection:configuration:clock:)`).
   /// Cleans up after itself on every failure.
   /// - Throws: ``DeviceError/wifiUnavailable(_:)`` (cannot listen or join),
   ///   ``DeviceError/timeout(operation:)`` (the device never connected), or what
-  ///   ``WiFiTransport/open(connection:configuration:clock:)`` throws.
+  ///   `WiFiTransport/open(connection:configuration:clock:)` throws.
   package static func connect(
     to hotspot: DeviceHotspot, joiner: any HotspotJoiner, session: WiFiTransport.Configuration,
     configuration: Configuration = Configuration(), clock: AnyClock = .continuous,
@@ -404,7 +404,7 @@ public actor WiFiLink {
     host == "localhost" || host.hasPrefix("127.")
   }
 
-  /// STOP and close 1000 (``WiFiTransport/finish()``), stop the server, leave the hotspot.
+  /// STOP and close 1000 (`WiFiTransport/finish()`), stop the server, leave the hotspot.
   /// Idempotent.
   public func close() async {
     guard !closed else { return }

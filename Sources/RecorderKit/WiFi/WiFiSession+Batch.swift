@@ -59,7 +59,7 @@ package enum WiFiBatch {
     /// The recordings exported as asked, in order.
     public var exported: [ExportedRecording]
     /// Why the batch ended early (``RecordingExportError/stopped(sessionId:)`` after
-    /// ``WiFiSession/stopTransfer()``), nil when it ran through. Recordings left unverified
+    /// `WiFiSession/stopTransfer()`), nil when it ran through. Recordings left unverified
     /// or still being recorded are simply not in ``exported``.
     public var failure: RecordingExportError?
 
@@ -71,7 +71,7 @@ package enum WiFiBatch {
 
 extension WiFiSession {
   /// Downloads every recording into `workspace` and exports each as asked (see
-  /// ``WiFiBatch``), stoppable with ``stopTransfer()`` or `shouldStop`, asked before each
+  /// `WiFiBatch`), stoppable with ``stopTransfer()`` or `shouldStop`, asked before each
   /// frame.
   public func downloadAll(
     _ request: WiFiBatch.Request, into workspace: SyncWorkspace,

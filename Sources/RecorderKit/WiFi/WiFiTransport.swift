@@ -53,7 +53,7 @@ package actor WiFiTransport: RecordingTransport {
     /// the sync goes on over BLE. A peer that passed HELLO (the serial is public) cannot then
     /// make its own recordings look like the device's. nil: no comparison.
     public var expectedListing: [Recording]?
-    /// A Mode B device's key: every PDU is then sealed both ways (``WiFiSealing``), and a
+    /// A Mode B device's key: every PDU is then sealed both ways (`WiFiSealing`), and a
     /// device whose HELLO does not authenticate under it is refused. nil: plain PDUs.
     public var sealing: WiFiSealing?
 
