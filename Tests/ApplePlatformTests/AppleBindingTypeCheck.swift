@@ -25,6 +25,27 @@ struct AppleBindingTypeCheck {
 
   func cleanUp() { try? FileManager.default.removeItem(at: directory) }
 
+  /// The package name SwiftPM compiled the built modules with (its `-package-name`, from
+  /// the build description beside them): `package` declarations of a built module are
+  /// visible only to code compiled under the same name.
+  static let swiftPMPackageName: String = {
+    var directory = builtModules.deletingLastPathComponent()
+    while directory.path != "/" {
+      for description in ["debug.yaml", "release.yaml"] {
+        let path = directory.appendingPathComponent(description).path
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+          let flag = text.range(of: "\"-package-name\",\"")
+        else { continue }
+        let rest = text[flag.upperBound...]
+        if let end = rest.firstIndex(of: "\"") { return String(rest[..<end]) }
+      }
+      directory = directory.deletingLastPathComponent()
+    }
+    // SwiftPM's rule for a root package: its folder's name as an identifier.
+    return String(
+      packageRoot.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+  }()
+
   /// The built modules of this package: next to the test binary, in `Modules`.
   static var builtModules: URL {
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -42,7 +63,9 @@ struct AppleBindingTypeCheck {
     let source = Self.packageRoot.appendingPathComponent(
       "Tests/ApplePlatformTests/StandIns/\(name).swift")
     return try Self.swiftc([
-      "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", name,
+      "-emit-module", "-parse-as-library", "-swift-version", "6", "-package-name",
+      Self.swiftPMPackageName,
+      "-module-name", name,
       "-I", directory.path, source.path, "-emit-module-path",
       directory.appendingPathComponent("\(name).swiftmodule").path,
     ])
@@ -53,7 +76,9 @@ struct AppleBindingTypeCheck {
   func emitModule(_ module: String, files: [URL]) throws -> Result {
     try Self.swiftc(
       [
-        "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", module,
+        "-emit-module", "-parse-as-library", "-swift-version", "6", "-package-name",
+        Self.swiftPMPackageName,
+        "-module-name", module,
         "-I", directory.path, "-I", Self.builtModules.path, "-emit-module-path",
         directory.appendingPathComponent("\(module).swiftmodule").path,
       ] + files.map(\.path))
@@ -63,7 +88,9 @@ struct AppleBindingTypeCheck {
   /// `clangModules` are the package's C targets the imported modules need (their module maps).
   func typeCheck(module: String, files: [URL], clangModules: [String] = []) throws -> Result {
     var arguments = [
-      "-typecheck", "-swift-version", "6", "-module-name", module, "-I", directory.path, "-I",
+      "-typecheck", "-swift-version", "6", "-package-name", Self.swiftPMPackageName, "-module-name",
+      module,
+      "-I", directory.path, "-I",
       Self.builtModules.path,
     ]
     for clang in clangModules {
