@@ -152,6 +152,13 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
+  /// Whether the auto-advance would hold still now: a work token is held or a busy probe
+  /// answers true.
+  public var isHeld: Bool {
+    let (busy, probes) = state.withLock { ($0.busy, Array($0.probes.values)) }
+    return busy > 0 || probes.contains { $0() }
+  }
+
   /// A hold on the clock; ``end()`` releases it (ending twice is harmless).
   public final class WorkToken: Sendable {
     private let clock: ManualClock

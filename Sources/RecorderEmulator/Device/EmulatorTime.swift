@@ -59,6 +59,20 @@ public enum EmulatorTime: Sendable {
     }
   }
 
+  /// A manual clock holds still while `probe` answers true (nil for a real clock): for input
+  /// the radio handed to a central that the central has not taken yet. Call the returned
+  /// function to end it.
+  func hold(_ hold: ClockHold, while probe: @escaping @Sendable () -> Bool)
+    -> (@Sendable () -> Void)?
+  {
+    switch self {
+    case .manual(let clock):
+      let key = clock.addBusyProbe(hold, probe)
+      return { clock.removeBusyProbe(key) }
+    case .real: return nil
+    }
+  }
+
   var isManual: Bool {
     if case .manual = self { return true }
     return false
@@ -80,4 +94,7 @@ extension ClockHold {
   /// advertising is heard after a few task hops that take real time but no simulated time,
   /// and a scan's timeout must not fire first.
   static let emulatorScanGrace = ClockHold("emulator scan grace")
+  /// A health peripheral's indication is queued for a subscribed central that has not read
+  /// it yet: its measurement timeout must not be the next thing a simulation jumps to.
+  static let emulatorIndication = ClockHold("emulator indication unread")
 }

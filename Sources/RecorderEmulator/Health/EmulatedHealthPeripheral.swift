@@ -189,7 +189,12 @@ public actor EmulatedHealthPeripheral {
     nextConnectionID += 1
     connectionCount += 1
     let (events, continuation) = BackpressureStream<LinkEvent>.makeStream()
-    connection = HealthConnection(id: id, events: continuation)
+    let subscribed = Locked(false)
+    connection = HealthConnection(
+      id: id, events: continuation, subscribed: subscribed,
+      releaseHold: time.hold(
+        .emulatorIndication,
+        while: { subscribed.withLock { $0 } && continuation.buffered > 0 }))
     stopAdvertising()
     return HealthPeripheralLink(
       peripheral: self, connectionID: id, address: peripheral, events: events)
@@ -230,7 +235,7 @@ public actor EmulatedHealthPeripheral {
       throw .characteristicNotFound(characteristic)
     }
     guard !configuration.requiresPairing || isBonded else { throw .attError(0x05) }
-    connection?.subscribed = enabled
+    connection?.subscribed.withLock { $0 = enabled }
     guard enabled, pendingReading != nil else { return }
     let deadline = time.now + configuration.indicationDelay
     let time = self.time
@@ -241,7 +246,8 @@ public actor EmulatedHealthPeripheral {
   }
 
   private func indicate(_ id: Int) {
-    guard let link = connection, link.id == id, link.subscribed, let reading = pendingReading
+    guard let link = connection, link.id == id, link.subscribed.withLock({ $0 }),
+      let reading = pendingReading
     else { return }
     pendingReading = nil
     deliveredReadings.append(reading)
@@ -260,6 +266,7 @@ public actor EmulatedHealthPeripheral {
   func end(_ id: Int, reason: DisconnectReason) {
     guard let link = connection, link.id == id else { return }
     connection = nil
+    link.releaseHold?()
     link.events.yield(.disconnected(reason))
     link.events.finish()
     guard isPoweredOn else { return }
@@ -290,7 +297,10 @@ public actor EmulatedHealthPeripheral {
 struct HealthConnection {
   let id: Int
   let events: BackpressureStream<LinkEvent>.Continuation
-  var subscribed = false
+  /// Whether the central subscribed to the measurement (read by the clock hold's probe).
+  let subscribed: Locked<Bool>
+  /// Ends the clock hold for an indication the central has not read (manual time only).
+  let releaseHold: (@Sendable () -> Void)?
 }
 
 /// A connection to an ``EmulatedHealthPeripheral``: a thin handle, all state in the actor.

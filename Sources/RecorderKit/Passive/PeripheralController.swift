@@ -66,7 +66,7 @@ public final class PeripheralController: Sendable {
 
   /// - Parameters:
   ///   - central: the radio to connect with.
-  ///   - clock: every timeout runs on it (a `ManualClock` in tests).
+  ///   - clock: every timeout runs on it.
   ///   - now: the wall clock that stamps records.
   ///   - options: connect and read limits.
   ///   - registry: when given, a successful pairing is recorded there and every record
@@ -260,7 +260,7 @@ public final class PeripheralController: Sendable {
     let link = try await connect(peripheral, kind: kind, timeout: options.connectTimeout)
     onStage(.connected)
     let measurement = BluetoothUUID(kind.measurement.uuid)
-    let outcome: Result<[UInt8], PassiveError> = await withClockHeld(while: link) {
+    let outcome: Result<[UInt8], PassiveError> = await Self.capture {
       () async throws(PassiveError) in
       do throws(LinkError) {
         try await link.setNotifications(true, for: measurement)
@@ -297,20 +297,6 @@ public final class PeripheralController: Sendable {
   /// ATT errors that mean "bond first": insufficient authentication (0x05) and
   /// insufficient encryption (0x0F).
   static let authenticationErrors: Set<UInt8> = [0x05, 0x0F]
-
-  /// Runs `body` with a simulated clock held while `link` has undelivered events, so an
-  /// auto-advancing test clock never jumps to a timeout past an indication not yet handled
-  /// (a no-op on a real clock).
-  private func withClockHeld<T: Sendable>(
-    while link: any PeripheralLink, _ body: () async throws(PassiveError) -> T
-  ) async -> Result<T, PassiveError> {
-    let events = link.events
-    let release = clock.holdTime(.passiveEvents, while: { events.buffered > 0 })
-    defer { release() }
-    do throws(PassiveError) { return .success(try await body()) } catch {
-      return .failure(error)
-    }
-  }
 
   private static func capture<T: Sendable>(_ body: () async throws(PassiveError) -> T) async
     -> Result<T, PassiveError>
