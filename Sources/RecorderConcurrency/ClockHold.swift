@@ -16,17 +16,10 @@ public struct ClockHold: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String { name }
 
-  /// From the link coming up until the first command is with it: a device drops a central
-  /// that has not authenticated within about a second, and a slow task hop must not look
-  /// like that second passing.
-  public static let sessionSetUp = ClockHold("session set-up")
   /// From a request being written until the write is with the link: nothing is in flight
   /// yet that the simulation could see, so the request's watchdog must not be the next
   /// deadline.
   public static let requestWrite = ClockHold("request write")
-  /// Mode B: from the device's key material arriving until the next write is out (the RSA
-  /// work between takes real time, none simulated).
-  public static let modeBUnwrap = ClockHold("Mode B unwrap")
   /// While received frames wait on either side of a session's receive loop.
   public static let receiveBacklog = ClockHold("receive backlog")
   /// Disk and CPU work of the sync engine (hashing, renaming, fsync, journal writes).

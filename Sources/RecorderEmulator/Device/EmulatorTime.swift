@@ -94,6 +94,8 @@ extension ClockHold {
   /// advertising is heard after a few task hops that take real time but no simulated time,
   /// and a scan's timeout must not fire first.
   static let emulatorScanGrace = ClockHold("emulator scan grace")
+  /// A Mode B key exchange message went to the central; its answer (after RSA work) is due.
+  static let emulatorKeyExchange = ClockHold("emulator key exchange")
   /// A health peripheral's indication is queued for a subscribed central that has not read
   /// it yet: its measurement timeout must not be the next thing a simulation jumps to.
   static let emulatorIndication = ClockHold("emulator indication unread")

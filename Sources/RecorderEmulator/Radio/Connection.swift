@@ -59,10 +59,10 @@ struct Connection {
   var lastEvent: Duration?
   /// Held (manual clock) while the link has traffic, so auto-advance never skips it.
   var busyToken: ManualClock.WorkToken?
-  /// Holds a manual clock from the connection until the central's first write (at most
-  /// ``EmulatedDevice/setUpGrace`` of real time): the few task hops between a connect
-  /// returning and the central's first action take real time, not simulated time, so the
-  /// authentication timer must not be jumped to in between.
+  /// Holds a manual clock while it is the central's turn to write: from the connection
+  /// until its first write, and from a Mode B key exchange message until the answer (at most
+  /// ``EmulatedDevice/setUpGrace`` of real time each). The central's work in between takes
+  /// real time, not simulated time, so the authentication timer must not be jumped to.
   var setUpGrace: ManualClock.WorkToken?
   var authenticationTimer: Task<Void, Never>?
   /// The link pump, waiting for the consumer to read or a write to arrive.

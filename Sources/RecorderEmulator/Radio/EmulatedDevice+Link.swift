@@ -81,14 +81,8 @@ extension EmulatedDevice {
       do { try await time.sleep(until: deadline) } catch { return }
       self.authenticationTimedOut(id)
     }
-    link.setUpGrace = time.beginWork(.emulatorSetUpGrace)
-    if link.setUpGrace != nil {
-      Task {
-        try? await Task.sleep(for: Self.setUpGrace)
-        self.endSetUpGrace(id)
-      }
-    }
     connection = link
+    awaitCentralWrite(id, .emulatorSetUpGrace)
     counterValues.connections += 1
     let limit = configuration.link.consumerBufferLimit
     Task {
@@ -99,11 +93,32 @@ extension EmulatedDevice {
     return EmulatorLink(device: self, connectionID: id, peripheral: peripheral, events: events)
   }
 
-  /// Real time a new connection holds a manual clock while the central has not written yet.
-  static let setUpGrace: Duration = .milliseconds(500)
+  /// Real time the link holds a manual clock at most while it waits for the central's turn
+  /// (``awaitCentralWrite(_:_:)``): ample for a central's task hops and RSA work on a busy
+  /// machine, and short enough that a central which never writes still meets the
+  /// authentication timeout.
+  static let setUpGrace: Duration = .seconds(2)
 
-  func endSetUpGrace(_ id: Int) {
+  /// It is the central's turn to write (the link is up, or the device sent what the central
+  /// must answer): a manual clock holds still until the central's next write, the link's end
+  /// or ``setUpGrace`` of real time, whichever comes first. The central's work in between
+  /// (task hops, RSA) takes real time and no simulated time, so a device timer must not be
+  /// jumped to meanwhile. A no-op on a real clock or while such a hold is already in force.
+  func awaitCentralWrite(_ id: Int, _ hold: ClockHold) {
+    guard let link = connection, link.id == id, link.setUpGrace == nil,
+      let token = time.beginWork(hold)
+    else { return }
+    connection?.setUpGrace = token
+    Task {
+      try? await Task.sleep(for: Self.setUpGrace)
+      self.endSetUpGrace(id, ifStill: token)
+    }
+  }
+
+  /// The central wrote (or the grace ran out): its turn is over.
+  func endSetUpGrace(_ id: Int, ifStill token: ManualClock.WorkToken? = nil) {
     guard connection?.id == id else { return }
+    if let token, connection?.setUpGrace !== token { return }
     connection?.setUpGrace?.end()
     connection?.setUpGrace = nil
   }

@@ -44,6 +44,7 @@ extension EmulatedDevice {
             type: ModeB.wantsUserKeyType, payload: [],
             indexBase: configuration.modeB.chunkIndexBase),
           readyAt: readyAt)
+        awaitKeyExchangeAnswer()
       }
     case ModeB.keyMaterialType:
       guard let key = try? RSAPublicKey(pem: String(decoding: message.payload, as: UTF8.self))
@@ -78,6 +79,7 @@ extension EmulatedDevice {
       chunks[tampered].chunk[chunks[tampered].chunk.count / 2] ^= 0x20
     }
     notifyPlain(chunks, readyAt: readyAt)
+    awaitKeyExchangeAnswer()
     connection?.channel = channel
   }
 
@@ -103,5 +105,14 @@ extension EmulatedDevice {
       counterValues.refusedSealedWrites += 1
       return nil
     }
+  }
+}
+
+extension EmulatedDevice {
+  /// The central must now answer a key exchange message (its RSA work takes real time and no
+  /// simulated time): the link holds a manual clock until its next write.
+  fileprivate func awaitKeyExchangeAnswer() {
+    guard let id = connection?.id else { return }
+    awaitCentralWrite(id, .emulatorKeyExchange)
   }
 }

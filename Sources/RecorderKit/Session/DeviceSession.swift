@@ -122,7 +122,6 @@ public actor DeviceSession {
       throw .connectFailed(error)
     }
     let session = DeviceSession(link: link, device: device, configuration: configuration)
-    await session.channel.holdUntilFirstWrite()
     do {
       try await session.setUp()
     } catch {

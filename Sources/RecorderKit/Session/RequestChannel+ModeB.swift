@@ -73,7 +73,6 @@ extension RequestChannel {
         failure = error
         return true
       }
-      if message != nil { holdUntilNextWrite() }
       return message != nil
     }
     if let failure { throw .modeB(.malformedPreHandshake(failure)) }

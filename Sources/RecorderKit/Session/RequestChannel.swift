@@ -82,8 +82,6 @@ actor RequestChannel {
   private let unhandled = Locked(0)
   private var backlogWaiter: CheckedContinuation<Void, Never>?
   private var removeBusyProbe: (@Sendable () -> Void)?
-  /// Held from the link coming up until the first request is out (see ``holdUntilFirstWrite()``).
-  private var setUpHold: (@Sendable () -> Void)?
 
   init(
     link: any PeripheralLink, clock: AnyClock, replyTimeout: Duration, portVersion: UInt16,
@@ -100,25 +98,6 @@ actor RequestChannel {
 
   /// Requests waiting at the gate (for tests of the queue).
   var queuedRequests: Int { gateWaiters.count }
-
-  /// Clock hold `ClockHold/sessionSetUp`: a simulated clock stays still from the link coming up until
-  /// the first command is with the link. The device drops a central that has not
-  /// authenticated within ~1 s [device]; a simulation must not skip that second just because
-  /// this task was slow to be scheduled. A no-op on real clocks.
-  func holdUntilFirstWrite() { setUpHold = clock.holdTime(.sessionSetUp) }
-
-  /// Clock hold `ClockHold/modeBUnwrap`: a simulated clock stays still from the device's
-  /// key material arriving until the next write is out, so the RSA work between them (real
-  /// time) never lets the device's authentication timer fire in simulated time.
-  func holdUntilNextWrite() {
-    releaseSetUpHold()
-    setUpHold = clock.holdTime(.modeBUnwrap)
-  }
-
-  private func releaseSetUpHold() {
-    setUpHold?()
-    setUpHold = nil
-  }
 
   // MARK: - Requests
 
@@ -341,11 +320,9 @@ actor RequestChannel {
       releaseWrite()
     } catch {
       releaseWrite()
-      releaseSetUpHold()
       throw .disconnected(Self.reason(error))
     }
     // From here we wait for the device: simulated time may pass.
-    releaseSetUpHold()
     defer {
       unhandled.withLock { $0 = 0 }
       resumeReceiving()
@@ -549,7 +526,6 @@ actor RequestChannel {
   /// Ends the channel: fails the request in flight and every waiter, drops the link.
   func close() async {
     resumeReceiving()
-    releaseSetUpHold()
     removeBusyProbe?()
     removeBusyProbe = nil
     if endReason == nil { endReason = .closed }
