@@ -167,7 +167,7 @@ let package = Package(
       name: "RecorderWebSocketTests",
       dependencies: [
         "RecorderWebSocket", "RecorderSockets", "RecorderConcurrency", "RecorderProtocol",
-        "TestSupport",
+        "RecorderEmulator", "TestSupport",
       ]),
     .testTarget(
       name: "RecorderRemoteLinkTests",
@@ -180,7 +180,7 @@ let package = Package(
       dependencies: [
         "RecorderEmulator", "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderTesting",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
-        "RecorderSockets",
+        "RecorderSockets", "TestSupport",
       ]),
     .testTarget(
       name: "RecorderKitTests",

@@ -2,7 +2,7 @@ import RecorderConcurrency
 
 /// The central role of Bluetooth LE, shaped like CoreBluetooth's `CBCentralManager` so that
 /// the CoreBluetooth adapter is a thin translation and everything above it is tested here
-/// against the emulator (in process on a `ManualClock`, or over TCP).
+/// against the emulator (in process on simulated time, or over TCP).
 ///
 /// Implementations: the TCP link to `recorder emulate` (`TCPCentral`), the emulator's
 /// in-process central (RecorderEmulator), and a CoreBluetooth adapter on Apple platforms.

@@ -1,5 +1,6 @@
 /// A type-erased Swift `Clock` measured in `Duration`, so actors can take an injected clock
-/// without becoming generic: production passes `ContinuousClock`, tests a ``ManualClock``.
+/// without becoming generic: production passes `ContinuousClock`; a simulation passes its own
+/// clock, built with ``init(sleep:elapsed:hold:holdWhile:)``.
 public struct AnyClock: Sendable {
   private let sleepBody: @Sendable (Duration) async throws -> Void
   private let elapsedBody: @Sendable () -> Duration
@@ -18,24 +19,6 @@ public struct AnyClock: Sendable {
     probeBody = { _, _ in {} }
   }
 
-  /// Wraps a ``ManualClock``: ``holdTime(_:)`` then keeps its auto-advance from skipping
-  /// ahead while this side does CPU or disk work that takes no time in the simulation.
-  public init(_ clock: ManualClock) {
-    let origin = clock.now
-    sleepBody = { duration in
-      try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
-    }
-    elapsedBody = { origin.duration(to: clock.now) }
-    holdBody = { hold in
-      let token = clock.beginWork(hold)
-      return { token.end() }
-    }
-    probeBody = { hold, probe in
-      let key = clock.addBusyProbe(hold, probe)
-      return { clock.removeBusyProbe(key) }
-    }
-  }
-
   /// The real, continuous clock.
   public static var continuous: AnyClock { AnyClock(ContinuousClock()) }
 
@@ -50,15 +33,21 @@ public struct AnyClock: Sendable {
       elapsed: { origin.duration(to: clock.now) * scale })
   }
 
-  /// A clock from its two operations.
+  /// A clock from its operations. `hold` and `holdWhile` are a simulated clock's: they keep
+  /// it still while a holder works (see ``holdTime(_:)``); a real clock leaves them out.
   public init(
     sleep: @escaping @Sendable (Duration) async throws -> Void,
-    elapsed: @escaping @Sendable () -> Duration
+    elapsed: @escaping @Sendable () -> Duration,
+    hold: @escaping @Sendable (ClockHold) -> (@Sendable () -> Void) = { _ in {} },
+    holdWhile:
+      @escaping @Sendable (ClockHold, @escaping @Sendable () -> Bool) -> (
+        @Sendable () -> Void
+      ) = { _, _ in {} }
   ) {
     sleepBody = sleep
     elapsedBody = elapsed
-    holdBody = { _ in {} }
-    probeBody = { _, _ in {} }
+    holdBody = hold
+    probeBody = holdWhile
   }
 
   /// While `probe` answers true, a simulated clock holds still for `hold` (input received

@@ -1,29 +1,19 @@
 /// Why a simulated clock must stand still for a moment: the one clock-hold API.
 ///
-/// A ``ManualClock`` with auto-advance jumps to the next sleeper's deadline as soon as
-/// nothing seems to happen. Some work takes real time but no simulated time (hashing a file,
-/// a task hop before a reply is handled); while it runs, a jump would fire a timeout that
-/// real hardware never would. Each such place takes a named hold
-/// (``AnyClock/holdTime(_:)`` or ``AnyClock/holdTime(_:while:)``), so every hold in the
-/// code is one of the cases below, and a test can ask ``ManualClock/activeHolds`` which are
-/// still held. On a real clock a hold costs nothing and does nothing.
+/// A simulated clock that advances on its own jumps to the next sleeper's deadline as soon
+/// as nothing seems to happen. The simulation's side of a boundary (an emulated link, a test
+/// double of a platform) may be busy in real time while no simulated time should pass (a
+/// central reading what it was sent, a queue of callbacks); a jump then would fire a timeout
+/// that real hardware never would. Such a place takes a named hold (``AnyClock/holdTime(_:)``
+/// or ``AnyClock/holdTime(_:while:)``), and a test can ask the simulated clock which holds
+/// are in force. The SDK takes none: it sees only the clock. On a real clock a hold costs
+/// nothing and does nothing.
 public struct ClockHold: Sendable, Hashable, CustomStringConvertible {
-  /// The hold's name, as ``ManualClock/activeHolds`` reports it.
+  /// The hold's name, as the simulated clock reports it.
   public let name: String
 
-  /// A hold of a caller's own (tests, benchmarks).
+  /// A hold named `name`.
   public init(_ name: String) { self.name = name }
 
   public var description: String { name }
-
-  /// From a request being written until the write is with the link: nothing is in flight
-  /// yet that the simulation could see, so the request's watchdog must not be the next
-  /// deadline.
-  public static let requestWrite = ClockHold("request write")
-  /// While received frames wait on either side of a session's receive loop.
-  public static let receiveBacklog = ClockHold("receive backlog")
-  /// Disk and CPU work of the sync engine (hashing, renaming, fsync, journal writes).
-  public static let storageWork = ClockHold("storage work")
-  /// While a passive read's link has events not yet handled.
-  public static let passiveEvents = ClockHold("passive events")
 }

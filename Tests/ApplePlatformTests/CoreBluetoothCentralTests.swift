@@ -1,5 +1,6 @@
 import RecorderBluetooth
 import RecorderConcurrency
+import RecorderEmulator
 import RecorderCoreBluetooth
 import Testing
 

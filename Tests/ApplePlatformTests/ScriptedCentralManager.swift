@@ -1,5 +1,6 @@
 import RecorderBluetooth
 import RecorderConcurrency
+import RecorderEmulator
 import RecorderCoreBluetooth
 
 /// A `CentralManagerMirror` that records every call, answers the synchronous ones from

@@ -12,6 +12,7 @@ import Testing
 struct CentralTurnHoldTests {
   static let setUp = "emulator set-up grace"
   static let keyExchange = "emulator key exchange"
+  static let unread = "emulator unread events"
 
   @Test("from the connection until the central's first write")
   func setUpHoldsUntilTheFirstWrite() async throws {
@@ -45,5 +46,23 @@ struct CentralTurnHoldTests {
     #expect(bench.clock.activeHolds[Self.keyExchange] == nil, "\(bench.clock.activeHolds)")
     _ = await phone.disconnectAndDrain()
     #expect(bench.clock.activeHolds[Self.setUp] == nil)
+  }
+
+  @Test("while notifications wait unread at the central, and not once it read them")
+  func unreadNotificationsHoldTheClock() async throws {
+    let bench = try TestBench(autoAdvance: false)
+    defer { bench.cleanUp() }
+    let phone = try await bench.connectPhone()
+    try await phone.send(.handshake(HandshakeRequest(token: bench.device.configuration.token)))
+    var turns = 0
+    while phone.link.events.buffered == 0, turns < 100_000 {
+      await Task.yield()
+      turns += 1
+    }
+    try #require(phone.link.events.buffered > 0, "the reply never arrived")
+    #expect(bench.clock.holding.contains(Self.unread), "\(bench.clock.holding)")
+    _ = try await phone.nextMessage()
+    #expect(phone.link.events.buffered == 0)
+    #expect(!bench.clock.holding.contains(Self.unread), "\(bench.clock.holding)")
   }
 }

@@ -1,4 +1,5 @@
 import RecorderConcurrency
+import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderTesting
@@ -256,6 +257,67 @@ struct DeviceSessionTests {
     var expected = CRC16()
     for index in 0..<10 { expected.update([UInt8](repeating: UInt8(index), count: 80)) }
     #expect(tail == SyncTail(sessionId: sessionId, crc: expected.value))
+    await session.close()
+  }
+
+  /// The silence watchdog counts the device's silence, not the reader's delay: frames in hand
+  /// (handed to the request, or waiting at the link) mean the device spoke.
+  @Test("a reader that falls behind is not a silent device: frames in hand keep the stream")
+  func slowReaderIsNotASilentDevice() async throws {
+    let clock = ManualClock()  // moved by this test only
+    let sessionId: SessionID = 0x69D2_6658
+    let central = ScriptedCentral { message in
+      guard case .syncStart(let request) = message else { return V0095Replies.standard(message) }
+      var crc = CRC16()
+      var frames = [
+        DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()
+      ]
+      for index in 0..<3 {
+        let data = [UInt8](repeating: UInt8(index), count: 80)
+        crc.update(data)
+        frames.append(
+          Frame.bulk(BulkFrame(sessionId: sessionId, offset: UInt32(index * 80), data: data))
+            .encoded())
+      }
+      frames.append(Frame.bulk(.terminal(sessionId: sessionId)).encoded())
+      frames.append(
+        DeviceMessage.syncTail(SyncTail(sessionId: sessionId, crc: crc.value)).encoded())
+      return frames
+    }
+    let session = try await Self.connect(central, clock: clock)
+    let holding = Locked(false)
+    let finished = Locked(false)
+    let (gate, opened) = AsyncStream.makeStream(of: Void.self)
+    let streaming = Task {
+      defer { finished.withLock { $0 = true } }
+      return try await session.streamRange(
+        sessionId: sessionId, start: 0, silenceTimeout: .seconds(5)
+      ) { frame in
+        if frame.offset == 0 {
+          holding.withLock { $0 = true }
+          for await _ in gate { break }
+        }
+        return .continue
+      }
+    }
+    try await waitUntil("the reader holds the first frame") { holding.withLock { $0 } }
+    // Five silence timeouts pass while the reader works on the first frame, the rest waiting.
+    // Each time the watchdog looks and sleeps on (had it failed the stream, no deadline would
+    // come back and the wait below would time out).
+    try await waitUntil("the watchdog to sleep") { clock.nextDeadline != nil }
+    for _ in 0..<5 {
+      let deadline = try #require(clock.nextDeadline)
+      clock.advance(to: deadline)
+      try await waitUntil("the watchdog to sleep on") {
+        clock.nextDeadline.map { $0 > deadline } ?? false
+      }
+    }
+    #expect(!finished.withLock { $0 }, "the stream ended while the reader still held frames")
+    opened.yield()
+    opened.finish()
+    let tail = try await streaming.value
+    #expect(tail?.sessionId == sessionId)
+    #expect(clock.elapsed >= .seconds(25))
     await session.close()
   }
 

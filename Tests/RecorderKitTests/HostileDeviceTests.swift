@@ -1,5 +1,6 @@
 import Foundation
 import RecorderConcurrency
+import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore

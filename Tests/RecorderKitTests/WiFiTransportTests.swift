@@ -1,5 +1,6 @@
 import Foundation
 import RecorderConcurrency
+import RecorderEmulator
 import RecorderCrypto
 import RecorderProtocol
 import RecorderWebSocket

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderConcurrency
+import RecorderEmulator
 import RecorderSockets
 import TestSupport
 import Testing

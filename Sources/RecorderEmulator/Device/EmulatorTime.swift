@@ -73,6 +73,18 @@ public enum EmulatorTime: Sendable {
     }
   }
 
+  /// A manual clock holds still while events wait unread at the central's end of `events`
+  /// (nil for a real clock): the central takes real time and no simulated time to read and
+  /// handle them, and a timeout must not be jumped to meanwhile. A central that stopped
+  /// reading for ``UnreadHold/patience`` of real time releases it. Ends when the returned
+  /// hold is released.
+  func holdWhileUnread<Element>(_ events: BackpressureStream<Element>.Continuation)
+    -> UnreadHold?
+  {
+    guard case .manual(let clock) = self else { return nil }
+    return UnreadHold(clock: clock, unread: { events.buffered })
+  }
+
   var isManual: Bool {
     if case .manual = self { return true }
     return false
@@ -94,9 +106,45 @@ extension ClockHold {
   /// advertising is heard after a few task hops that take real time but no simulated time,
   /// and a scan's timeout must not fire first.
   static let emulatorScanGrace = ClockHold("emulator scan grace")
+  /// Notifications wait unread at the central.
+  static let emulatorUnread = ClockHold("emulator unread events")
   /// A Mode B key exchange message went to the central; its answer (after RSA work) is due.
   static let emulatorKeyExchange = ClockHold("emulator key exchange")
   /// A health peripheral's indication is queued for a subscribed central that has not read
   /// it yet: its measurement timeout must not be the next thing a simulation jumps to.
   static let emulatorIndication = ClockHold("emulator indication unread")
+}
+
+/// The hold of ``EmulatorTime/holdWhileUnread(_:)``: a busy probe on a manual clock, removed
+/// when this is released.
+final class UnreadHold: Sendable {
+  /// Real time a central may leave events unread before the clock moves on without it (a
+  /// test's central that reads nothing, say).
+  static let patience: Duration = .seconds(2)
+
+  private struct Progress {
+    var unread = 0
+    var since = ContinuousClock.now
+  }
+
+  private let clock: ManualClock
+  private let key: Int
+
+  init(clock: ManualClock, unread: @escaping @Sendable () -> Int) {
+    self.clock = clock
+    let progress = Locked(Progress())
+    key = clock.addBusyProbe(.emulatorUnread) {
+      let count = unread()
+      let now = ContinuousClock.now
+      return progress.withLock { state in
+        defer { state.unread = count }
+        guard count > 0 else { return false }
+        // Progress: events arrived into an empty backlog, or the central read some.
+        if state.unread == 0 || count < state.unread { state.since = now }
+        return now - state.since < Self.patience
+      }
+    }
+  }
+
+  deinit { clock.removeBusyProbe(key) }
 }

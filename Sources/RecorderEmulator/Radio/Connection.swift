@@ -65,6 +65,9 @@ struct Connection {
   /// real time, not simulated time, so the authentication timer must not be jumped to.
   var setUpGrace: ManualClock.WorkToken?
   var authenticationTimer: Task<Void, Never>?
+  /// Holds a manual clock while notifications wait unread at the central (released with
+  /// the connection).
+  var unreadHold: UnreadHold?
   /// The link pump, waiting for the consumer to read or a write to arrive.
   var pumpWaiter: CheckedContinuation<Void, Never>?
 

@@ -81,6 +81,7 @@ extension EmulatedDevice {
       do { try await time.sleep(until: deadline) } catch { return }
       self.authenticationTimedOut(id)
     }
+    link.unreadHold = time.holdWhileUnread(eventContinuation)
     connection = link
     awaitCentralWrite(id, .emulatorSetUpGrace)
     counterValues.connections += 1

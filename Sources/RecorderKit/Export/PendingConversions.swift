@@ -176,7 +176,7 @@ extension SyncWorkspace {
     guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
       return false
     }
-    return (try? FileDigest.sha256Hex(ofFile: path)) == expected
+    return (try? fileSystem.sha256Hex(of: path)) == expected
   }
 
   private func conversion(_ row: PendingConversionRow) -> PendingConversion? {

@@ -47,8 +47,8 @@ actor RequestChannel {
     let id: UInt64
     let accepts: @Sendable (Incoming) -> Bool
     let continuation: AsyncThrowingStream<Incoming, any Error>.Continuation
-    /// The clock's elapsed time at the last frame handed to the request (at its start
-    /// before any): silence is measured from here.
+    /// The clock's elapsed time at the last frame handed to the request (when the request
+    /// was with the link, before any): silence is measured from here.
     var lastDelivery: Duration
   }
 
@@ -78,10 +78,9 @@ actor RequestChannel {
   private(set) var unauthenticFrames = 0
   private var receiver: Task<Void, Never>?
   /// Frames handed to the request in flight and not yet handled. With the link's own
-  /// backlog it keeps a simulated clock still while this side has input to work through.
+  /// backlog it tells the watchdog the device spoke, however far behind this side is.
   private let unhandled = Locked(0)
   private var backlogWaiter: CheckedContinuation<Void, Never>?
-  private var removeBusyProbe: (@Sendable () -> Void)?
 
   init(
     link: any PeripheralLink, clock: AnyClock, replyTimeout: Duration, portVersion: UInt16,
@@ -290,14 +289,33 @@ actor RequestChannel {
     defer {
       if active?.id == id { active = nil }
     }
-    // Fails the request `timeout` after its last frame (or its start): it wakes when that
-    // deadline is due and, if a frame came meanwhile, sleeps on to the new one, so silence
-    // is noticed at `timeout`, not anywhere up to twice that.
+    do {
+      for frame in sealed(frames) {
+        try await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
+      }
+      await onWritten?()
+    } catch {
+      throw .disconnected(Self.reason(error))
+    }
+    // Fails the request `timeout` after its last frame, or after the request was with the
+    // link (a write waiting for room is bounded by the link itself: room comes back at its
+    // next connection event, or the link drops). It wakes when that deadline is due and, if a
+    // frame came meanwhile, sleeps on to the new one, so silence is noticed at `timeout`, not
+    // anywhere up to twice that. Frames received and not yet handled, on either side of the
+    // receive loop, mean the device spoke: a reader that fell behind is not a silent device,
+    // so the deadline moves on.
+    markDelivery(id)
+    let linkEvents = link.events
+    let unhandled = self.unhandled
     let watchdog = Task { [clock] in
       var due = timeout
       while !Task.isCancelled {
         do { try await clock.sleep(for: due) } catch { return }
         guard let last = self.lastDelivery(of: id) else { return }
+        if linkEvents.buffered > 0 || unhandled.withLock({ $0 > 0 }) {
+          due = timeout
+          continue
+        }
         let quiet = clock.elapsed - last
         guard quiet < timeout else {
           self.fail(id, with: .timeout(operation: operation))
@@ -307,21 +325,6 @@ actor RequestChannel {
       }
     }
     defer { watchdog.cancel() }
-
-    // Clock hold ``ClockHold/requestWrite``: until the write is with the link nothing is in flight that
-    // a simulation could see, so the watchdog's deadline must not be the next thing it
-    // jumps to.
-    let releaseWrite = clock.holdTime(.requestWrite)
-    do {
-      for frame in sealed(frames) {
-        try await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
-      }
-      await onWritten?()
-      releaseWrite()
-    } catch {
-      releaseWrite()
-      throw .disconnected(Self.reason(error))
-    }
     // From here we wait for the device: simulated time may pass.
     defer {
       unhandled.withLock { $0 = 0 }
@@ -330,8 +333,7 @@ actor RequestChannel {
     do {
       for try await incoming in stream {
         let done = await handle(incoming)
-        // Cancel the watchdog before releasing the clock: its sleeper must not be the next
-        // deadline a simulation jumps to.
+        // Done: the watchdog's sleeper goes at once, not when this scope ends.
         if done { watchdog.cancel() }
         let left = unhandled.withLock { count -> Int in
           count -= 1
@@ -397,6 +399,12 @@ actor RequestChannel {
     }
   }
 
+  /// Counts the request's silence from now (its frames are with the link).
+  private func markDelivery(_ id: UInt64) {
+    guard active?.id == id else { return }
+    active?.lastDelivery = clock.elapsed
+  }
+
   private func lastDelivery(of id: UInt64) -> Duration? {
     guard let active, active.id == id else { return nil }
     return active.lastDelivery
@@ -413,14 +421,6 @@ actor RequestChannel {
   /// Starts the receive loop over the link's events.
   func startReceiving() {
     let linkEvents = link.events
-    let unhandled = self.unhandled
-    // Clock hold ``ClockHold/receiveBacklog``: a simulation stays still while frames wait on either
-    // side of this loop.
-    removeBusyProbe = clock.holdTime(
-      .receiveBacklog,
-      while: {
-        linkEvents.buffered > 0 || unhandled.withLock { $0 > 0 }
-      })
     receiver = Task { [weak self] in
       for await event in linkEvents {
         guard let self else { return }
@@ -519,15 +519,11 @@ actor RequestChannel {
     events.yield(.disconnected(reason))
     events.finish()
     resumeReceiving()
-    removeBusyProbe?()
-    removeBusyProbe = nil
   }
 
   /// Ends the channel: fails the request in flight and every waiter, drops the link.
   func close() async {
     resumeReceiving()
-    removeBusyProbe?()
-    removeBusyProbe = nil
     if endReason == nil { endReason = .closed }
     active?.continuation.finish(throwing: endReason ?? .closed)
     active = nil

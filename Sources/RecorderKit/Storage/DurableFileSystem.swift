@@ -4,6 +4,8 @@
   import Darwin
 #endif
 
+import RecorderCrypto
+
 /// Why a file operation of the sync failed. Carries paths (never contents).
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The disk is full (ENOSPC / EDQUOT).
@@ -57,6 +59,19 @@ package protocol DurableFileSystem: Sendable {
   func size(of path: String) -> Int64?
   /// Names in a directory (empty if missing).
   func contents(of directory: String) -> [String]
+  /// The SHA-256 of a file's bytes, lowercase hex, read in bounded chunks.
+  func sha256Hex(of path: String) throws(StorageError) -> String
+}
+
+extension DurableFileSystem {
+  /// Reads the file from the disk (``FileDigest/sha256Hex(ofFile:)``).
+  package func sha256Hex(of path: String) throws(StorageError) -> String {
+    do throws(FileDigest.ReadError) {
+      return try FileDigest.sha256Hex(ofFile: path)
+    } catch {
+      throw .from(errno: error.code, path: error.path)
+    }
+  }
 }
 
 /// An open file being appended to.

@@ -315,16 +315,10 @@ public actor SyncEngine {
     {
       verification = .unverified
     }
-    let release = clock.holdTime(.storageWork)
-    defer { release() }
     let rawPath = self.rawPath(record)
     let digest = try storage { () throws(StorageError) in
       try fileSystem.syncFile(partPath)
-      do throws(FileDigest.ReadError) {
-        return try FileDigest.sha256Hex(ofFile: partPath)
-      } catch {
-        throw .from(errno: error.code, path: error.path)
-      }
+      return try fileSystem.sha256Hex(of: partPath)
     }
     try storage { () throws(StorageError) in
       try fileSystem.rename(partPath, to: rawPath)
@@ -605,9 +599,7 @@ public actor SyncEngine {
     guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
       return false
     }
-    let release = clock.holdTime(.storageWork)
-    defer { release() }
-    return (try? FileDigest.sha256Hex(ofFile: path)) == expected
+    return (try? fileSystem.sha256Hex(of: path)) == expected
   }
 
   /// Whether the export the sync asked for is still on disk (it is made again when not).

@@ -1,5 +1,7 @@
-/// A `Clock` whose time moves only when told to: tests and the emulator's link model run on
-/// it, so a one-hour transfer takes seconds of real time and timeouts fire deterministically.
+import RecorderConcurrency
+
+/// A `Clock` whose time moves only when told to: the simulation's time. Tests and the
+/// emulator's link model run on it, so a one-hour transfer takes seconds of real time and timeouts fire deterministically.
 ///
 /// Time moves in two ways:
 /// - explicitly, with ``advance(by:)`` / ``advance(to:)``, which resume every sleeper whose
@@ -159,6 +161,18 @@ public final class ManualClock: Clock, Sendable {
     return busy > 0 || probes.contains { $0() }
   }
 
+  /// The names of what holds the clock still now: work tokens held, and busy probes that
+  /// answer true.
+  public var holding: Set<String> {
+    let (held, probes) = state.withLock { state in
+      (
+        Set(state.held.filter { $0.value > 0 }.keys),
+        state.probes.map { key, probe in (state.probeNames[key] ?? "probe", probe) }
+      )
+    }
+    return held.union(probes.filter { $0.1() }.map(\.0))
+  }
+
   /// A hold on the clock; ``end()`` releases it (ending twice is harmless).
   public final class WorkToken: Sendable {
     private let clock: ManualClock
@@ -243,5 +257,26 @@ public final class ManualClock: Clock, Sendable {
       old?.cancel()
       old = nil
     }
+  }
+}
+
+extension AnyClock {
+  /// Wraps a ``ManualClock``: ``AnyClock/holdTime(_:)`` then keeps its auto-advance from
+  /// skipping ahead while the holder does work that takes no time in the simulation.
+  public init(_ clock: ManualClock) {
+    let origin = clock.now
+    self.init(
+      sleep: { duration in
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+      },
+      elapsed: { origin.duration(to: clock.now) },
+      hold: { hold in
+        let token = clock.beginWork(hold)
+        return { token.end() }
+      },
+      holdWhile: { hold, probe in
+        let key = clock.addBusyProbe(hold, probe)
+        return { clock.removeBusyProbe(key) }
+      })
   }
 }

@@ -1,0 +1,92 @@
+import RecorderConcurrency
+import RecorderEmulator
+import TestSupport
+import Testing
+
+@Suite("ManualClock")
+struct ManualClockTests {
+  /// Waits (without sleeping in real time) until `count` tasks sleep on `clock`.
+  private func sleepers(_ clock: ManualClock, _ count: Int) async {
+    while clock.sleeperCount < count { await Task.yield() }
+  }
+
+  @Test func advanceResumesSleepersInDeadlineOrder() async throws {
+    try await withTimeout {
+      let clock = ManualClock()
+      let woken = Locked<[Int]>([])
+      let tasks = [3, 1, 2].map { seconds in
+        Task {
+          try await clock.sleep(until: .init(offset: .seconds(seconds)), tolerance: nil)
+          woken.withLock { $0.append(seconds) }
+        }
+      }
+      await sleepers(clock, 3)
+      for expected in 1...3 {
+        #expect(clock.advanceToNextDeadline())
+        #expect(clock.elapsed == .seconds(expected))
+        while woken.withLock({ $0.count }) < expected { await Task.yield() }
+      }
+      #expect(woken.withLock { $0 } == [1, 2, 3])
+      for task in tasks { try await task.value }
+      #expect(!clock.advanceToNextDeadline())
+    }
+  }
+
+  @Test func cancellationThrowsAndRemovesTheSleeper() async throws {
+    try await withTimeout {
+      let clock = ManualClock()
+      let task = Task { try await clock.sleep(for: .seconds(10)) }
+      await sleepers(clock, 1)
+      task.cancel()
+      await #expect(throws: CancellationError.self) { try await task.value }
+      #expect(clock.sleeperCount == 0)
+      #expect(clock.elapsed == .zero)
+    }
+  }
+
+  @Test func autoAdvanceJumpsToTheNextDeadlineWhenQuiet() async throws {
+    try await withTimeout {
+      let clock = ManualClock()
+      clock.startAutoAdvance()
+      defer { clock.stopAutoAdvance() }
+      try await clock.sleep(for: .seconds(3600))
+      #expect(clock.elapsed == .seconds(3600))
+    }
+  }
+
+  @Test func workTokensHoldTime() async throws {
+    try await withTimeout {
+      let clock = ManualClock()
+      let token = clock.beginWork()
+      clock.startAutoAdvance(quietChecks: 2)
+      defer { clock.stopAutoAdvance() }
+      let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+      await sleepers(clock, 1)
+      for _ in 0..<200 { await Task.yield() }
+      #expect(clock.elapsed == .zero)
+      token.end()
+      try await sleeper.value
+      #expect(clock.elapsed == .seconds(5))
+    }
+  }
+
+  /// Issue 11: every hold is named; ``ManualClock/activeHolds`` says which are in force.
+  @Test func holdsAreNamedAndReleased() {
+    let manual = ManualClock()
+    let clock = AnyClock(manual)
+    let write = clock.holdTime(ClockHold("request write"))
+    let again = clock.holdTime(ClockHold("request write"))
+    let backlog = Locked(true)
+    let probe = clock.holdTime(ClockHold("receive backlog"), while: { backlog.withLock { $0 } })
+    #expect(manual.activeHolds == ["request write": 2, "receive backlog": 1])
+    write()
+    write()  // releasing twice is harmless
+    #expect(manual.activeHolds == ["request write": 1, "receive backlog": 1])
+    again()
+    probe()
+    #expect(manual.activeHolds.isEmpty)
+    // Real clocks ignore holds.
+    let real = AnyClock.continuous.holdTime(ClockHold("request write"))
+    real()
+  }
+}
