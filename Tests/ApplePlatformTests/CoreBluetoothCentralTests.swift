@@ -1,7 +1,7 @@
 import RecorderBluetooth
 import RecorderConcurrency
-import RecorderEmulator
 import RecorderCoreBluetooth
+import RecorderEmulator
 import Testing
 
 typealias Command = ScriptedCentralManager.Command

@@ -1,7 +1,7 @@
 import RecorderBluetooth
 import RecorderConcurrency
-import RecorderEmulator
 import RecorderCoreBluetooth
+import RecorderEmulator
 
 /// A `CentralManagerMirror` that records every call, answers the synchronous ones from
 /// settings, and sends the delegate callbacks a test fires, as the system would.

@@ -1,7 +1,7 @@
 import Foundation
 import RecorderConcurrency
-import RecorderEmulator
 import RecorderCrypto
+import RecorderEmulator
 import RecorderProtocol
 import RecorderWebSocket
 import Testing

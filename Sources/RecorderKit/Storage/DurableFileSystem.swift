@@ -1,10 +1,10 @@
+import RecorderCrypto
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-import RecorderCrypto
 
 /// Why a file operation of the sync failed. Carries paths (never contents).
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
