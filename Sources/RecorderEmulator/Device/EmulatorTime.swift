@@ -85,6 +85,26 @@ public enum EmulatorTime: Sendable {
     return UnreadHold(clock: clock, unread: { events.buffered })
   }
 
+  /// Whether `stream` yields before `deadline` (a time since the origin); false at the
+  /// deadline, when the stream ends, or when the waiting task is cancelled.
+  func first<Element: Sendable>(of stream: AsyncStream<Element>, before deadline: Duration)
+    async -> Bool
+  {
+    await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        for await _ in stream { return true }
+        return false
+      }
+      group.addTask {
+        try? await sleep(until: deadline)
+        return false
+      }
+      let first = await group.next() ?? false
+      group.cancelAll()
+      return first
+    }
+  }
+
   var isManual: Bool {
     if case .manual = self { return true }
     return false

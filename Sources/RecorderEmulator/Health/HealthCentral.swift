@@ -61,6 +61,14 @@ public final class HealthCentral: Central {
         guard !Task.isCancelled else { throw .cancelled }
         let now = device.time.now
         guard now < deadline else { throw .connectTimeout }
+        // Not advertising (off, or connected elsewhere): wait for it to advertise, a second
+        // of its time at most (as ``EmulatorCentral`` does); else look again in 100 ms.
+        if await device.currentAdvertisement == nil {
+          _ = await device.time.first(
+            of: await device.observeAdvertising(), before: min(deadline, now + .seconds(1)))
+          guard !Task.isCancelled else { throw .cancelled }
+          continue
+        }
         do {
           try await device.time.sleep(until: min(deadline, now + .milliseconds(100)))
         } catch {

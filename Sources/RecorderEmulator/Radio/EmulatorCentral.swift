@@ -103,8 +103,19 @@ public final class EmulatorCentral: Central {
         guard !Task.isCancelled else { throw .cancelled }
         let now = device.time.now
         guard now < deadline else { throw .connectTimeout }
+        // Not advertising (out of range, connected elsewhere): nothing changes until it
+        // advertises again, so wait for that rather than poll, a second of its time at most
+        // (a pending connect may wait for days; the bound keeps simulated time moving in
+        // steps an auto-advancing clock cannot overshoot). Advertising at another address:
+        // look again every `poll`.
+        if await device.currentAdvertisement == nil {
+          _ = await device.time.first(
+            of: await device.observeAdvertising(), before: min(deadline, now + .seconds(1)))
+          guard !Task.isCancelled else { throw .cancelled }
+          continue
+        }
         do {
-          try await device.time.sleep(until: min(deadline, now + poll))
+          try await device.time.sleep(until: min(deadline, device.time.now + poll))
         } catch {
           throw Task.isCancelled ? .cancelled : .connectTimeout
         }
