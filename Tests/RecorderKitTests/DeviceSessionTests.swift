@@ -226,16 +226,16 @@ struct DeviceSessionTests {
     await session.close()
   }
 
-  @Test("SYNC_START streams data frames then returns the tail")
-  func streamRange() async throws {
-    let sessionId: SessionID = 0x69D2_6658
-    let central = ScriptedCentral { message in
+  /// A device that answers SYNC_START with its head, `frames` data frames of 80 bytes
+  /// (frame `n` all `n`), the terminal frame and the tail with their CRC.
+  static func streaming(_ sessionId: SessionID, frames count: Int) -> ScriptedCentral {
+    ScriptedCentral { message in
       guard case .syncStart(let request) = message else { return V0095Replies.standard(message) }
       var frames = [
         DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()
       ]
       var crc = CRC16()
-      for index in 0..<10 {
+      for index in 0..<count {
         let data = [UInt8](repeating: UInt8(index), count: 80)
         crc.update(data)
         frames.append(
@@ -247,6 +247,12 @@ struct DeviceSessionTests {
         DeviceMessage.syncTail(SyncTail(sessionId: sessionId, crc: crc.value)).encoded())
       return frames
     }
+  }
+
+  @Test("SYNC_START streams data frames then returns the tail")
+  func streamRange() async throws {
+    let sessionId: SessionID = 0x69D2_6658
+    let central = Self.streaming(sessionId, frames: 10)
     let session = try await Self.connect(central)
     let received = Locked<[UInt32]>([])
     let tail = try await session.streamRange(sessionId: sessionId, start: 0) { frame in
@@ -266,24 +272,7 @@ struct DeviceSessionTests {
   func slowReaderIsNotASilentDevice() async throws {
     let clock = ManualClock()  // moved by this test only
     let sessionId: SessionID = 0x69D2_6658
-    let central = ScriptedCentral { message in
-      guard case .syncStart(let request) = message else { return V0095Replies.standard(message) }
-      var crc = CRC16()
-      var frames = [
-        DeviceMessage.syncHead(SessionStatus(sessionId: request.sessionId, status: 0)).encoded()
-      ]
-      for index in 0..<3 {
-        let data = [UInt8](repeating: UInt8(index), count: 80)
-        crc.update(data)
-        frames.append(
-          Frame.bulk(BulkFrame(sessionId: sessionId, offset: UInt32(index * 80), data: data))
-            .encoded())
-      }
-      frames.append(Frame.bulk(.terminal(sessionId: sessionId)).encoded())
-      frames.append(
-        DeviceMessage.syncTail(SyncTail(sessionId: sessionId, crc: crc.value)).encoded())
-      return frames
-    }
+    let central = Self.streaming(sessionId, frames: 3)
     let session = try await Self.connect(central, clock: clock)
     let holding = Locked(false)
     let finished = Locked(false)
