@@ -12,7 +12,8 @@ import RecorderConcurrency
 ///   discrete-event simulation: nothing happens between events, so nothing is lost by
 ///   skipping the gap.
 ///
-/// Thread-safe: all state sits in one ``Locked``; sleepers are resumed outside the lock.
+/// Thread-safe: all state sits in one `Locked` (RecorderConcurrency); sleepers are resumed
+/// outside the lock.
 public final class ManualClock: Clock, Sendable {
   /// A point in virtual time: the offset from the clock's origin.
   public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
