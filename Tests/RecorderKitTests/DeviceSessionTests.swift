@@ -266,8 +266,8 @@ struct DeviceSessionTests {
     await session.close()
   }
 
-  /// The silence watchdog counts the device's silence, not the reader's delay: frames in hand
-  /// (handed to the request, or waiting at the link) mean the device spoke.
+  /// The silence watchdog counts the device's silence, not the reader's delay: the request's
+  /// frames handed over and not yet handled mean the device spoke.
   @Test("a reader that falls behind is not a silent device: frames in hand keep the stream")
   func slowReaderIsNotASilentDevice() async throws {
     let clock = ManualClock()  // moved by this test only

@@ -77,8 +77,8 @@ actor RequestChannel {
   /// Sealed notifications dropped because they did not authenticate.
   private(set) var unauthenticFrames = 0
   private var receiver: Task<Void, Never>?
-  /// Frames handed to the request in flight and not yet handled. With the link's own
-  /// backlog it tells the watchdog the device spoke, however far behind this side is.
+  /// Frames handed to the request in flight and not yet handled: they tell the watchdog the
+  /// device spoke, however far behind this side is.
   private let unhandled = Locked(0)
   private var backlogWaiter: CheckedContinuation<Void, Never>?
 
@@ -301,18 +301,18 @@ actor RequestChannel {
     // link (a write waiting for room is bounded by the link itself: room comes back at its
     // next connection event, or the link drops). It wakes when that deadline is due and, if a
     // frame came meanwhile, sleeps on to the new one, so silence is noticed at `timeout`, not
-    // anywhere up to twice that. Frames received and not yet handled, on either side of the
-    // receive loop, mean the device spoke: a reader that fell behind is not a silent device,
-    // so the deadline moves on.
+    // anywhere up to twice that. Frames of this request handed over and not yet handled mean
+    // the device spoke: a reader that fell behind is not a silent device, so the deadline
+    // moves on. (Only the request's own frames count: a device flooding the link with others
+    // cannot keep a request alive.)
     markDelivery(id)
-    let linkEvents = link.events
     let unhandled = self.unhandled
     let watchdog = Task { [clock] in
       var due = timeout
       while !Task.isCancelled {
         do { try await clock.sleep(for: due) } catch { return }
         guard let last = self.lastDelivery(of: id) else { return }
-        if linkEvents.buffered > 0 || unhandled.withLock({ $0 > 0 }) {
+        if unhandled.withLock({ $0 > 0 }) {
           due = timeout
           continue
         }
