@@ -59,30 +59,16 @@ public enum EmulatorTime: Sendable {
     }
   }
 
-  /// A manual clock holds still while `probe` answers true (nil for a real clock): for input
-  /// the radio handed to a central that the central has not taken yet. Call the returned
-  /// function to end it.
-  func hold(_ hold: ClockHold, while probe: @escaping @Sendable () -> Bool)
-    -> (@Sendable () -> Void)?
-  {
-    switch self {
-    case .manual(let clock):
-      let key = clock.addBusyProbe(hold, probe)
-      return { clock.removeBusyProbe(key) }
-    case .real: return nil
-    }
-  }
-
-  /// A manual clock holds still while events wait unread at the central's end of `events`
-  /// (nil for a real clock): the central takes real time and no simulated time to read and
-  /// handle them, and a timeout must not be jumped to meanwhile. A central that stopped
-  /// reading for ``UnreadHold/patience`` of real time releases it. Ends when the returned
-  /// hold is released.
-  func holdWhileUnread<Element>(_ events: BackpressureStream<Element>.Continuation)
+  /// A manual clock holds still, named `hold`, while `unread` counts events waiting at a
+  /// central (nil for a real clock): the central takes real time and no simulated time to
+  /// read and handle them, and a timeout must not be jumped to meanwhile. A central that
+  /// stopped reading for ``UnreadHold/patience`` of real time releases it. Ends when the
+  /// returned hold is released.
+  func holdWhileUnread(_ hold: ClockHold, _ unread: @escaping @Sendable () -> Int)
     -> UnreadHold?
   {
     guard case .manual(let clock) = self else { return nil }
-    return UnreadHold(clock: clock, unread: { events.buffered })
+    return UnreadHold(clock: clock, hold: hold, unread: unread)
   }
 
   /// Whether `stream` yields before `deadline` (a time since the origin); false at the
@@ -150,10 +136,10 @@ final class UnreadHold: Sendable {
   private let clock: ManualClock
   private let key: Int
 
-  init(clock: ManualClock, unread: @escaping @Sendable () -> Int) {
+  init(clock: ManualClock, hold: ClockHold, unread: @escaping @Sendable () -> Int) {
     self.clock = clock
     let progress = Locked(Progress())
-    key = clock.addBusyProbe(.emulatorUnread) {
+    key = clock.addBusyProbe(hold) {
       let count = unread()
       let now = ContinuousClock.now
       return progress.withLock { state in

@@ -192,9 +192,9 @@ public actor EmulatedHealthPeripheral {
     let subscribed = Locked(false)
     connection = HealthConnection(
       id: id, events: continuation, subscribed: subscribed,
-      releaseHold: time.hold(
-        .emulatorIndication,
-        while: { subscribed.withLock { $0 } && continuation.buffered > 0 }))
+      unreadHold: time.holdWhileUnread(.emulatorIndication) {
+        subscribed.withLock { $0 } ? continuation.buffered : 0
+      })
     stopAdvertising()
     return HealthPeripheralLink(
       peripheral: self, connectionID: id, address: peripheral, events: events)
@@ -266,7 +266,6 @@ public actor EmulatedHealthPeripheral {
   func end(_ id: Int, reason: DisconnectReason) {
     guard let link = connection, link.id == id else { return }
     connection = nil
-    link.releaseHold?()
     link.events.yield(.disconnected(reason))
     link.events.finish()
     guard isPoweredOn else { return }
@@ -299,8 +298,9 @@ struct HealthConnection {
   let events: BackpressureStream<LinkEvent>.Continuation
   /// Whether the central subscribed to the measurement (read by the clock hold's probe).
   let subscribed: Locked<Bool>
-  /// Ends the clock hold for an indication the central has not read (manual time only).
-  let releaseHold: (@Sendable () -> Void)?
+  /// Holds a manual clock while the subscribed central has its indication unread (released
+  /// with the connection).
+  let unreadHold: UnreadHold?
 }
 
 /// A connection to an ``EmulatedHealthPeripheral``: a thin handle, all state in the actor.

@@ -81,7 +81,7 @@ extension EmulatedDevice {
       do { try await time.sleep(until: deadline) } catch { return }
       self.authenticationTimedOut(id)
     }
-    link.unreadHold = time.holdWhileUnread(eventContinuation)
+    link.unreadHold = time.holdWhileUnread(.emulatorUnread) { eventContinuation.buffered }
     connection = link
     awaitCentralWrite(id, .emulatorSetUpGrace)
     counterValues.connections += 1
