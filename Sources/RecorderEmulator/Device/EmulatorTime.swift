@@ -108,12 +108,10 @@ extension ClockHold {
   static let emulatorSetUpGrace = ClockHold("emulator set-up grace")
   /// The emulated link has writes, notifications or writers still to serve.
   static let emulatorLinkBusy = ClockHold("emulator link busy")
-  /// A moment of real time at the start of a scan of the emulated radio: a device already
-  /// advertising is heard after a few task hops that take real time but no simulated time,
-  /// and a scan's timeout must not fire first.
-  static let emulatorScanGrace = ClockHold("emulator scan grace")
   /// Notifications wait unread at the central.
   static let emulatorUnread = ClockHold("emulator unread events")
+  /// Advertisements of a scan wait unread at the scanner (``AdvertisementRelay``).
+  static let emulatorScanUnread = ClockHold("emulator scan unread")
   /// A Mode B key exchange message went to the central; its answer (after RSA work) is due.
   static let emulatorKeyExchange = ClockHold("emulator key exchange")
   /// A health peripheral's indication is queued for a subscribed central that has not read

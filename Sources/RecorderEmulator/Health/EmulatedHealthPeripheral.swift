@@ -63,7 +63,7 @@ public actor EmulatedHealthPeripheral {
 
   private var connection: HealthConnection?
   private var nextConnectionID = 1
-  private var observers: [Int: AsyncStream<Advertisement>.Continuation] = [:]
+  private var observers: [Int: @Sendable (Advertisement) -> Void] = [:]
   private var nextObserverID = 0
   private var advertisingTask: Task<Void, Never>?
   private var powerOffTask: Task<Void, Never>?
@@ -128,15 +128,20 @@ public actor EmulatedHealthPeripheral {
   /// then one per advertising interval while it advertises. Ends when the consumer stops.
   public func observeAdvertising() -> AsyncStream<Advertisement> {
     let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
-    let id = nextObserverID
-    nextObserverID += 1
-    observers[id] = continuation
-    continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
-    if let advertisement = currentAdvertisement { continuation.yield(advertisement) }
+    let id = relayAdvertising { continuation.yield($0) }
+    continuation.onTermination = { _ in Task { await self.stopRelaying(id) } }
     return stream
   }
 
-  private func removeObserver(_ id: Int) { observers[id] = nil }
+  func relayAdvertising(_ deliver: @escaping @Sendable (Advertisement) -> Void) -> Int {
+    let id = nextObserverID
+    nextObserverID += 1
+    observers[id] = deliver
+    if let advertisement = currentAdvertisement { deliver(advertisement) }
+    return id
+  }
+
+  func stopRelaying(_ key: Int) { observers[key] = nil }
 
   private func startAdvertising() {
     advertisingTask?.cancel()
@@ -168,7 +173,7 @@ public actor EmulatedHealthPeripheral {
 
   private func publish() {
     guard let advertisement = currentAdvertisement else { return }
-    for observer in observers.values { observer.yield(advertisement) }
+    for observer in observers.values { observer(advertisement) }
   }
 
   // MARK: Connections

@@ -19,25 +19,7 @@ public final class HealthCentral: Central {
   /// Every advertisement of every peripheral, duplicates included (a peripheral advertising
   /// is heard once per advertising interval). Cancel the consuming task to stop.
   public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
-    let peripherals = self.peripherals
-    return AsyncStream { continuation in
-      let task = Task {
-        await withTaskGroup(of: Void.self) { group in
-          for peripheral in peripherals {
-            group.addTask {
-              for await advertisement in await peripheral.observeAdvertising() {
-                if let services, !services.contains(where: advertisement.serviceUUIDs.contains) {
-                  continue
-                }
-                continuation.yield(advertisement)
-              }
-            }
-          }
-        }
-        continuation.finish()
-      }
-      continuation.onTermination = { _ in task.cancel() }
-    }
+    AdvertisementRelay.scan(peripherals, services: services)
   }
 
   /// Connects to the peripheral with address `peripheral`, waiting (polling every 100 ms of

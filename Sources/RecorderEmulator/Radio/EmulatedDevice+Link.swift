@@ -35,21 +35,26 @@ extension EmulatedDevice {
   /// back in range), like CoreBluetooth without duplicates. Ends when the consumer stops.
   public func observeAdvertising() -> AsyncStream<Advertisement> {
     let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
-    let id = nextObserverID
-    nextObserverID += 1
-    advertisingObservers[id] = continuation
+    let id = relayAdvertising { continuation.yield($0) }
     continuation.onTermination = { _ in
-      Task { await self.removeObserver(id) }
+      Task { await self.stopRelaying(id) }
     }
-    if let advertisement = currentAdvertisement { continuation.yield(advertisement) }
     return stream
   }
 
-  func removeObserver(_ id: Int) { advertisingObservers[id] = nil }
+  func relayAdvertising(_ deliver: @escaping @Sendable (Advertisement) -> Void) -> Int {
+    let id = nextObserverID
+    nextObserverID += 1
+    advertisingObservers[id] = deliver
+    if let advertisement = currentAdvertisement { deliver(advertisement) }
+    return id
+  }
+
+  func stopRelaying(_ key: Int) { advertisingObservers[key] = nil }
 
   func publishAdvertisement() {
     guard let advertisement = currentAdvertisement else { return }
-    for observer in advertisingObservers.values { observer.yield(advertisement) }
+    for observer in advertisingObservers.values { observer(advertisement) }
   }
 
   /// True when `peripheral` is an address this device used before a reboot.

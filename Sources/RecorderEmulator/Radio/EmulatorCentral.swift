@@ -27,45 +27,13 @@ public final class EmulatorCentral: Central {
   /// Advertisements of every device in range and not connected, each when first heard and
   /// whenever it changes or reappears. Cancel the consuming task to stop scanning.
   ///
-  /// On a manual clock the scan holds the devices' clock for 500 ms of real time from its
-  /// start (the emulator scan grace), so an advertisement already on its way reaches the
-  /// scanner before a scan timeout could fire. The simulation owns this wait: the SDK's scan
-  /// knows nothing of simulated time.
+  /// On a manual clock an advertisement holds the devices' clock until the scanner comes
+  /// back for the next one (see ``AdvertisementRelay``), so a scan timeout never fires while
+  /// one is on its way. The simulation owns this wait: the SDK's scan knows nothing of
+  /// simulated time.
   public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
-    let devices = self.devices
-    return AsyncStream { continuation in
-      let holds = devices.compactMap { $0.time.beginWork(.emulatorScanGrace) }
-      let grace = Task {
-        try? await Task.sleep(for: Self.scanGrace)
-        for hold in holds { hold.end() }
-      }
-      let task = Task {
-        await withTaskGroup(of: Void.self) { group in
-          for device in devices {
-            group.addTask {
-              for await advertisement in await device.observeAdvertising() {
-                if let services,
-                  !services.contains(where: advertisement.serviceUUIDs.contains)
-                {
-                  continue
-                }
-                continuation.yield(advertisement)
-              }
-            }
-          }
-        }
-        continuation.finish()
-      }
-      continuation.onTermination = { _ in
-        task.cancel()
-        grace.cancel()
-        for hold in holds { hold.end() }
-      }
-    }
+    AdvertisementRelay.scan(devices, services: services)
   }
-
-  /// Real time an emulated scan holds a manual clock at its start.
-  static let scanGrace: Duration = .milliseconds(500)
 
   /// Connects to the device advertising as `peripheral`. A device that used that address
   /// before (it rebooted, or is out of range or busy) is waited for until `timeout`.
