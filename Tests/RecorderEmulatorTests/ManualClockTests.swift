@@ -90,3 +90,72 @@ struct ManualClockTests {
     real()
   }
 }
+
+/// An executor that runs its jobs only when told to: a thread the machine is slow to give.
+private final class GatedExecutor: SerialExecutor {
+  private let jobs = Locked<[UnownedJob]>([])
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    jobs.withLock { $0.append(job) }
+  }
+
+  /// Runs what is queued now (on the calling thread); how many jobs ran.
+  @discardableResult
+  func runQueued() -> Int {
+    let queued = jobs.withLock { jobs in
+      defer { jobs = [] }
+      return jobs
+    }
+    for job in queued { job.runSynchronously(on: asUnownedSerialExecutor()) }
+    return queued.count
+  }
+
+  var queued: Int { jobs.withLock { $0.count } }
+}
+
+/// An actor on a ``GatedExecutor``.
+private actor GatedSleeper {
+  let executor = GatedExecutor()
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+  /// Sleeps in this actor's isolation; the time it ran again at.
+  func sleep(until seconds: Int64, on clock: ManualClock) async throws -> Duration {
+    try await clock.sleep(until: .init(offset: .seconds(seconds)), isolation: self)
+    return clock.elapsed
+  }
+}
+
+@Suite("ManualClock: a woken sleeper holds the auto-advance until it runs")
+struct ManualClockWokenSleeperTests {
+  @Test("time does not jump past a sleeper that was woken but has not had a thread yet")
+  func wokenSleeperHoldsTheAutoAdvance() async throws {
+    let clock = ManualClock()
+    let later = Task { try await clock.sleep(until: .init(offset: .seconds(10)), tolerance: nil) }
+    let actor = GatedSleeper()
+    let sleeping = Task { try await actor.sleep(until: 1, on: clock) }
+    // Let the actor's task reach its sleep: its jobs run only when the test runs them.
+    var turns = 0
+    while clock.sleeperCount < 2, turns < 1_000_000 {
+      actor.executor.runQueued()
+      await Task.yield()
+      turns += 1
+    }
+    try #require(clock.sleeperCount == 2)
+    clock.startAutoAdvance()
+    defer { clock.stopAutoAdvance() }
+    // The driver moves time to 1 s; the actor's wake-up waits at its gate.
+    turns = 0
+    while actor.executor.queued == 0, turns < 10_000_000 {
+      await Task.yield()
+      turns += 1
+    }
+    try #require(actor.executor.queued > 0, "the sleeper was never woken")
+    // However many polls the driver makes now, it must not jump to the 10 s sleeper.
+    for _ in 0..<20_000 { await Task.yield() }
+    #expect(clock.elapsed == .seconds(1))
+    actor.executor.runQueued()
+    #expect(try await sleeping.value == .seconds(1))
+    try await later.value
+    #expect(clock.elapsed == .seconds(10))
+  }
+}

@@ -23,11 +23,14 @@ public enum EmulatorTime: Sendable {
     }
   }
 
-  /// Suspends until `instant` (a time since the origin). Throws on cancellation.
-  func sleep(until instant: Duration) async throws {
+  /// Suspends until `instant` (a time since the origin), resuming in the caller's
+  /// isolation (see ``ManualClock/sleep(until:isolation:)``). Throws on cancellation.
+  func sleep(until instant: Duration, isolation: isolated (any Actor)? = #isolation)
+    async throws
+  {
     switch self {
     case .manual(let clock):
-      try await clock.sleep(until: ManualClock.Instant(offset: instant), tolerance: nil)
+      try await clock.sleep(until: ManualClock.Instant(offset: instant), isolation: isolation)
     case .real(let clock):
       let left = instant - clock.elapsed
       if left > .zero { try await clock.sleep(for: left) }
@@ -36,8 +39,10 @@ public enum EmulatorTime: Sendable {
 
   /// Suspends for `duration` of this clock's time (`recorder emulate`'s power cycles).
   /// Throws on cancellation.
-  public func sleep(for duration: Duration) async throws {
-    try await sleep(until: now + duration)
+  public func sleep(for duration: Duration, isolation: isolated (any Actor)? = #isolation)
+    async throws
+  {
+    try await sleep(until: now + duration, isolation: isolation)
   }
 
   /// Brings time to `instant` on behalf of the radio: a manual clock is advanced (firing
@@ -62,8 +67,8 @@ public enum EmulatorTime: Sendable {
   /// A manual clock holds still, named `hold`, while `unread` counts events waiting at a
   /// central (nil for a real clock): the central takes real time and no simulated time to
   /// read and handle them, and a timeout must not be jumped to meanwhile. A central that
-  /// stopped reading for ``UnreadHold/patience`` of real time releases it. Ends when the
-  /// returned hold is released.
+  /// stopped reading for ``UnreadHold/patience`` checks of the clock releases it. Ends when
+  /// the returned hold is released.
   func holdWhileUnread(_ hold: ClockHold, _ unread: @escaping @Sendable () -> Int)
     -> UnreadHold?
   {
@@ -121,14 +126,19 @@ extension ClockHold {
 
 /// The hold of ``EmulatorTime/holdWhileUnread(_:)``: a busy probe on a manual clock, removed
 /// when this is released.
+///
+/// Its patience is counted in the auto-advance driver's checks, not in real time: on a
+/// machine so busy that the central waits seconds for a thread, the driver waits too, and a
+/// hold measured in real time would lapse exactly then.
 final class UnreadHold: Sendable {
-  /// Real time a central may leave events unread before the clock moves on without it (a
-  /// test's central that reads nothing, say).
-  static let patience: Duration = .seconds(2)
+  /// Checks of the clock (about 2 s of an idle machine's auto-advance polls) a central may
+  /// leave events unread, with none read, before the clock moves on without it (a test's
+  /// central that reads nothing, say).
+  static let patience = 4_000
 
   private struct Progress {
     var unread = 0
-    var since = ContinuousClock.now
+    var checksWithout = 0
   }
 
   private let clock: ManualClock
@@ -139,13 +149,16 @@ final class UnreadHold: Sendable {
     let progress = Locked(Progress())
     key = clock.addBusyProbe(hold) {
       let count = unread()
-      let now = ContinuousClock.now
       return progress.withLock { state in
         defer { state.unread = count }
         guard count > 0 else { return false }
         // Progress: events arrived into an empty backlog, or the central read some.
-        if state.unread == 0 || count < state.unread { state.since = now }
-        return now - state.since < Self.patience
+        if state.unread == 0 || count < state.unread {
+          state.checksWithout = 0
+        } else {
+          state.checksWithout += 1
+        }
+        return state.checksWithout < Self.patience
       }
     }
   }

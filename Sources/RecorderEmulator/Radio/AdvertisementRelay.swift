@@ -16,8 +16,8 @@ protocol AdvertisingPeripheral: Actor {
 /// real time and no simulated time to get to it, and a simulation that jumped meanwhile
 /// would make a steady advertiser look silent (a passive reader's cooldown ends on silence).
 /// The start of the scan holds too, until every peripheral has been asked for its current
-/// advertisement. A scanner that stops reading for ``UnreadHold/patience`` of real time
-/// releases the hold.
+/// advertisement. A scanner that stops reading for ``UnreadHold/patience`` checks of the
+/// clock releases the hold.
 enum AdvertisementRelay {
   static func scan(
     _ peripherals: [any AdvertisingPeripheral], services: [BluetoothUUID]?

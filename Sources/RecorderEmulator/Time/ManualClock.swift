@@ -37,6 +37,8 @@ public final class ManualClock: Clock, Sendable {
     var activity: UInt64 = 0
     var busy = 0
     var cancelled: Set<UInt64> = []
+    /// Sleepers an advance resumed whose tasks have not run yet.
+    var woken: Set<UInt64> = []
     var probes: [Int: @Sendable () -> Bool] = [:]
     var probeNames: [Int: String] = [:]
     var held: [String: Int] = [:]
@@ -63,34 +65,53 @@ public final class ManualClock: Clock, Sendable {
   public var nextDeadline: Instant? { state.withLock { $0.sleepers.map(\.deadline).min() } }
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try await sleep(until: deadline, isolation: nil)
+  }
+
+  /// Suspends until `deadline`, and resumes in `isolation` (the caller's actor, by default).
+  ///
+  /// A sleeper that an advance resumes holds the auto-advance driver until its task runs
+  /// again, in that isolation: what it does straight after the sleep (publishing an
+  /// advertisement, say) happens before time can move on, however long the machine makes it
+  /// wait for a thread. Throws `CancellationError` when the task is cancelled.
+  public func sleep(until deadline: Instant, isolation: isolated (any Actor)? = #isolation)
+    async throws
+  {
     let id = state.withLock { state -> UInt64 in
       state.nextID += 1
       return state.nextID
     }
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation {
-        (continuation: CheckedContinuation<Void, any Error>) in
-        let outcome = state.withLock { state -> Result<Void, any Error>? in
-          state.activity &+= 1
-          if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-          if deadline <= state.now { return .success(()) }
-          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-          return nil
-        }
-        if let outcome { continuation.resume(with: outcome) }
+    defer {
+      state.withLock {
+        $0.cancelled.remove(id)
+        $0.woken.remove(id)
       }
-    } onCancel: {
-      let sleeper = state.withLock { state -> Sleeper? in
-        state.activity &+= 1
-        guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
-          state.cancelled.insert(id)
-          return nil
-        }
-        return state.sleepers.remove(at: index)
-      }
-      sleeper?.continuation.resume(throwing: CancellationError())
     }
-    state.withLock { $0.cancelled.remove(id) }
+    try await withTaskCancellationHandler(
+      operation: {
+        try await withCheckedThrowingContinuation(isolation: isolation) {
+          (continuation: CheckedContinuation<Void, any Error>) in
+          let outcome = state.withLock { state -> Result<Void, any Error>? in
+            state.activity &+= 1
+            if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
+            if deadline <= state.now { return .success(()) }
+            state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+            return nil
+          }
+          if let outcome { continuation.resume(with: outcome) }
+        }
+      },
+      onCancel: {
+        let sleeper = state.withLock { state -> Sleeper? in
+          state.activity &+= 1
+          guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+            state.cancelled.insert(id)
+            return nil
+          }
+          return state.sleepers.remove(at: index)
+        }
+        sleeper?.continuation.resume(throwing: CancellationError())
+      }, isolation: isolation)
   }
 
   /// Moves time forward by `duration`, resuming every sleeper it passes.
@@ -107,6 +128,7 @@ public final class ManualClock: Clock, Sendable {
         $0.deadline < $1.deadline
       }
       state.sleepers.removeAll { $0.deadline <= state.now }
+      state.woken.formUnion(due.map(\.id))
       return due
     }
     for sleeper in due { sleeper.continuation.resume() }
@@ -210,7 +232,7 @@ public final class ManualClock: Clock, Sendable {
         do { try await Task.sleep(for: pollInterval) } catch { return }
         guard let self else { return }
         let (activity, busy, hasSleepers, probes) = self.state.withLock {
-          ($0.activity, $0.busy, !$0.sleepers.isEmpty, Array($0.probes.values))
+          ($0.activity, $0.busy + $0.woken.count, !$0.sleepers.isEmpty, Array($0.probes.values))
         }
         if activity != lastSeen || busy > 0 || !hasSleepers || probes.contains(where: { $0() }) {
           lastSeen = activity

@@ -204,10 +204,8 @@ public actor CloudClient {
     defer { scratch.remove() }
     let part = scratch.part
     let total = Locked<Int64?>(nil)
-    var attempt = 0
-    var lastStatus: Int?
-    while true {
-      attempt += 1
+    return try await configuration.retry.run(on: configuration.clock, cancelled: .cancelled) {
+      attempt throws(CloudError) -> RetryOutcome<FirmwareFile, CloudError> in
       let have = Self.fileSize(part)
       var request = HTTPRequestSpec(method: "GET", url: url)
       if CloudOrigin.isSameOrigin(url, as: origin) {
@@ -223,6 +221,10 @@ public actor CloudClient {
         progress(bytes, total.withLock { $0 })
       }
       if Task.isCancelled { throw .cancelled }
+      let unavailable = { (status: Int?) in
+        RetryOutcome<FirmwareFile, CloudError>.failed(
+          .unavailable(status: status, attempts: attempt.number))
+      }
       switch result {
       case .success(let exchange):
         switch exchange.status {
@@ -231,19 +233,17 @@ public actor CloudClient {
             total.withLock { $0 = length }
           }
           let size = Self.fileSize(part)
-          if let expected = total.withLock({ $0 }), size != expected {
-            lastStatus = nil  // short body without an error: treat as cut
-          } else {
-            progress(size, size)
-            return try Self.verify(part, release: release, finalPath: path)
-          }
+          // A short body without an error: treat as cut.
+          if let expected = total.withLock({ $0 }), size != expected { return unavailable(nil) }
+          progress(size, size)
+          return .success(try Self.verify(part, release: release, finalPath: path))
         case 416:
           // The range starts past the file the server has: start over.
           try? FileManager.default.removeItem(atPath: part)
-          lastStatus = 416
+          return unavailable(416)
         case 401: throw .tokenExpired
         case 300..<400: throw .redirected(status: exchange.status)
-        case 500..<600: lastStatus = exchange.status
+        case 500..<600: return unavailable(exchange.status)
         default: throw .unexpectedStatus(exchange.status)
         }
       case .failure(.cancelled): throw .cancelled
@@ -251,12 +251,8 @@ public actor CloudClient {
         try? FileManager.default.removeItem(atPath: part)
         throw .responseTooLarge(limit: limit)
       case .failure(.fatal(let reason)): throw .network(reason)
-      case .failure(.timedOut), .failure(.connectionLost): lastStatus = nil
+      case .failure(.timedOut), .failure(.connectionLost): return unavailable(nil)
       }
-      guard attempt < configuration.retry.maximumAttempts else {
-        throw .unavailable(status: lastStatus, attempts: attempt)
-      }
-      try await backoff(beforeRetry: attempt)
     }
   }
 
@@ -275,54 +271,49 @@ public actor CloudClient {
     guard let suffix = components.string, let url = URL(string: apiBase + suffix) else {
       throw .invalidDomain(apiBase)
     }
-    var attempt = 0
-    var lastStatus: Int?
     var refreshed = false
-    while true {
-      attempt += 1
-      let used = token
-      var request = HTTPRequestSpec(
-        method: method, url: url,
-        headers: [("Authorization", "Bearer \(used.jwt)"), ("Accept", "application/json")],
-        body: body)
-      if body != nil { request.headers.append(("Content-Type", "application/json")) }
-      let bounds = HTTPBounds(
-        deadline: configuration.requestDeadline, idle: configuration.requestTimeout,
-        maximumBody: Int64(Self.maximumAnswerSize))
-      let result = await configuration.transport.exchange(request, bounds: bounds)
-      if Task.isCancelled { throw .cancelled }
-      switch result {
-      case .success(let exchange) where exchange.status == 401:
-        // Refreshed meanwhile: retry with the new one (within the attempt bound).
-        if token != used, attempt < configuration.retry.maximumAttempts { continue }
-        guard !refreshed, let refresher = configuration.tokenRefresher,
-          let fresh = await refresher(), fresh != used
-        else { throw .tokenExpired }
-        refreshed = true
-        token = fresh
-        continue
-      case .success(let exchange) where (500..<600).contains(exchange.status):
-        lastStatus = exchange.status
-      case .success(let exchange) where (300..<400).contains(exchange.status):
-        throw .redirected(status: exchange.status)
-      case .success(let exchange): return exchange
-      case .failure(.cancelled): throw .cancelled
-      case .failure(.tooLarge(let limit)): throw .responseTooLarge(limit: limit)
-      case .failure(.fatal(let reason)): throw .network(reason)
-      case .failure(.timedOut), .failure(.connectionLost): lastStatus = nil
+    return try await configuration.retry.run(on: configuration.clock, cancelled: .cancelled) {
+      attempt throws(CloudError) -> RetryOutcome<HTTPExchange, CloudError> in
+      // A 401 is asked again in the same try: once for a token replaced meanwhile, once with
+      // a refreshed one.
+      var resent = false
+      while true {
+        let used = token
+        var request = HTTPRequestSpec(
+          method: method, url: url,
+          headers: [("Authorization", "Bearer \(used.jwt)"), ("Accept", "application/json")],
+          body: body)
+        if body != nil { request.headers.append(("Content-Type", "application/json")) }
+        let bounds = HTTPBounds(
+          deadline: configuration.requestDeadline, idle: configuration.requestTimeout,
+          maximumBody: Int64(Self.maximumAnswerSize))
+        let result = await configuration.transport.exchange(request, bounds: bounds)
+        if Task.isCancelled { throw .cancelled }
+        switch result {
+        case .success(let exchange) where exchange.status == 401:
+          // Refreshed meanwhile: ask again with the new one.
+          if token != used, !resent {
+            resent = true
+            continue
+          }
+          guard !refreshed, let refresher = configuration.tokenRefresher,
+            let fresh = await refresher(), fresh != used
+          else { throw .tokenExpired }
+          refreshed = true
+          token = fresh
+          continue
+        case .success(let exchange) where (500..<600).contains(exchange.status):
+          return .failed(.unavailable(status: exchange.status, attempts: attempt.number))
+        case .success(let exchange) where (300..<400).contains(exchange.status):
+          throw .redirected(status: exchange.status)
+        case .success(let exchange): return .success(exchange)
+        case .failure(.cancelled): throw .cancelled
+        case .failure(.tooLarge(let limit)): throw .responseTooLarge(limit: limit)
+        case .failure(.fatal(let reason)): throw .network(reason)
+        case .failure(.timedOut), .failure(.connectionLost):
+          return .failed(.unavailable(status: nil, attempts: attempt.number))
+        }
       }
-      guard attempt < configuration.retry.maximumAttempts else {
-        throw .unavailable(status: lastStatus, attempts: attempt)
-      }
-      try await backoff(beforeRetry: attempt)
-    }
-  }
-
-  private func backoff(beforeRetry retry: Int) async throws(CloudError) {
-    do {
-      try await configuration.clock.sleep(for: configuration.retry.delay(beforeRetry: retry))
-    } catch {
-      throw .cancelled
     }
   }
 

@@ -297,28 +297,22 @@ public actor FirmwareUpdater {
     -> DeviceSession
   {
     let clock = configuration.clock
-    let deadline = clock.elapsed + timeout
-    var lastError = DeviceError.deviceNotFound(serial: serial)
-    while clock.elapsed < deadline {
+    let retry = RetryPolicy.within(timeout, delay: configuration.reconnectDelay)
+    return try await retry.run(on: clock, cancelled: .cancelled) {
+      attempt throws(FirmwareUpdateError) -> RetryOutcome<DeviceSession, FirmwareUpdateError> in
       if Task.isCancelled { throw .cancelled }
-      do {
-        let left = deadline - clock.elapsed
+      do throws(DeviceError) {
         let device = try await RecorderScanner(central: central, clock: clock).find(
-          serial: serial, timeout: left)
-        return try await DeviceSession.connect(
-          to: device, using: central, configuration: sessionConfiguration)
+          serial: serial, timeout: attempt.remaining ?? timeout)
+        return .success(
+          try await DeviceSession.connect(
+            to: device, using: central, configuration: sessionConfiguration))
       } catch .tokenRejected {
         throw .device(.tokenRejected)
       } catch {
-        lastError = error
-      }
-      do {
-        try await clock.sleep(for: configuration.reconnectDelay)
-      } catch {
-        throw .cancelled
+        return .failed(.device(error))
       }
     }
-    throw .device(lastError)
   }
 
   private static func refusal(_ status: UInt8) -> FirmwareUpdateError {

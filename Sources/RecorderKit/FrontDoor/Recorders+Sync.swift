@@ -115,25 +115,29 @@ extension Recorders {
     var serial = serial
     var merged: [SessionID: SyncReport.File] = [:]
     var total = SyncReport()
-    var lastError: any Error = DeviceError.cancelled
-    for attempt in 1...options.maximumAttempts {
+    let retry = RetryPolicy.attempts(options.maximumAttempts)
+    return try await retry.run(on: clock, cancelled: SyncError.cancelled) {
+      attempt async throws -> RetryOutcome<SyncReport, any Error> in
       if Task.isCancelled { throw SyncError.cancelled }
+      let exhausted = { (error: any Error) in
+        RetryOutcome<SyncReport, any Error>.failed(
+          SyncAttemptsExhausted(attempts: attempt.number, lastError: error))
+      }
       let connection: RecorderConnection
       do {
         connection = try await connect(serial: serial)
       } catch {
         guard Self.isRetryable(error) else { throw error }
-        lastError = error
-        report(.connectFailed(attempt: attempt, error: error))
-        continue
+        report(.connectFailed(attempt: attempt.number, error: error))
+        return exhausted(error)
       }
       let found = await connection.session.info.serial
       serial = found
-      report(.connected(attempt: attempt, serial: found))
+      report(.connected(attempt: attempt.number, serial: found))
       if await engine.owedWiFiCloses.sendIfOwed(over: connection.session) {
         report(.owedWiFiClose(sent: true))
       }
-      do {
+      do throws(SyncError) {
         let done = try await engine.sync(session: connection.session, wifi: options.wifi)
         await connection.close()
         await sendOwedWiFiClose(serial: found, owed: engine.owedWiFiCloses, report: report)
@@ -148,7 +152,7 @@ extension Recorders {
         total.files = merged.values.sorted { $0.sessionId < $1.sessionId }
         // The journal is the record of the run: a file whose DELETE reply was lost to a drop
         // is in it, though no attempt reported it.
-        return try await engine.summary(of: total, serial: found)
+        return .success(try await engine.summary(of: total, serial: found))
       } catch {
         await connection.close()
         // Files this attempt finished (and perhaps deleted) before it stopped.
@@ -158,11 +162,10 @@ extension Recorders {
           total.reissues += partial.reissues
         }
         guard error.isRetryable, !Task.isCancelled else { throw error }
-        lastError = error
-        report(.interrupted(attempt: attempt, error: error))
+        report(.interrupted(attempt: attempt.number, error: error))
+        return exhausted(error)
       }
     }
-    throw SyncAttemptsExhausted(attempts: options.maximumAttempts, lastError: lastError)
   }
 
   /// A gateway: waits for the recorder with `serial` (any recorder when nil) to be heard,

@@ -66,19 +66,19 @@ public struct HotspotJoinPolicy: Sendable, Equatable {
     _ hotspot: DeviceHotspot, serverPort: UInt16, with joiner: any HotspotJoiner,
     clock: AnyClock
   ) async throws(DeviceError) {
-    let started = clock.elapsed
     try await Self.pause(firstAttemptDelay, on: clock)
-    var backoff = initialBackoff
-    while true {
-      do {
-        return try await joiner.join(hotspot, serverPort: serverPort)
+    // The timeout counts from the call, the first delay included.
+    let retry = RetryPolicy.within(
+      max(.zero, timeout - firstAttemptDelay), delay: initialBackoff,
+      maximumDelay: maximumBackoff)
+    try await retry.run(on: clock, cancelled: .cancelled) {
+      _ throws(DeviceError) -> RetryOutcome<Void, DeviceError> in
+      do throws(DeviceError) {
+        return .success(try await joiner.join(hotspot, serverPort: serverPort))
       } catch .cancelled {
         throw .cancelled
       } catch {
-        let left = timeout - (clock.elapsed - started)
-        guard left > .zero else { throw error }
-        try await Self.pause(min(backoff, left), on: clock)
-        backoff = min(backoff * 2, maximumBackoff)
+        return .failed(error)
       }
     }
   }

@@ -76,34 +76,28 @@ package actor WiFiSession {
   /// the device it let in is waited for, however long the join took on a busy machine (a
   /// retry started meanwhile would meet that device's session still alive). `timeout`
   /// bounds when a retry may start, and how long a retry waits.
-  /// - Throws: the last attempt's error (``DeviceError/timeout(operation:)`` when no
-  ///   attempt fitted).
+  /// - Throws: the last attempt's error.
   public static func connect(
     to hotspot: DeviceHotspot, joiner: any HotspotJoiner, session: WiFiTransport.Configuration,
     timeout: Duration, configuration: Configuration = Configuration()
   ) async throws(DeviceError) -> WiFiSession {
     let clock = configuration.clock
-    let started = clock.elapsed
-    var last = DeviceError.timeout(operation: "Wi-Fi connect")
-    var first = true
-    while true {
-      let remaining = timeout - (clock.elapsed - started)
-      guard first || remaining > .zero else { break }
+    let retry = RetryPolicy.within(timeout, delay: configuration.retryInterval)
+    return try await retry.run(on: clock, cancelled: .cancelled) {
+      attempt throws(DeviceError) -> RetryOutcome<WiFiSession, DeviceError> in
       var server = configuration.link
-      if !first { server.connectTimeout = min(server.connectTimeout, remaining) }
-      first = false
-      do {
+      if attempt.number > 1, let remaining = attempt.remaining {
+        server.connectTimeout = min(server.connectTimeout, remaining)
+      }
+      do throws(DeviceError) {
         let joined = try await WiFiLink.connect(
           to: hotspot, joiner: joiner, session: session, configuration: server, clock: clock)
-        return WiFiSession(link: joined, serial: session.serial, clock: clock)
+        return .success(WiFiSession(link: joined, serial: session.serial, clock: clock))
       } catch {
-        last = error
+        guard error.isRetryable else { throw error }
+        return .failed(error)
       }
-      guard last.isRetryable else { break }
-      let pause = min(configuration.retryInterval, timeout - (clock.elapsed - started))
-      guard pause > .zero, (try? await clock.sleep(for: pause)) != nil else { break }
     }
-    throw last
   }
 
   /// The hotspot that was joined.
