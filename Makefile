@@ -44,8 +44,8 @@ fuzz: deps
 
 ## bench: benchmarks print figures; they never fail on a number
 bench: deps
-	$(SWIFT) build -c release --product recorder-bench
-	$$($(SWIFT) build -c release --show-bin-path)/recorder-bench
+	$(SWIFT) build -c release --product RecorderBench
+	$$($(SWIFT) build -c release --show-bin-path)/RecorderBench $(BENCH)
 
 ## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps

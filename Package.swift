@@ -30,7 +30,6 @@ let package = Package(
     .library(name: "RecorderEmulator", targets: ["RecorderEmulator"]),
     .library(name: "PlaudDeviceBasicSDK", targets: ["PlaudDeviceBasicSDK"]),
     .executable(name: "recorder", targets: ["recorder"]),
-    .executable(name: "recorder-bench", targets: ["RecorderBench"]),
   ],
   targets: [
     // C libraries from the system, found with pkg-config (installed by `make deps`).
@@ -134,6 +133,8 @@ let package = Package(
         "RecorderCrypto", "RecorderTesting",
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
+    // The benchmarks (`make bench`): no product, so nothing shipped links them or the test
+    // support they use; they live apart from Sources/.
     .executableTarget(
       name: "RecorderBench",
       dependencies: [
@@ -143,7 +144,8 @@ let package = Package(
         // The BlueZ section: the mock bluetoothd and flood peripheral of TestSupport.
         "RecorderBluetooth", "TestSupport",
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
-      ]),
+      ],
+      path: "Benchmarks/RecorderBench"),
 
     // Seeded generators shared by the test targets (not shipped in any product).
     .target(

@@ -16,7 +16,7 @@ import RecorderStore
 /// Issue 5's figures: link utilization of a sync (one 1-hour recording; 100 recordings of
 /// 30 s), measured in virtual time on the in-process emulator, with the real time it took;
 /// and peak RSS of a 30-minute and a 5-hour sync, each in its own child process
-/// (`recorder-bench sync --rss-child MINUTES`, which prints its own peak RSS).
+/// (`RecorderBench sync --rss-child MINUTES`, which prints its own peak RSS).
 ///
 /// Utilization = file bytes ÷ (capacity × virtual time from the first SYNC_START to the last
 /// DELETE reply), capacity = packets per event × 80 data bytes ÷ connection interval at the

@@ -8,7 +8,7 @@ import RecorderStore
 /// Issue 18, "many recordings": what each recording costs the phone when the device holds
 /// 10, 100 and 1,000 recordings of 10 s, as real CPU milliseconds per recording (flat from
 /// 10 to 1,000 means nothing grows faster than the number of recordings), and the link use
-/// of a sync of all 1,000 in virtual time (as `recorder-bench sync` defines it).
+/// of a sync of all 1,000 in virtual time (as `RecorderBench sync` defines it).
 ///
 /// - LIST: one LIST of every recording over the in-process emulator (its paging, both
 ///   sides' work: the device's share is included, so this is an upper bound).
@@ -129,7 +129,7 @@ enum ScaleBenchmarks {
     var reissues: Int
   }
 
-  /// The sync of `count` recordings over the emulator, timed as `recorder-bench sync` does.
+  /// The sync of `count` recordings over the emulator, timed as `RecorderBench sync` does.
   static func linkUse(count: Int) async throws -> LinkUse {
     let rig = try await EmulatorRig(recordings: Array(repeating: recordingLength, count: count))
     defer { rig.cleanUp() }

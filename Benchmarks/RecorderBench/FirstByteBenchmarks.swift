@@ -11,7 +11,7 @@ import RecorderProtocol
 /// model, for a device holding 1, 100 and 1,000 recordings of 10 s.
 ///
 /// The phone's local work between the device's last answer before SYNC_START and SYNC_START
-/// itself (journal commits, fsyncs: `recorder-bench journal` gives it in real milliseconds)
+/// itself (journal commits, fsyncs: `RecorderBench journal` gives it in real milliseconds)
 /// holds the simulated clock, as the engine's own hashing and renaming do, so the virtual
 /// figure is the radio's alone and the same on every run.
 enum FirstByteBenchmarks {

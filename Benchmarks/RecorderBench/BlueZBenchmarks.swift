@@ -11,7 +11,7 @@
   /// Issue 13's figures: notifications per second and CPU per MB through BlueZ's D-Bus API,
   /// on each notification path (AcquireNotify's descriptor; `Value` PropertiesChanged), beside
   /// the emulator's radio rate. The sender is a flood peripheral in a child process
-  /// (`recorder-bench bluez-flood-server`, served over the TCP link) that outruns any radio;
+  /// (`RecorderBench bluez-flood-server`, served over the TCP link) that outruns any radio;
   /// between it and us, the mock bluetoothd (python3-dbusmock) on a private dbus-daemon. The
   /// CPU of each of our process, the mock and the bus daemon says which side limited a figure.
   enum BlueZBenchmarks {
@@ -111,7 +111,7 @@
         sender: after.3 - before.3)
     }
 
-    /// `recorder-bench bluez-flood-server`: serves a ``FloodCentral`` over the TCP link,
+    /// `RecorderBench bluez-flood-server`: serves a ``FloodCentral`` over the TCP link,
     /// prints its port, runs until killed.
     static func handleHelper(_ arguments: [String]) -> Bool {
       guard arguments.first == "bluez-flood-server" else { return false }

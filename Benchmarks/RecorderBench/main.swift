@@ -1,13 +1,13 @@
-// recorder-bench: benchmarks print figures; they never fail a test run (DESIGN.md).
+// RecorderBench: benchmarks print figures; they never fail a test run (DESIGN.md).
 //
-// USAGE: recorder-bench [audio|sync|wifi|ota|cloud|scale|journal|battery|export-policy|first-byte|bluez|all] [more sections]
+// USAGE: RecorderBench [audio|sync|wifi|ota|cloud|scale|journal|battery|export-policy|first-byte|bluez|all] [more sections]
 //        (wifi also takes --megabytes N and --once)
 // Each section lives in its own file and registers here; `all` (the default) runs them all.
 // Hidden helpers used by the sections themselves (child processes for peak-RSS figures):
-//   recorder-bench audio-export-child INPUT OUTPUT FORMAT CHANNELS
-//   recorder-bench audio-generate PATH SECONDS CHANNELS [SEED]
-//   recorder-bench wifi-sender tcp|ws PORT BYTES   (the sending side of the Wi-Fi figures)
-//   recorder-bench bluez-flood-server              (the sender of the BlueZ figures, Linux)
+//   RecorderBench audio-export-child INPUT OUTPUT FORMAT CHANNELS
+//   RecorderBench audio-generate PATH SECONDS CHANNELS [SEED]
+//   RecorderBench wifi-sender tcp|ws PORT BYTES   (the sending side of the Wi-Fi figures)
+//   RecorderBench bluez-flood-server              (the sender of the BlueZ figures, Linux)
 
 #if canImport(Glibc)
   import Glibc
@@ -57,7 +57,7 @@ do {
       try next.run()
     }
   } else {
-    print("USAGE: recorder-bench [\((sections.map(\.name) + ["all"]).joined(separator: "|"))]")
+    print("USAGE: RecorderBench [\((sections.map(\.name) + ["all"]).joined(separator: "|"))]")
     exit(64)
   }
 } catch {

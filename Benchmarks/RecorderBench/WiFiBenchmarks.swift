@@ -18,7 +18,7 @@ import RecorderWebSocket
 /// the Wi-Fi receive, and peak RSS of a 1-hour and a 5-hour Wi-Fi sync.
 ///
 /// Method:
-/// - The sending side always runs in a **child process** (`recorder-bench wifi-sender …`),
+/// - The sending side always runs in a **child process** (`RecorderBench wifi-sender …`),
 ///   so this process's `getrusage(RUSAGE_SELF)` is the receive path alone; the sender's CPU
 ///   (`RUSAGE_CHILDREN`) is printed beside it. On this 2-core machine sender and receiver
 ///   each get a core, as a phone and a device would.
@@ -35,7 +35,7 @@ import RecorderWebSocket
 ///   fsync + journal every 256 KiB, SHA-256 and rename at the end, DELETE).
 /// - Throughput rows alternate TCP and Wi-Fi and report the median of three, so a change in
 ///   the machine's load hits both alike.
-/// - Peak RSS: one child per recording length (`recorder-bench wifi --rss-child SECONDS`)
+/// - Peak RSS: one child per recording length (`RecorderBench wifi --rss-child SECONDS`)
 ///   runs a whole sync to disk and prints its VmHWM before the transfer and at the end.
 ///
 /// The device-side sender here is measurement tooling, deliberately not the emulator's:

@@ -8,7 +8,7 @@ import RecorderStore
 
 /// Issue 18, "battery cost": CPU seconds per hour of audio for the whole BLE pipeline, by
 /// stage, beside ffmpeg's CPU for transcoding the same hour (Ogg Opus → mp3 with the same
-/// LAME settings, as `recorder-bench audio` compares), and fsyncs per hour of audio.
+/// LAME settings, as `RecorderBench audio` compares), and fsyncs per hour of audio.
 ///
 /// One 60-minute mono recording on the in-process emulator:
 /// - whole: one BLE sync with mp3 export, CPU of this process (the emulated device's own
