@@ -57,10 +57,10 @@ docs: deps
 	./scripts/docs.sh
 
 format:
-	swift-format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
+	swift-format format --in-place --recursive --configuration .swift-format Package.swift Sources Tests Benchmarks Fuzz
 
 lint:
-	swift-format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests Fuzz
+	swift-format lint --strict --recursive --configuration .swift-format Package.swift Sources Tests Benchmarks Fuzz
 
 clean:
 	rm -rf .build
