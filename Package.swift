@@ -18,6 +18,10 @@ func audioLibrary(_ name: String, pkgConfig: String, apt: String, brew: String) 
     : .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt]), .brew([brew])])
 }
 
+/// TestSupport's bench imports the facade, which on Linux imports BlueZ's C module: every
+/// target importing TestSupport needs that module map too.
+let dbusOnLinux: Target.Dependency = .target(name: "CDBus", condition: .when(platforms: [.linux]))
+
 let package = Package(
   name: "RecorderKit",
   platforms: [.macOS(.v13), .iOS(.v16)],
@@ -79,8 +83,7 @@ let package = Package(
       name: "RecorderBlueZTests",
       dependencies: [
         "RecorderBlueZ", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
-        "RecorderRemoteLink", "TestSupport",
-        .target(name: "CDBus", condition: .when(platforms: [.linux])),
+        "RecorderRemoteLink", "TestSupport", dbusOnLinux,
       ]),
     // The one C file we own: non-variadic wrappers for opus_encoder_ctl (see its header).
     .target(name: "COpusShim", dependencies: ["COpus"]),
@@ -116,7 +119,7 @@ let package = Package(
       dependencies: [
         "RecorderCoreBluetooth", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
         "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore", "HealthProfiles",
-        "PlaudDeviceBasicSDK",
+        "PlaudDeviceBasicSDK", "TestSupport", dbusOnLinux,
       ],
       exclude: ["StandIns"]),
     .target(
@@ -142,17 +145,24 @@ let package = Package(
         "RecorderRemoteLink", "RecorderStore", "RecorderTesting", "RecorderWebSocket",
         "RecorderSockets", "RecorderConcurrency",
         // The BlueZ section: the mock bluetoothd and flood peripheral of TestSupport.
-        "RecorderBluetooth", "TestSupport",
+        "RecorderBluetooth", "TestSupport", dbusOnLinux,
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ],
       path: "Benchmarks/RecorderBench"),
 
-    // Seeded generators shared by the test targets (not shipped in any product).
+    // The one test bench (SDK and emulator wired together: Benches/) and the support the
+    // test targets and the benchmarks share (seeded generators, mock BlueZ); no product.
     .target(
       name: "TestSupport",
-      dependencies: ["RecorderConcurrency", "RecorderBluetooth", "RecorderSockets"],
+      dependencies: [
+        "RecorderConcurrency", "RecorderBluetooth", "RecorderSockets", "RecorderProtocol",
+        "RecorderKit", "RecorderEmulator", "RecorderTesting", "RecorderStore", "RecorderAudio",
+        "RecorderCrypto", "RecorderRemoteLink", "HealthProfiles", "PlaudDeviceBasicSDK",
+        "RecorderCoreBluetooth", dbusOnLinux,
+      ],
       path: "Tests/TestSupport"),
-    .testTarget(name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport"]),
+    .testTarget(
+      name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport", dbusOnLinux]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
     .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
     .testTarget(
@@ -160,49 +170,53 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "HealthProfiles", "RecorderStore", "RecorderTesting",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
-        "TestSupport",
+        "TestSupport", dbusOnLinux,
       ]),
     .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
     .testTarget(
-      name: "RecorderConcurrencyTests", dependencies: ["RecorderConcurrency", "TestSupport"]),
+      name: "RecorderConcurrencyTests",
+      dependencies: ["RecorderConcurrency", "TestSupport", dbusOnLinux]),
     .testTarget(
       name: "RecorderWebSocketTests",
       dependencies: [
         "RecorderWebSocket", "RecorderSockets", "RecorderConcurrency", "RecorderProtocol",
-        "RecorderEmulator", "TestSupport",
+        "RecorderEmulator", "TestSupport", dbusOnLinux,
       ]),
     .testTarget(
       name: "RecorderRemoteLinkTests",
       dependencies: [
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderSockets", "RecorderConcurrency",
-        "RecorderProtocol", "TestSupport",
+        "RecorderProtocol", "TestSupport", dbusOnLinux,
       ]),
     .testTarget(
       name: "RecorderEmulatorTests",
       dependencies: [
         "RecorderEmulator", "RecorderProtocol", "RecorderAudio", "RecorderKit", "RecorderTesting",
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
-        "RecorderSockets", "TestSupport",
+        "RecorderSockets", "TestSupport", dbusOnLinux,
       ]),
     .testTarget(
       name: "RecorderKitTests",
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderProtocol", "RecorderTesting", "TestSupport",
+        dbusOnLinux,
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderWebSocket",
         "RecorderCrypto",
       ]),
-    .testTarget(name: "RecorderCryptoTests", dependencies: ["RecorderCrypto", "TestSupport"]),
+    .testTarget(
+      name: "RecorderCryptoTests", dependencies: ["RecorderCrypto", "TestSupport", dbusOnLinux]),
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "recorder", "RecorderAudio", "RecorderWebSocket", "TestSupport", "PlaudDeviceBasicSDK",
+        "recorder", "RecorderAudio", "RecorderWebSocket", "TestSupport", dbusOnLinux,
+        "PlaudDeviceBasicSDK",
         "RecorderRemoteLink", "RecorderConcurrency",
       ]),
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [
         "PlaudDeviceBasicSDK", "RecorderKit", "RecorderProtocol", "RecorderEmulator",
-        "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency", "TestSupport",
+        "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency", "TestSupport", dbusOnLinux,
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
   ]

@@ -7,6 +7,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Discovery of health peripherals (seed 001's controller detects as well as reads) under the

@@ -7,6 +7,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Passive reading (seed 001) under the scripted iOS: a `PassiveReader` on

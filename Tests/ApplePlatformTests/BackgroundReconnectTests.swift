@@ -4,6 +4,7 @@ import RecorderCoreBluetooth
 import RecorderEmulator
 import RecorderKit
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Reaching a recorder from the background under the scripted iOS: RecorderKit's front door

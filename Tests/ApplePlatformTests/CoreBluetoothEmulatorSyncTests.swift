@@ -5,6 +5,7 @@ import RecorderCoreBluetooth
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
+import TestSupport
 import Testing
 
 @Suite("A sync through CoreBluetoothCentral to an emulated device", .timeLimit(.minutes(2)))

@@ -6,6 +6,7 @@ import RecorderKit
 import RecorderProtocol
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// An app's delegate as the vendor's background guide writes it: a beacon wake-up connects

@@ -4,6 +4,7 @@ import RecorderConcurrency
 import RecorderCoreBluetooth
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 /// The vendor guide's auto-sync trigger: a recording stop asks for the file list.

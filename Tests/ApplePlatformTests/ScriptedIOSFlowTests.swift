@@ -7,6 +7,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// The vendor's background guide (seed 000) as an app: list, export each as mp3, delete it

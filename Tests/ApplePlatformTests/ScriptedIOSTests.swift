@@ -4,6 +4,7 @@ import RecorderCoreBluetooth
 import RecorderEmulator
 import RecorderKit
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// The scripted iOS's rules, one test each, at the mirror level: a scripted radio plays the

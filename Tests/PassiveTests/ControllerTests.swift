@@ -5,6 +5,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderRemoteLink
+import TestSupport
 import Testing
 
 /// Issue 17: one operation at a time (busy, cancel), pair then read with instructions, and

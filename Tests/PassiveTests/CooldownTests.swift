@@ -3,6 +3,7 @@ import HealthProfiles
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 /// Issue 17, the cooldown rule, in virtual time: after a successful read a peripheral is

@@ -3,6 +3,7 @@ import HealthProfiles
 import RecorderBluetooth
 import RecorderConcurrency
 import RecorderEmulator
+import TestSupport
 import Testing
 
 @testable import RecorderKit

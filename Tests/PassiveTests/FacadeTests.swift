@@ -3,6 +3,7 @@ import HealthProfiles
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 /// Issue 17: the seed's controller model as a delegate facade: pair, then read, one

@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 17: the recorder is a passive target too. When a registered recorder appears, the

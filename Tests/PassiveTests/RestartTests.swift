@@ -4,6 +4,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 17, at the API level: a process "killed" (its tasks cancelled, its objects dropped)

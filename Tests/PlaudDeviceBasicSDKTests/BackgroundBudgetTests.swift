@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 @Suite("BackgroundBudget: expiry stops a multi-file sync within 1 s, checkpoint committed")

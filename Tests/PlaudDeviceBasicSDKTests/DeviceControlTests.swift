@@ -2,6 +2,7 @@ import Foundation
 import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
+import TestSupport
 import Testing
 
 /// Issue 6, device control through the facade: settings by id, rename, privacy, LED and

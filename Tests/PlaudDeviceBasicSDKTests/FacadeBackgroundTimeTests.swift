@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderKit
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// The vendor's background flows through the facade with the OS's background time scripted

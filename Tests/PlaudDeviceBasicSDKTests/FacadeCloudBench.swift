@@ -5,6 +5,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// An emulated recorder on a manual clock, the cloud emulator on a loopback port, and a

@@ -4,6 +4,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 @testable import PlaudDeviceBasicSDK

@@ -1,6 +1,7 @@
 import Foundation
 import PlaudDeviceBasicSDK
 import RecorderEmulator
+import TestSupport
 import Testing
 
 /// Issue 28 item 8 through the facade: `depair(clear:)` as the vendor's reference names it

@@ -2,6 +2,7 @@ import Foundation
 import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderKit
+import TestSupport
 import Testing
 
 /// Issue 27, "where the conversion runs", through the vendor's calls: with

@@ -5,6 +5,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// The facade's fixes of issue 11: an unbind never erases, an export honours the format and

@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 @Suite("PlaudDeviceBasicSDK against the emulator (in process, virtual time)")

@@ -6,6 +6,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Live audio while recording through the vendor's calls (docs/live-audio.md):

@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 /// The vendor's template app, as a client: its device manager and sync manager rewritten in

@@ -2,6 +2,7 @@ import Foundation
 import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
+import TestSupport
 import Testing
 
 /// A delegate written as the vendor's template app writes its DeviceManager: it reads

@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 /// Wi-Fi Fast Transfer through the vendor's facade, end to end: BLE (in process, virtual

@@ -2,6 +2,7 @@ import Foundation
 import RecorderAudio
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Every emulator recording is real device audio: it decodes with libopus and lasts what

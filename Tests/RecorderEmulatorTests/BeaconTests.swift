@@ -2,6 +2,7 @@ import Foundation
 import RecorderBluetooth
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// The device's iBeacon wake-up: heard only with setting 49 on, while in range, and while

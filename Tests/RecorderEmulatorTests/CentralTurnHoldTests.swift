@@ -2,6 +2,7 @@ import RecorderBluetooth
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// While it is the central's turn to write, the emulated link holds a simulated clock: from

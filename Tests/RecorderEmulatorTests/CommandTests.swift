@@ -3,6 +3,7 @@ import RecorderBluetooth
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Every §3.1 opcode answered as PROTOCOL.md says, byte-exact where §11 has a vector.

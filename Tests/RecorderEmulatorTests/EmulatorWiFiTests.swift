@@ -7,6 +7,7 @@ import RecorderProtocol
 import RecorderRemoteLink
 import RecorderTesting
 import RecorderWebSocket
+import TestSupport
 import Testing
 
 /// An emulated device with Wi-Fi, the SDK's BLE session to it (in process, virtual time) and

@@ -2,6 +2,7 @@ import Foundation
 import RecorderBluetooth
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Each fault of `FaultPlan`, and the device-level ones (reboot, range).

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// LIST, SYNC_START, SYNC_STOP, DELETE (PROTOCOL.md §3.3).

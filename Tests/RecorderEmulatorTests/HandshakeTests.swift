@@ -2,6 +2,7 @@ import Foundation
 import RecorderBluetooth
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(5)))

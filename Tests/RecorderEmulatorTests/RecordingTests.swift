@@ -1,6 +1,7 @@
 import Foundation
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// REC_* commands, unsolicited REC_* events, and a recording growing in virtual time.

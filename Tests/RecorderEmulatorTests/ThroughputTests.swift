@@ -1,6 +1,7 @@
 import Foundation
 import RecorderEmulator
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// The link model: throughput emerges from MTU, interval, packets per event and PHY.

@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Issue 15: the cloud client against the cloud emulator (real loopback HTTP; backoff on a

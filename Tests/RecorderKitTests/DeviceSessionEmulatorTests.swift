@@ -5,6 +5,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
+import TestSupport
 import Testing
 
 /// An emulated device on a manual clock, with the SDK's view of it.

@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 @Suite("Erasing is explicit and checks the journal; depair never erases")

@@ -5,6 +5,7 @@ import RecorderKit
 import RecorderProtocol
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Issue 27, "where the conversion runs": the export policy. A deferred sync keeps the

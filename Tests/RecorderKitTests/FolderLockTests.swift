@@ -1,6 +1,7 @@
 import Foundation
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

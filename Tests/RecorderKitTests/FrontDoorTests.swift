@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// The front door (`Recorders`): the retry rule, the attempt loop that resumes after a drop,

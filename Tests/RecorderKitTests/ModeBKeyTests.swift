@@ -3,6 +3,7 @@ import RecorderCrypto
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Issue 16's key management: the user key pair in an injected secure store (a 0600 file on

@@ -5,6 +5,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 16: the Mode B handshake and encrypted channel (PROTOCOL.md §9) against an emulated

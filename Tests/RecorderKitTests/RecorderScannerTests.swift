@@ -3,6 +3,7 @@ import RecorderBluetooth
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 @Suite("RecorderScanner: one radio scan, fanned out; de-duplicated; timed out")

@@ -2,6 +2,7 @@ import Foundation
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import TestSupport
 import Testing
 
 @Suite("RecordingExport: one recording with its own progress, in the format and folder asked")

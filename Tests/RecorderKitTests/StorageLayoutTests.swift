@@ -1,5 +1,6 @@
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Every path under a storage root comes from `StorageLayout`, whatever the root's spelling.

@@ -3,6 +3,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 12, finding 13: the tail CRC's coverage is unknown (PROTOCOL.md §10). Whichever of

@@ -4,6 +4,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 5, "Corruption": flipped, duplicated and dropped data frames are caught (tail CRC,

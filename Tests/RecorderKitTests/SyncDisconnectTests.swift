@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 5, "Disconnects": 50 seeded link drops during one multi-file sync, each followed by

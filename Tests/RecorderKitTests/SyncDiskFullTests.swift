@@ -5,6 +5,7 @@ import RecorderKit
 import RecorderProtocol
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

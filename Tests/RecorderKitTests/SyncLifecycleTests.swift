@@ -4,6 +4,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 5: a recording still being recorded is left on the device until it is complete;

@@ -4,6 +4,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 19, findings 2 and 4: a lossy link and a silent device are handled on the same link

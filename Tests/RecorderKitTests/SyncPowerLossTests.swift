@@ -5,6 +5,7 @@ import RecorderKit
 import RecorderProtocol
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Issue 5, "Power loss": a multi-file sync through ``PowerLossFileSystem`` loses power at

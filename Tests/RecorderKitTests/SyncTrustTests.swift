@@ -3,6 +3,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 12, findings 3, 4 and 7: a DELETE trusts only the bytes we hold now and what the

@@ -4,6 +4,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 5, "Utilization" (DESIGN.md invariant 4: the link is never idle by our fault), in

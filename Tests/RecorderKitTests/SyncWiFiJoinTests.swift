@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
+import TestSupport
 import Testing
 
 /// Issue 19: a real device's access point needs ~3 s after WIFI_OPEN before it can be joined

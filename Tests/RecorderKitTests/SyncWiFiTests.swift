@@ -6,6 +6,7 @@ import RecorderProtocol
 import RecorderRemoteLink
 import RecorderStore
 import RecorderTesting
+import TestSupport
 import Testing
 
 /// Issue 7: the sync engine over Wi-Fi Fast Transfer (PROTOCOL.md §6) against the emulated

@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Issue 19.3: for a whole sync (set-up, LIST, SYNC_START streams with a gap and a stall,

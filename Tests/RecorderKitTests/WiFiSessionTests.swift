@@ -5,6 +5,7 @@ import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
 import RecorderTesting
+import TestSupport
 import Testing
 
 @Suite("WiFiSession: connect retry, one engine run per batch, stop keeps the session")

@@ -4,6 +4,7 @@ import RecorderCrypto
 import RecorderEmulator
 import RecorderProtocol
 import RecorderWebSocket
+import TestSupport
 import Testing
 
 @testable import RecorderKit

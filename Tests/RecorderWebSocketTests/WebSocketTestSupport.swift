@@ -1,5 +1,6 @@
 import Foundation
 import RecorderSockets
+import TestSupport
 
 @testable import RecorderWebSocket
 

@@ -6,7 +6,6 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
-import Testing
 
 /// One emulated device with recordings, on a manual clock (virtual time), its in-process
 /// central, and a sync root: what every sync test starts from.
@@ -14,21 +13,21 @@ import Testing
 /// The flash can be copied from a template directory made once (``SyncFlashTemplate``), so
 /// a test that needs hundreds of fresh devices with the same recordings does not encode
 /// audio hundreds of times.
-final class SyncBench: Sendable {
-  let clock: ManualClock
-  let device: EmulatedDevice
-  let central: EmulatorCentral
+package final class SyncBench: Sendable {
+  package let clock: ManualClock
+  package let device: EmulatedDevice
+  package let central: EmulatorCentral
   /// Temporary directory holding the flash and the sync root.
-  let directory: String
+  package let directory: String
   /// The sync root (journal, raw copies) and where exports go.
-  let root: String
-  let seed: UInt64
+  package let root: String
+  package let seed: UInt64
   /// The user key sessions present to a Mode B device.
-  let userKey: RSAPrivateKey
+  package let userKey: RSAPrivateKey
 
   /// A device whose flash is a copy of `template` (or empty when nil); `portVersion` 20 or
   /// more makes it a Mode B device, which the bench's sessions reach with ``TestUserKey``.
-  init(
+  package init(
     seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters(),
     wifi: WiFiParameters = WiFiParameters(), tailCRCCoverage: TailCRCCoverage = .requestBytes,
     portVersion: UInt16 = ProtocolDefaults.portVersion, modeB: ModeBParameters = ModeBParameters(),
@@ -56,13 +55,13 @@ final class SyncBench: Sendable {
     clock.startAutoAdvance()
   }
 
-  var exportDirectory: String { root + "/exports" }
-  var journalPath: String { root + "/journal.sqlite" }
-  var sessionClock: AnyClock { AnyClock(clock) }
+  package var exportDirectory: String { root + "/exports" }
+  package var journalPath: String { root + "/journal.sqlite" }
+  package var sessionClock: AnyClock { AnyClock(clock) }
 
   /// Finds the device by serial and opens an authenticated session (as the CLI does), with
   /// `modeB` (default: the bench's user key, no cloud).
-  func connect(modeB: ModeBCredentials? = nil) async throws -> DeviceSession {
+  package func connect(modeB: ModeBCredentials? = nil) async throws -> DeviceSession {
     var configuration = DeviceSession.Configuration(token: device.configuration.token)
     configuration.clock = sessionClock
     configuration.modeB = modeB ?? ModeBCredentials(userKey: userKey)
@@ -88,7 +87,7 @@ final class SyncBench: Sendable {
   /// a time. A live recording needs it: otherwise its own length-limit timer (5 hours out) is
   /// the only deadline, an idle moment jumps straight to it, and the recording has stopped
   /// before the sync lists it. Cancel the task when done.
-  func pacing() -> Task<Void, Never> {
+  package func pacing() -> Task<Void, Never> {
     let clock = sessionClock
     return Task {
       while (try? await clock.sleep(for: .milliseconds(100))) != nil {}
@@ -96,7 +95,7 @@ final class SyncBench: Sendable {
   }
 
   /// A journal on the root (created if missing) and an engine over `fileSystem`.
-  func makeEngine(
+  package func makeEngine(
     fileSystem: any DurableFileSystem = PosixFileSystem(), options: SyncEngine.Options = .fast
   ) throws -> SyncEngine {
     try fileSystem.createDirectory(root)
@@ -106,7 +105,7 @@ final class SyncBench: Sendable {
   }
 
   /// Connects, syncs once, closes (even when the sync throws).
-  func syncOnce(
+  package func syncOnce(
     _ engine: SyncEngine, wrap: @Sendable (BLETransport) -> any RecordingTransport = { $0 }
   ) async throws -> SyncReport {
     let session = try await connect()
@@ -121,24 +120,26 @@ final class SyncBench: Sendable {
   }
 
   /// The journal's records for this device, read through a fresh connection.
-  func journalRecords() throws -> [SessionID: RecordingRecord] {
+  package func journalRecords() throws -> [SessionID: RecordingRecord] {
     let journal = try Journal(path: journalPath)
     let records = try journal.read { try $0.recordings(serial: device.serial) }
     return Dictionary(uniqueKeysWithValues: records.map { (SessionID($0.sessionId), $0) })
   }
 
   /// Names in the export directory (hidden ones included).
-  func exportNames() -> [String] {
+  package func exportNames() -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: exportDirectory)) ?? []).sorted()
   }
 
   /// Raw copy of a recording, nil when missing.
-  func rawPath(_ sessionId: SessionID) -> String {
+  package func rawPath(_ sessionId: SessionID) -> String {
     root + "/\(device.serial)/\(sessionId).opus-raw"
   }
-  func partPath(_ sessionId: SessionID) -> String { root + "/\(device.serial)/\(sessionId).part" }
+  package func partPath(_ sessionId: SessionID) -> String {
+    root + "/\(device.serial)/\(sessionId).part"
+  }
 
-  func cleanUp() {
+  package func cleanUp() {
     clock.stopAutoAdvance()
     try? FileManager.default.removeItem(atPath: directory)
   }
@@ -146,7 +147,7 @@ final class SyncBench: Sendable {
 
 extension SyncEngine.Options {
   /// Ogg Opus exports (pass-through: cheap) and small checkpoints (many crash points).
-  static var fast: SyncEngine.Options {
+  package static var fast: SyncEngine.Options {
     var options = SyncEngine.Options()
     options.format = .opus
     options.checkpointBytes = 8 * 1024
@@ -155,17 +156,17 @@ extension SyncEngine.Options {
 }
 
 /// A flash directory with recordings, made once and copied into each ``SyncBench``.
-struct SyncFlashTemplate: Sendable {
-  let flash: String
-  let seed: UInt64
+package struct SyncFlashTemplate: Sendable {
+  package let flash: String
+  package let seed: UInt64
   /// The recordings as made, with their SHA-256.
-  let recordings: [RecordingInfo]
-  var totalBytes: Int64 { recordings.reduce(0) { $0 + Int64($1.size) } }
-  var digests: [SessionID: String] {
+  package let recordings: [RecordingInfo]
+  package var totalBytes: Int64 { recordings.reduce(0) { $0 + Int64($1.size) } }
+  package var digests: [SessionID: String] {
     Dictionary(uniqueKeysWithValues: recordings.map { ($0.sessionId, $0.sha256 ?? "") })
   }
 
-  static func make(seed: UInt64, durations: [Duration]) async throws -> SyncFlashTemplate {
+  package static func make(seed: UInt64, durations: [Duration]) async throws -> SyncFlashTemplate {
     let directory = NSTemporaryDirectory() + "recorder-sync-template-\(UUID().uuidString)"
     let flash = directory + "/flash"
     let clock = ManualClock()
@@ -176,40 +177,56 @@ struct SyncFlashTemplate: Sendable {
     return SyncFlashTemplate(flash: flash, seed: seed, recordings: recordings)
   }
 
-  func cleanUp() { try? FileManager.default.removeItem(atPath: parentDirectory(flash)) }
+  package func cleanUp() { try? FileManager.default.removeItem(atPath: parentDirectory(flash)) }
 }
 
-func parentDirectory(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
+package func parentDirectory(_ path: String) -> String {
+  (path as NSString).deletingLastPathComponent
+}
 
 /// SHA-256 (hex) of a local file, nil when missing.
-func sha256(ofFile path: String) -> String? {
+package func sha256(ofFile path: String) -> String? {
   guard FileManager.default.fileExists(atPath: path) else { return nil }
   return try? FileDigest.sha256Hex(ofFile: path)
 }
 
 /// A transport that forwards to another and lets a test watch or alter what passes.
-struct WatchedTransport: RecordingTransport {
-  let base: any RecordingTransport
-  var alterTail: @Sendable (SyncTail) -> SyncTail = { $0 }
-  var onStream: @Sendable () -> Void = {}
-  var onDeleted: @Sendable () -> Void = {}
+package struct WatchedTransport: RecordingTransport {
+  package let base: any RecordingTransport
+  package var alterTail: @Sendable (SyncTail) -> SyncTail = { $0 }
+  package var onStream: @Sendable () -> Void = {}
+  package var onDeleted: @Sendable () -> Void = {}
   /// Sees each data frame before the engine does.
-  var onFrame: @Sendable (BulkFrame) -> Void = { _ in }
+  package var onFrame: @Sendable (BulkFrame) -> Void = { _ in }
   /// Changes what LIST reports (a device that lies about sizes or repeats an entry).
-  var alterList: @Sendable ([Recording]) -> [Recording] = { $0 }
+  package var alterList: @Sendable ([Recording]) -> [Recording] = { $0 }
 
-  var name: String { base.name }
-  var deletesOnlyAfterBatch: Bool { base.deletesOnlyAfterBatch }
-  var tailCarriesDeviceCRC: Bool { base.tailCarriesDeviceCRC }
-  var serial: String { get async { await base.serial } }
-  var audioChannels: Int { get async { await base.audioChannels } }
-  func listRecordings() async throws(DeviceError) -> [Recording] {
+  package init(
+    base: any RecordingTransport, alterTail: @escaping @Sendable (SyncTail) -> SyncTail = { $0 },
+    onStream: @escaping @Sendable () -> Void = {}, onDeleted: @escaping @Sendable () -> Void = {},
+    onFrame: @escaping @Sendable (BulkFrame) -> Void = { _ in },
+    alterList: @escaping @Sendable ([Recording]) -> [Recording] = { $0 }
+  ) {
+    self.base = base
+    self.alterTail = alterTail
+    self.onStream = onStream
+    self.onDeleted = onDeleted
+    self.onFrame = onFrame
+    self.alterList = alterList
+  }
+
+  package var name: String { base.name }
+  package var deletesOnlyAfterBatch: Bool { base.deletesOnlyAfterBatch }
+  package var tailCarriesDeviceCRC: Bool { base.tailCarriesDeviceCRC }
+  package var serial: String { get async { await base.serial } }
+  package var audioChannels: Int { get async { await base.audioChannels } }
+  package func listRecordings() async throws(DeviceError) -> [Recording] {
     alterList(try await base.listRecordings())
   }
-  func recordingInProgress() async throws(DeviceError) -> SessionID? {
+  package func recordingInProgress() async throws(DeviceError) -> SessionID? {
     try await base.recordingInProgress()
   }
-  func stream(
+  package func stream(
     sessionId: SessionID, start: UInt32, end: UInt32,
     receive: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
@@ -221,13 +238,8 @@ struct WatchedTransport: RecordingTransport {
     }
     return tail.map(alterTail)
   }
-  func delete(sessionId: SessionID) async throws(DeviceError) {
+  package func delete(sessionId: SessionID) async throws(DeviceError) {
     try await base.delete(sessionId: sessionId)
     onDeleted()
   }
-}
-
-/// Says which seed a failing test ran with (Swift Testing prints comments with failures).
-func seedComment(_ seed: UInt64, _ extra: String = "") -> Comment {
-  Comment(rawValue: "seed \(seed)" + (extra.isEmpty ? "" : "; " + extra))
 }

@@ -5,20 +5,19 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderStore
-import Testing
 
 /// Emulated health peripherals on a manual clock (auto-advancing: virtual time), their
 /// in-process central, and a journal in a temporary directory: what the passive tests start
 /// from.
-final class PassiveBench: Sendable {
-  let clock = ManualClock()
-  let peripherals: [EmulatedHealthPeripheral]
-  let central: HealthCentral
-  let directory: String
-  var journalPath: String { directory + "/journal.sqlite" }
-  var anyClock: AnyClock { AnyClock(clock) }
+package final class PassiveBench: Sendable {
+  package let clock = ManualClock()
+  package let peripherals: [EmulatedHealthPeripheral]
+  package let central: HealthCentral
+  package let directory: String
+  package var journalPath: String { directory + "/journal.sqlite" }
+  package var anyClock: AnyClock { AnyClock(clock) }
 
-  init(
+  package init(
     _ kinds: [HealthPeripheralKind],
     configure: (inout EmulatedHealthPeripheral.Configuration) -> Void = { _ in }
   ) throws {
@@ -39,20 +38,21 @@ final class PassiveBench: Sendable {
     try? FileManager.default.removeItem(atPath: directory)
   }
 
-  func journal() throws -> Journal { try Journal(path: journalPath) }
+  package func journal() throws -> Journal { try Journal(path: journalPath) }
 
   /// The registration of peripheral `index` as the app would make it.
-  func registration(_ index: Int = 0) async -> PassivePeripheral {
+  package func registration(_ index: Int = 0) async -> PassivePeripheral {
     let peripheral = peripherals[index]
     return PassivePeripheral(
       identifier: await peripheral.address.rawValue, kind: .health(await peripheral.kind))
   }
 
   /// Sleeps `duration` of virtual time (the auto-advance moves it).
-  func pass(_ duration: Duration) async throws { try await clock.sleep(for: duration) }
+  package func pass(_ duration: Duration) async throws { try await clock.sleep(for: duration) }
 
   /// Waits up to `limit` of virtual time, a second at a time, for `condition`.
-  func within(_ limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+  package func within(_ limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool
+  {
     var waited = Duration.zero
     while waited < limit {
       if try await condition() { return true }
@@ -63,24 +63,26 @@ final class PassiveBench: Sendable {
   }
 
   /// Outbox entries not yet delivered (nothing uploads in these tests unless they say so).
-  func pendingOutbox() throws -> [OutboxEntry] {
+  package func pendingOutbox() throws -> [OutboxEntry] {
     try journal().read { try $0.pendingOutbox() }
   }
 }
 
 /// An ``HTTPPoster`` playing the endpoint: keeps one record per idempotency key and counts
 /// every request; can be told to take a request in and never answer (the crash window).
-final class EndpointModel: HTTPPoster {
-  struct State {
-    var requests: [String] = []
-    var records: [String: [UInt8]] = [:]
-    var hangNext = false
+package final class EndpointModel: HTTPPoster {
+  package struct State {
+    package var requests: [String] = []
+    package var records: [String: [UInt8]] = [:]
+    package var hangNext = false
   }
-  let state = Locked(State())
+  package let state = Locked(State())
   /// Never yields; finished when the hanging request's task is cancelled.
-  let never = AsyncStream.makeStream(of: Void.self)
+  package let never = AsyncStream.makeStream(of: Void.self)
 
-  func post(_ body: [UInt8], to url: URL, headers: [String: String], timeout: Duration)
+  package init() {}
+
+  package func post(_ body: [UInt8], to url: URL, headers: [String: String], timeout: Duration)
     async throws(UploadError) -> Int
   {
     let key = headers[RecordUploader.idempotencyHeader] ?? ""

@@ -7,17 +7,17 @@ import RecorderStore
 /// An emulated recorder on a manual clock (not yet advancing) in a temporary folder, with
 /// what the platform tests need around it: a connect over the in-process central and a sync
 /// engine over a journal of its own.
-struct RecorderBench {
-  let clock = ManualClock()
-  let directory: String
-  let device: EmulatedDevice
-  let central: EmulatorCentral
+package struct RecorderBench {
+  package let clock = ManualClock()
+  package let directory: String
+  package let device: EmulatedDevice
+  package let central: EmulatorCentral
 
   /// - Parameters:
   ///   - name: the folder's prefix.
   ///   - seed: the device's seed (its serial, token and recordings' bytes).
   ///   - configure: changes to the device's configuration.
-  init(
+  package init(
     _ name: String, seed: UInt64, configure: (inout DeviceConfiguration) -> Void = { _ in }
   ) throws {
     directory = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
@@ -29,17 +29,17 @@ struct RecorderBench {
     central = EmulatorCentral(device: device)
   }
 
-  var anyClock: AnyClock { AnyClock(clock) }
+  package var anyClock: AnyClock { AnyClock(clock) }
   /// The sync engine's root.
-  var root: String { directory + "/root" }
+  package var root: String { directory + "/root" }
 
-  func cleanUp() {
+  package func cleanUp() {
     clock.stopAutoAdvance()
     try? FileManager.default.removeItem(atPath: directory)
   }
 
   /// Finds the device by serial and connects with its token.
-  func connect() async throws -> DeviceSession {
+  package func connect() async throws -> DeviceSession {
     var session = DeviceSession.Configuration(token: device.configuration.token)
     session.clock = anyClock
     let found = try await RecorderScanner(central: central, clock: anyClock).find(
@@ -48,7 +48,7 @@ struct RecorderBench {
   }
 
   /// The front door over the in-process central, with the device's token.
-  var recorders: Recorders {
+  package var recorders: Recorders {
     var session = DeviceSession.Configuration(token: device.configuration.token)
     session.clock = anyClock
     return Recorders(
@@ -56,7 +56,7 @@ struct RecorderBench {
   }
 
   /// A sync engine keeping Opus exports under ``root``.
-  func makeEngine() throws -> SyncEngine {
+  package func makeEngine() throws -> SyncEngine {
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     var options = SyncEngine.Options()
     options.format = .opus

@@ -12,15 +12,15 @@ import RecorderProtocol
 /// scheduled (tests run in parallel). The link model moves time itself while it carries
 /// traffic; where a test wants idle time to pass (a timeout, a recording growing) it says so
 /// with ``letTimePass(_:)`` or ``sleep(for:)``.
-struct TestBench {
-  let clock: ManualClock
-  let device: EmulatedDevice
-  let central: EmulatorCentral
-  let directory: String
-  let seed: UInt64
+package struct TestBench {
+  package let clock: ManualClock
+  package let device: EmulatedDevice
+  package let central: EmulatorCentral
+  package let directory: String
+  package let seed: UInt64
   private let hold: Locked<ManualClock.WorkToken?>
 
-  init(
+  package init(
     seed: UInt64 = 1, configuration: DeviceConfiguration? = nil, autoAdvance: Bool = true
   ) throws {
     self.seed = seed
@@ -35,7 +35,7 @@ struct TestBench {
   }
 
   /// Runs `body` with the clock free to auto-advance through idle time.
-  func letTimePass<T>(_ body: () async throws -> T) async rethrows -> T {
+  package func letTimePass<T>(_ body: () async throws -> T) async rethrows -> T {
     hold.withLock { token in
       token?.end()
       token = nil
@@ -47,12 +47,12 @@ struct TestBench {
   /// Moves virtual time forward by `duration` at once (firing every timer on the way, in
   /// order). Not through auto-advance: that could run on to a far timer (a recording's
   /// 5-hour limit) before the test takes its hold back.
-  func sleep(for duration: Duration) async throws {
+  package func sleep(for duration: Duration) async throws {
     clock.advance(by: duration)
     await Task.yield()
   }
 
-  func cleanUp() {
+  package func cleanUp() {
     hold.withLock { token in
       token?.end()
       token = nil
@@ -62,7 +62,7 @@ struct TestBench {
   }
 
   /// The first advertisement heard.
-  func firstAdvertisement() async -> Advertisement? {
+  package func firstAdvertisement() async -> Advertisement? {
     for await advertisement in central.scan(services: [RecorderGATT.service]) {
       return advertisement
     }
@@ -70,7 +70,7 @@ struct TestBench {
   }
 
   /// Scans, connects, asks for `mtu`, subscribes: the §4 steps before HANDSHAKE.
-  func connectPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
+  package func connectPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
     guard let advertisement = await firstAdvertisement() else { throw TestFailure("no advert") }
     let link = try await central.connect(advertisement.peripheral, timeout: .seconds(10))
     _ = try await link.requestMTU(mtu)
@@ -79,7 +79,7 @@ struct TestBench {
   }
 
   /// Connected and authenticated with the right token.
-  func authenticatedPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
+  package func authenticatedPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
     let phone = try await connectPhone(mtu: mtu)
     let reply = try await phone.request(
       .handshake(HandshakeRequest(token: device.configuration.token)))
@@ -90,45 +90,45 @@ struct TestBench {
   }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+  package let description: String
+  package init(_ description: String) { self.description = description }
 }
 
 /// The phone side of the protocol, as raw frames: encodes `PhoneMessage`, decodes what the
 /// device notifies. Used from one test task only.
-final class Phone {
-  let link: any PeripheralLink
-  let portVersion: UInt16
+package final class Phone {
+  package let link: any PeripheralLink
+  package let portVersion: UInt16
   private var iterator: BackpressureStream<LinkEvent>.Iterator
   /// Set when the link's events ended.
-  private(set) var disconnectReason: DisconnectReason?
+  package private(set) var disconnectReason: DisconnectReason?
   /// Battery notifications seen while waiting for vendor frames.
-  private(set) var batteryNotifications: [[UInt8]] = []
+  package private(set) var batteryNotifications: [[UInt8]] = []
 
-  init(link: any PeripheralLink, portVersion: UInt16) {
+  package init(link: any PeripheralLink, portVersion: UInt16) {
     self.link = link
     self.portVersion = portVersion
     iterator = link.events.makeAsyncIterator()
   }
 
-  func send(_ message: PhoneMessage) async throws {
+  package func send(_ message: PhoneMessage) async throws {
     try await sendRaw(message.encoded(portVersion: portVersion))
   }
 
-  func sendRaw(_ bytes: [UInt8]) async throws {
+  package func sendRaw(_ bytes: [UInt8]) async throws {
     try await link.write(bytes, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
   }
 
   /// The next raw link event.
-  func nextEvent() async -> LinkEvent? {
+  package func nextEvent() async -> LinkEvent? {
     let event = await iterator.next()
     if case .disconnected(let reason) = event { disconnectReason = reason }
     return event
   }
 
   /// The next vendor notification's bytes; nil when the link ended.
-  func nextValue() async -> [UInt8]? {
+  package func nextValue() async -> [UInt8]? {
     while let event = await nextEvent() {
       switch event {
       case .notification(let characteristic, let value):
@@ -142,7 +142,7 @@ final class Phone {
   }
 
   /// The next vendor frame, decoded.
-  func nextFrame() async throws -> Frame {
+  package func nextFrame() async throws -> Frame {
     guard let value = await nextValue() else {
       throw TestFailure("link ended: \(String(describing: disconnectReason))")
     }
@@ -150,7 +150,7 @@ final class Phone {
   }
 
   /// The next control message from the device.
-  func nextMessage() async throws -> DeviceMessage {
+  package func nextMessage() async throws -> DeviceMessage {
     while true {
       let frame = try await nextFrame()
       if case .control(let control) = frame {
@@ -159,13 +159,13 @@ final class Phone {
     }
   }
 
-  func request(_ message: PhoneMessage) async throws -> DeviceMessage {
+  package func request(_ message: PhoneMessage) async throws -> DeviceMessage {
     try await send(message)
     return try await nextMessage()
   }
 
   /// Events left after a local disconnect (the device must have said nothing).
-  func disconnectAndDrain() async -> [LinkEvent] {
+  package func disconnectAndDrain() async -> [LinkEvent] {
     await link.disconnect()
     var rest: [LinkEvent] = []
     while let event = await nextEvent() { rest.append(event) }

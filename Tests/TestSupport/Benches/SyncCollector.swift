@@ -1,22 +1,22 @@
 import RecorderProtocol
 
 /// What one SYNC_START brought back.
-struct SyncResult {
-  var head: SessionStatus?
-  var dataFrames: [BulkFrame] = []
-  var terminal: BulkFrame?
-  var tail: SyncTail?
+package struct SyncResult {
+  package var head: SessionStatus?
+  package var dataFrames: [BulkFrame] = []
+  package var terminal: BulkFrame?
+  package var tail: SyncTail?
   /// Control messages that arrived between head and tail (REC_* events, replies).
-  var interleaved: [DeviceMessage] = []
+  package var interleaved: [DeviceMessage] = []
 
   /// The data bytes in arrival order.
-  var bytes: [UInt8] { dataFrames.flatMap(\.data) }
+  package var bytes: [UInt8] { dataFrames.flatMap(\.data) }
 }
 
 extension Phone {
   /// Sends SYNC_START and collects everything until the tail (or a head with status ≠ 0).
   /// `onData` sees each data frame as it arrives (to act mid-stream).
-  func sync(
+  package func sync(
     _ request: SyncStartRequest,
     onData: (BulkFrame, inout SyncResult) async throws -> Void = { _, _ in }
   ) async throws -> SyncResult {

@@ -6,7 +6,6 @@ import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
 import RecorderTesting
-import Testing
 
 /// An emulated recorder on a manual clock, and a facade agent wired to it in process. With
 /// `wifi`, the device also answers hotspot joins on a loopback join port
@@ -14,14 +13,14 @@ import Testing
 /// `TCPHotspotJoiner`; its Wi-Fi session then runs over real loopback TCP on the continuous
 /// clock (the emulator's Wi-Fi side runs on its own continuous clock too: a simulated jump
 /// must never expire a real socket wait).
-struct FacadeBench {
-  let clock = ManualClock()
-  let device: EmulatedDevice
-  let central: EmulatorCentral
-  let directory: String
-  let agent: PlaudDeviceAgent
-  let beacon: RangeBeacon
-  let joinServer: HotspotJoinServer?
+package struct FacadeBench {
+  package let clock = ManualClock()
+  package let device: EmulatedDevice
+  package let central: EmulatorCentral
+  package let directory: String
+  package let agent: PlaudDeviceAgent
+  package let beacon: RangeBeacon
+  package let joinServer: HotspotJoinServer?
 
   /// `portVersion` 20 or more: a Mode B device (PROTOCOL.md §9); with `e2ee` too, its
   /// recordings are stored end-to-end encrypted to the user key the facade will find in its
@@ -29,7 +28,7 @@ struct FacadeBench {
   /// With `backgroundTasks`, every facade command runs inside one of its background tasks.
   /// `configure` changes the device's configuration last (its serial, model, Wi-Fi
   /// behaviour).
-  init(
+  package init(
     seed: UInt64 = 1, wifi: Bool = false, portVersion: UInt16 = 10, e2ee: Bool = false,
     backgroundTasks: (any BackgroundTaskMirror)? = nil,
     exportPolicy: ExportPolicy = .convertImmediately,
@@ -77,26 +76,28 @@ struct FacadeBench {
     clock.startAutoAdvance()
   }
 
-  var exports: String { directory + "/exports" }
+  package var exports: String { directory + "/exports" }
 
   /// Sets `delegate`, the user token, and connects by serial: the answers arrive on
   /// `delegate`.
-  func connect(_ delegate: any PlaudDeviceAgentProtocol) {
+  package func connect(_ delegate: any PlaudDeviceAgentProtocol) {
     agent.delegate = delegate
     agent.initSDK(userAccessToken: Self.userToken, customDomain: FacadeBench.offlineDomain)
     agent.connectBySN(device.serial)
   }
 
   /// The user records `duration` (virtual time) with the device's button: its session id.
-  func recordOnDevice(for duration: Duration) async throws -> SessionID {
-    let sessionId = try #require(await device.startRecordingOnDevice())
+  package func recordOnDevice(for duration: Duration) async throws -> SessionID {
+    guard let sessionId = await device.startRecordingOnDevice() else {
+      throw BenchError("the device did not start recording")
+    }
     try await anyClock.sleep(for: duration)
     await device.stopRecordingOnDevice()
     return sessionId
   }
-  var anyClock: AnyClock { AnyClock(clock) }
+  package var anyClock: AnyClock { AnyClock(clock) }
 
-  func cleanUp() {
+  package func cleanUp() {
     joinServer?.stop()
     clock.stopAutoAdvance()
     try? FileManager.default.removeItem(atPath: directory)
@@ -105,13 +106,13 @@ struct FacadeBench {
   /// The cloud domain of tests that need none: loopback port 9 (discard), refused at once,
   /// so a cloud request (a Mode B serial signature, say) fails fast and never leaves the
   /// machine.
-  static let offlineDomain = "127.0.0.1:9"
+  package static let offlineDomain = "127.0.0.1:9"
 
   /// A JWT whose `sub` derives the emulator's token (PROTOCOL.md §8).
-  static let userToken = jwt(
+  package static let userToken = jwt(
     payload: #"{"sub":"client_user_01234567-89ab-cdef-0123-456789abcdef"}"#)
 
-  static func jwt(payload: String) -> String {
+  package static func jwt(payload: String) -> String {
     func encode(_ text: String) -> String {
       Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
         .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
@@ -122,7 +123,7 @@ struct FacadeBench {
 
 /// Waits (in real time, the virtual clock running on its own) until `condition` holds; the
 /// timeout is a hang guard, generous because `make tsan` runs ~50x slower.
-func eventually(
+package func eventually(
   _ what: String, timeout: Duration = .seconds(120), _ condition: @Sendable () async -> Bool
 ) async throws {
   let start = ContinuousClock.now
@@ -132,40 +133,40 @@ func eventually(
   }
 }
 
-struct TestTimeout: Error, CustomStringConvertible {
-  let what: String
-  var description: String { "timed out waiting for \(what)" }
+package struct TestTimeout: Error, CustomStringConvertible {
+  package let what: String
+  package var description: String { "timed out waiting for \(what)" }
 }
 
 /// The beacon service for tests: the recorder's iBeacon is "heard" when its advertising
 /// reappears after it left range (observed with `EmulatedDevice.observeAdvertising()`; the
 /// emulator has no beacon of its own).
-final class RangeBeacon: BeaconMonitor {
+package final class RangeBeacon: BeaconMonitor {
   private struct State {
-    var away = false
-    var serials: Set<String> = []
-    var wakes: [String] = []
+    package var away = false
+    package var serials: Set<String> = []
+    package var wakes: [String] = []
   }
   private let device: EmulatedDevice
   private let state = Locked(State())
   private let granted = Locked(BeaconAuthorization.whenInUse)
 
-  init(device: EmulatedDevice) { self.device = device }
+  package init(device: EmulatedDevice) { self.device = device }
 
-  var authorization: BeaconAuthorization { granted.withLock { $0 } }
-  var wakeCount: Int { state.withLock { $0.wakes.count } }
+  package var authorization: BeaconAuthorization { granted.withLock { $0 } }
+  package var wakeCount: Int { state.withLock { $0.wakes.count } }
 
-  func requestAlwaysAuthorization() async -> Bool {
+  package func requestAlwaysAuthorization() async -> Bool {
     granted.withLock { $0 = .always }
     return true
   }
 
-  func monitor(serials: [String]) async -> BeaconWatch {
+  package func monitor(serials: [String]) async -> BeaconWatch {
     state.withLock { $0.serials = Set(serials) }
     return BeaconWatch(watched: serials)
   }
 
-  func wakeUps() -> AsyncStream<String> {
+  package func wakeUps() -> AsyncStream<String> {
     let (stream, continuation) = AsyncStream.makeStream(of: String.self)
     let device = self.device
     let state = self.state
@@ -186,7 +187,7 @@ final class RangeBeacon: BeaconMonitor {
   }
 
   /// The recorder walks out of range (the link drops).
-  func leaveRange() async {
+  package func leaveRange() async {
     state.withLock { $0.away = true }
     await device.goOutOfRange()
   }

@@ -11,24 +11,24 @@ import RecorderEmulator
 /// for that the table knows.
 /// Writes without response are in flight until the emulator took them; at `queueDepth` in
 /// flight `canSendWriteWithoutResponse` is false until `peripheralIsReady` says otherwise.
-final class EmulatedSystemBluetooth: CentralManagerMirror {
+package final class EmulatedSystemBluetooth: CentralManagerMirror {
   private enum Operation: Sendable {
     case call(@Sendable () async -> Void)
     case event(CentralManagerEvent)
   }
 
   private struct State {
-    var links: [PeripheralID: any PeripheralLink] = [:]
+    package var links: [PeripheralID: any PeripheralLink] = [:]
     /// Pending connects, until they complete or are cancelled.
-    var connecting: [PeripheralID: Task<Void, Never>] = [:]
-    var scan: Task<Void, Never>?
-    var mtu: [PeripheralID: Int] = [:]
-    var inFlight = 0
-    var owesReady = false
-    var pending = 0
+    package var connecting: [PeripheralID: Task<Void, Never>] = [:]
+    package var scan: Task<Void, Never>?
+    package var mtu: [PeripheralID: Int] = [:]
+    package var inFlight = 0
+    package var owesReady = false
+    package var pending = 0
   }
 
-  let queueDepth = 4
+  package let queueDepth = 4
   private let central: any Central
   private let sink: CoreBluetoothCentral.EventSink
   private let state = Locked(State())
@@ -38,7 +38,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
 
   /// - Parameter powerOnAfter: how long (on `clock`) the manager stays "unknown" before it
   ///   reports powered on, as a fresh `CBCentralManager` does.
-  init(
+  package init(
     central: any Central, clock: AnyClock, powerOnAfter: Duration = .zero,
     sink: @escaping CoreBluetoothCentral.EventSink
   ) {
@@ -87,7 +87,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     state.withLock { $0.links[id] }
   }
 
-  func scanForPeripherals(withServices services: [BluetoothUUID]?) {
+  package func scanForPeripherals(withServices services: [BluetoothUUID]?) {
     let (central, sink) = (self.central, self.sink)
     let task = Task {
       for await advertisement in central.scan(services: services) {
@@ -99,15 +99,17 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     }
   }
 
-  func stopScan() {
+  package func stopScan() {
     state.withLock {
       $0.scan?.cancel(); $0.scan = nil
     }
   }
 
-  func retrievePeripherals(withIdentifiers identifiers: [PeripheralID]) -> [PeripheralID] { [] }
+  package func retrievePeripherals(withIdentifiers identifiers: [PeripheralID]) -> [PeripheralID] {
+    []
+  }
 
-  func connect(_ peripheral: PeripheralID) {
+  package func connect(_ peripheral: PeripheralID) {
     // CoreBluetooth's connect never times out: it stands until the peripheral is heard. It
     // waits beside the queue (whose work holds the clock), so time can pass meanwhile; its
     // outcome joins the queue in order. A second connect while one stands is the same one
@@ -161,18 +163,18 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     }
   }
 
-  func cancelPeripheralConnection(_ peripheral: PeripheralID) {
+  package func cancelPeripheralConnection(_ peripheral: PeripheralID) {
     // A pending connect is withdrawn without a callback; a link ends with didDisconnect.
     state.withLock { $0.connecting.removeValue(forKey: peripheral) }?.cancel()
     call { [self] in await link(peripheral)?.disconnect() }
   }
 
-  func discoverServices(_ services: [BluetoothUUID]?, of peripheral: PeripheralID) {
+  package func discoverServices(_ services: [BluetoothUUID]?, of peripheral: PeripheralID) {
     let offered = (services ?? RecorderGATT.services).filter { Self.gatt[$0] != nil }
     enqueue(.event(.didDiscoverServices(peripheral, offered, nil)))
   }
 
-  func discoverCharacteristics(
+  package func discoverCharacteristics(
     _ characteristics: [BluetoothUUID]?, for service: BluetoothUUID, of peripheral: PeripheralID
   ) {
     enqueue(
@@ -182,7 +184,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
 
   /// The services the emulated peripherals offer, with their characteristics: a recorder's
   /// two, and each health kind's measurement and feature characteristics.
-  static let gatt: [BluetoothUUID: [BluetoothUUID]] = {
+  package static let gatt: [BluetoothUUID: [BluetoothUUID]] = {
     var table: [BluetoothUUID: [BluetoothUUID]] = [
       RecorderGATT.service: [RecorderGATT.writeCharacteristic, RecorderGATT.notifyCharacteristic],
       RecorderGATT.batteryService: [RecorderGATT.batteryLevel],
@@ -195,7 +197,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     return table
   }()
 
-  func readValue(for characteristic: CharacteristicPath, of peripheral: PeripheralID) {
+  package func readValue(for characteristic: CharacteristicPath, of peripheral: PeripheralID) {
     call { [self] in
       guard let link = link(peripheral) else { return }
       do {
@@ -207,7 +209,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     }
   }
 
-  func writeValue(
+  package func writeValue(
     _ value: [UInt8], for characteristic: CharacteristicPath, type: WriteType,
     of peripheral: PeripheralID
   ) {
@@ -234,7 +236,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     }
   }
 
-  func setNotifyValue(
+  package func setNotifyValue(
     _ enabled: Bool, for characteristic: CharacteristicPath, of peripheral: PeripheralID
   ) {
     call { [self] in
@@ -246,7 +248,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     }
   }
 
-  func canSendWriteWithoutResponse(_ peripheral: PeripheralID) -> Bool {
+  package func canSendWriteWithoutResponse(_ peripheral: PeripheralID) -> Bool {
     state.withLock { state in
       guard state.inFlight >= queueDepth else { return true }
       state.owesReady = true
@@ -254,11 +256,11 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
     }
   }
 
-  func maximumWriteValueLength(for type: WriteType, of peripheral: PeripheralID) -> Int {
+  package func maximumWriteValueLength(for type: WriteType, of peripheral: PeripheralID) -> Int {
     type == .withResponse ? 512 : (state.withLock { $0.mtu[peripheral] } ?? 23) - 3
   }
 
-  static func path(_ characteristic: BluetoothUUID) -> CharacteristicPath? {
+  package static func path(_ characteristic: BluetoothUUID) -> CharacteristicPath? {
     for (service, characteristics) in gatt where characteristics.contains(characteristic) {
       return CharacteristicPath(service: service, characteristic: characteristic)
     }
@@ -266,7 +268,7 @@ final class EmulatedSystemBluetooth: CentralManagerMirror {
   }
 
   /// The `CBError` code iOS reports for each way a link ends.
-  static func failure(_ reason: DisconnectReason) -> CoreBluetoothFailure? {
+  package static func failure(_ reason: DisconnectReason) -> CoreBluetoothFailure? {
     switch reason {
     case .localRequest: nil
     case .remoteTerminated: .central(7)
