@@ -1,5 +1,6 @@
 import Foundation
 import RecorderAudio
+import TestSupport
 
 /// Issue 4's figures: a generated 5-hour raw device file exported to mp3 and wav next to
 /// ffmpeg doing the same work in the same run, and peak RSS of a 30-minute and a 5-hour

@@ -5,6 +5,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 
 /// Issue 18, "battery cost": CPU seconds per hour of audio for the whole BLE pipeline, by
 /// stage, beside ffmpeg's CPU for transcoding the same hour (Ogg Opus → mp3 with the same

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderConcurrency
 import RecorderKit
+import TestSupport
 
 /// Issue 27, "where the conversion runs": CPU seconds per hour of audio of a background BLE
 /// sync (mp3 export asked for) under each ``ExportPolicy``, and of the conversions a deferred

@@ -4,6 +4,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 
 /// Issue 18, "time to first byte": from the phone's connect to the first bulk frame of the
 /// first recording reaching the sync engine, the requests the phone wrote (each waits for

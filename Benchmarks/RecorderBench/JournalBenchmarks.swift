@@ -1,6 +1,7 @@
 import Foundation
 import RecorderKit
 import RecorderStore
+import TestSupport
 
 /// Issue 18, "a long-lived journal": a journal of 1k, 10k and 100k rows, all of one device
 /// (the worst case: every query of a sync is about that device), each row a recording synced

@@ -3,6 +3,7 @@ import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 
 /// Issue 15's figure: link utilization of a firmware push of a 1 MB image on the in-process
 /// emulator, in virtual time: image bytes ÷ (capacity × virtual time from FOTA_PUSH to the

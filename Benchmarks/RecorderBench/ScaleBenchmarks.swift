@@ -4,6 +4,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 
 /// Issue 18, "many recordings": what each recording costs the phone when the device holds
 /// 10, 100 and 1,000 recordings of 10 s, as real CPU milliseconds per recording (flat from

@@ -6,6 +6,7 @@ import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
 import RecorderStore
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc

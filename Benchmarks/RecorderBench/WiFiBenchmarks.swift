@@ -6,6 +6,7 @@ import RecorderProtocol
 import RecorderSockets
 import RecorderStore
 import RecorderWebSocket
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
