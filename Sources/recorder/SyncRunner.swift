@@ -54,12 +54,6 @@ func syncFailure(_ error: any Error) -> CommandFailure {
   }
 }
 
-/// The CLI's own failures: one that says the device could not be reached may pass; the
-/// others (usage, permissions, storage) cannot.
-extension CommandFailure: RetryableError {
-  var isRetryable: Bool { code == .unavailable }
-}
-
 /// The sync summary table (stdout).
 func renderSummary(_ report: SyncReport) -> String {
   var lines = [

@@ -117,6 +117,8 @@ extension ClockHold {
   static let emulatorUnread = ClockHold("emulator unread events")
   /// Advertisements of a scan wait unread at the scanner (``AdvertisementRelay``).
   static let emulatorScanUnread = ClockHold("emulator scan unread")
+  /// A firmware push's range is not all here: the central's next frames are due.
+  static let emulatorFirmwarePush = ClockHold("emulator firmware push")
   /// A Mode B key exchange message went to the central; its answer (after RSA work) is due.
   static let emulatorKeyExchange = ClockHold("emulator key exchange")
   /// A health peripheral's indication is queued for a subscribed central that has not read

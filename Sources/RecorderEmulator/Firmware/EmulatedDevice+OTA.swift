@@ -74,6 +74,7 @@ extension EmulatedDevice {
           toVersion: UInt32(receiver.push.toType) << 24 | receiver.push.toCode,
           silent: receiver.push.silent)),
       readyAt: readyAt)
+    awaitPushedBytes()
   }
 
   func receiveFirmwareData(_ frame: OTADataFrame, at instant: Duration) {
@@ -97,7 +98,16 @@ extension EmulatedDevice {
     otaReceiver = receiver
     if receiver.image.count >= receiver.rangeEnd, receiver.image.count < receiver.push.size {
       askNextRange(readyAt: instant)
+    } else if receiver.image.count < receiver.rangeEnd {
+      awaitPushedBytes()
     }
+  }
+
+  /// The rest of the range asked for is the central's to send: time holds until its next
+  /// write (it takes real time, none simulated, to queue it), so a push is not charged the
+  /// time a busy machine makes the phone wait for a thread.
+  private func awaitPushedBytes() {
+    if let link = connection { awaitCentralWrite(link.id, .emulatorFirmwarePush) }
   }
 
   func phoneSentFirmware(_ done: FirmwareDone, readyAt: Duration) {

@@ -309,6 +309,8 @@ public actor FirmwareUpdater {
             to: device, using: central, configuration: sessionConfiguration))
       } catch .tokenRejected {
         throw .device(.tokenRejected)
+      } catch .cancelled {
+        throw .cancelled
       } catch {
         return .failed(.device(error))
       }
