@@ -151,8 +151,8 @@ public final class Journal: Sendable {
   public init(path: String) throws(JournalError) {
     self.path = path
     let connection = try SQLiteConnection(path: path)
-    try connection.execute(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+    try connection.useWriteAheadLog()
+    try connection.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
     #if canImport(Darwin)
       // On Apple platforms fsync only reaches the drive's cache; F_FULLFSYNC flushes that
       // too. SQLite uses it for commits with `fullfsync` and for WAL checkpoints with
@@ -171,6 +171,15 @@ public final class Journal: Sendable {
     for migration in migrations where !applied.contains(migration.name) {
       do {
         try connection.execute("BEGIN IMMEDIATE")
+        // Another opener of the same journal (a second process, or another instance in this
+        // one) may have applied it since the list above was read: under the write lock, look
+        // again.
+        let done = try connection.query(
+          "SELECT 1 FROM migrations WHERE name = ?", [.text(migration.name)])
+        if !done.isEmpty {
+          try connection.execute("COMMIT")
+          continue
+        }
         try migration.apply(connection)
         try connection.query(
           "INSERT INTO migrations (name, applied_at) VALUES (?, strftime('%s','now'))",

@@ -71,3 +71,26 @@ struct JournalMigrationTests {
     #expect(rows.first?["path"].text == "exports/888-1.mp3")
   }
 }
+
+@Suite("Journal migrations: two openers at once")
+struct JournalConcurrentOpenTests {
+  /// Two openers of one new journal (two processes, or two instances in one app) each read
+  /// the list of applied migrations before either takes the write lock: the second must not
+  /// apply a migration the first already did ("duplicate column name").
+  @Test("two journals opened at once on a new file both open, each migration applied once")
+  func twoOpenersAtOnce() throws {
+    for round in 0..<20 {
+      let path = JournalTests.temporaryPath()
+      let failures = Locked<[String]>([])
+      DispatchQueue.concurrentPerform(iterations: 2) { _ in
+        do { _ = try Journal(path: path) } catch {
+          failures.withLock { $0.append("\(error)") }
+        }
+      }
+      #expect(failures.withLock { $0 } == [], "round \(round)")
+      let applied = try Journal(path: path).appliedMigrations()
+      #expect(applied == Journal.migrations.map(\.name), "round \(round)")
+      try? FileManager.default.removeItem(atPath: path)
+    }
+  }
+}
