@@ -61,7 +61,7 @@ public actor EmulatedDevice {
   var address: PeripheralID
   var pastAddresses: Set<PeripheralID> = []
   var inRange = true { didSet { publishBeacon() } }
-  var advertisingObservers: [Int: @Sendable (Advertisement) -> Void] = [:]
+  var advertisingObservers = AdvertisementObservers()
   var nextObserverID = 0
   var beaconObservers: [Int: AsyncStream<IBeacon?>.Continuation] = [:]
   /// The beacon last published to ``beaconObservers``.

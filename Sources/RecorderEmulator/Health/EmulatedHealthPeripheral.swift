@@ -63,8 +63,7 @@ public actor EmulatedHealthPeripheral {
 
   private var connection: HealthConnection?
   private var nextConnectionID = 1
-  private var observers: [Int: @Sendable (Advertisement) -> Void] = [:]
-  private var nextObserverID = 0
+  private var observers = AdvertisementObservers()
   private var advertisingTask: Task<Void, Never>?
   private var powerOffTask: Task<Void, Never>?
   /// Bumped at every power change, so a stale timer does nothing.
@@ -126,22 +125,13 @@ public actor EmulatedHealthPeripheral {
 
   /// Every advertisement a scanner hears, duplicates included: one at once when advertising,
   /// then one per advertising interval while it advertises. Ends when the consumer stops.
-  public func observeAdvertising() -> AsyncStream<Advertisement> {
-    let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
-    let id = relayAdvertising { continuation.yield($0) }
-    continuation.onTermination = { _ in Task { await self.stopRelaying(id) } }
-    return stream
-  }
+  public func observeAdvertising() -> AsyncStream<Advertisement> { advertisementStream() }
 
   func relayAdvertising(_ deliver: @escaping @Sendable (Advertisement) -> Void) -> Int {
-    let id = nextObserverID
-    nextObserverID += 1
-    observers[id] = deliver
-    if let advertisement = currentAdvertisement { deliver(advertisement) }
-    return id
+    observers.add(deliver, current: currentAdvertisement)
   }
 
-  func stopRelaying(_ key: Int) { observers[key] = nil }
+  func stopRelaying(_ key: Int) { observers.remove(key) }
 
   private func startAdvertising() {
     advertisingTask?.cancel()
@@ -173,7 +163,7 @@ public actor EmulatedHealthPeripheral {
 
   private func publish() {
     guard let advertisement = currentAdvertisement else { return }
-    for observer in observers.values { observer(advertisement) }
+    observers.publish(advertisement)
   }
 
   // MARK: Connections

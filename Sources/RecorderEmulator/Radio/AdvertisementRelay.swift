@@ -112,5 +112,38 @@ private final class RelayedScan: Sendable {
   }
 }
 
+/// The scanners a peripheral hands its advertisements to.
+struct AdvertisementObservers {
+  private var observers: [Int: @Sendable (Advertisement) -> Void] = [:]
+  private var nextKey = 0
+
+  /// Adds `deliver`, giving it `current` at once; the key for ``remove(_:)``.
+  mutating func add(_ deliver: @escaping @Sendable (Advertisement) -> Void, current: Advertisement?)
+    -> Int
+  {
+    let key = nextKey
+    nextKey += 1
+    observers[key] = deliver
+    if let current { deliver(current) }
+    return key
+  }
+
+  mutating func remove(_ key: Int) { observers[key] = nil }
+
+  func publish(_ advertisement: Advertisement) {
+    for observer in observers.values { observer(advertisement) }
+  }
+}
+
+extension AdvertisingPeripheral {
+  /// ``relayAdvertising(_:)`` as a stream, which ends the relay when its consumer stops.
+  func advertisementStream() -> AsyncStream<Advertisement> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
+    let key = relayAdvertising { continuation.yield($0) }
+    continuation.onTermination = { _ in Task { await self.stopRelaying(key) } }
+    return stream
+  }
+}
+
 extension EmulatedDevice: AdvertisingPeripheral {}
 extension EmulatedHealthPeripheral: AdvertisingPeripheral {}

@@ -33,28 +33,17 @@ extension EmulatedDevice {
   /// Advertisements as a scanning central hears them: the current one at once, then each
   /// time it changes or reappears (after a disconnect, a reboot with a new address, coming
   /// back in range), like CoreBluetooth without duplicates. Ends when the consumer stops.
-  public func observeAdvertising() -> AsyncStream<Advertisement> {
-    let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
-    let id = relayAdvertising { continuation.yield($0) }
-    continuation.onTermination = { _ in
-      Task { await self.stopRelaying(id) }
-    }
-    return stream
-  }
+  public func observeAdvertising() -> AsyncStream<Advertisement> { advertisementStream() }
 
   func relayAdvertising(_ deliver: @escaping @Sendable (Advertisement) -> Void) -> Int {
-    let id = nextObserverID
-    nextObserverID += 1
-    advertisingObservers[id] = deliver
-    if let advertisement = currentAdvertisement { deliver(advertisement) }
-    return id
+    advertisingObservers.add(deliver, current: currentAdvertisement)
   }
 
-  func stopRelaying(_ key: Int) { advertisingObservers[key] = nil }
+  func stopRelaying(_ key: Int) { advertisingObservers.remove(key) }
 
   func publishAdvertisement() {
     guard let advertisement = currentAdvertisement else { return }
-    for observer in advertisingObservers.values { observer(advertisement) }
+    advertisingObservers.publish(advertisement)
   }
 
   /// True when `peripheral` is an address this device used before a reboot.
