@@ -28,7 +28,7 @@ public final class EmulatorCentral: Central {
   /// whenever it changes or reappears. Cancel the consuming task to stop scanning.
   ///
   /// On a manual clock an advertisement holds the devices' clock until the scanner comes
-  /// back for the next one (see ``AdvertisementRelay``), so a scan timeout never fires while
+  /// back for the next one (the emulator's advertisement relay), so a scan timeout never fires while
   /// one is on its way. The simulation owns this wait: the SDK's scan knows nothing of
   /// simulated time.
   public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
