@@ -34,6 +34,9 @@ package struct Cooldown: Sendable {
     lastHeard[identifier] = now
   }
 
+  /// Ends the cooldown of `identifier` (its read was not kept after all).
+  public mutating func forget(_ identifier: String) { coolingDown.remove(identifier) }
+
   /// Whether `identifier` is cooling down.
   public func isCoolingDown(_ identifier: String) -> Bool { coolingDown.contains(identifier) }
 }

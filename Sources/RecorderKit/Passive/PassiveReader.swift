@@ -375,6 +375,7 @@ public actor PassiveReader {
 
   private func pairIfNeededThenRead(_ peripheral: PassivePeripheral, ticket: Int) async {
     let identifier = peripheral.identifier
+    let (cooldown, clock) = (self.cooldown, self.clock)
     do throws(PassiveError) {
       let record = try await controller.perform(ticket) { () async throws(PassiveError) in
         var current = peripheral
@@ -382,10 +383,19 @@ public actor PassiveReader {
           try await self.pairStep(current)
           current.isPaired = true
         }
-        return try await self.controller.readBodyForReader(current)
+        let record = try await self.controller.readBodyForReader(current)
+        // Before the controller is free again: an advertisement heard the moment the link
+        // ended must already meet the cooldown.
+        cooldown.withLock { $0.didRead(identifier, at: clock.elapsed) }
+        return record
       }
-      try registry.enqueue(record)
-      cooldown.withLock { $0.didRead(identifier, at: clock.elapsed) }
+      do throws(PassiveError) {
+        try registry.enqueue(record)
+      } catch {
+        // Not kept: the reading may be read again once the retry delay has passed.
+        cooldown.withLock { $0.forget(identifier) }
+        throw error
+      }
       eventContinuation.yield(.recorded(record))
       onRecord(record)
     } catch {
@@ -409,12 +419,16 @@ public actor PassiveReader {
     async
   {
     do throws(PassiveError) {
+      let (cooldown, clock) = (self.cooldown, self.clock)
       let files = try await controller.perform(ticket) { () async throws(PassiveError) in
-        do { return try await sync.syncRecorder(device) } catch {
+        let files: Int
+        do { files = try await sync.syncRecorder(device) } catch {
           throw Task.isCancelled ? .cancelled : .recorderSync("\(error)")
         }
+        // Before the controller is free again (as for a read).
+        cooldown.withLock { $0.didRead(device.identity, at: clock.elapsed) }
+        return files
       }
-      cooldown.withLock { $0.didRead(device.identity, at: clock.elapsed) }
       eventContinuation.yield(.recorderSynced(serial: device.identity, files: files))
     } catch {
       failed(device.identity, error)

@@ -129,11 +129,13 @@ public final class PeripheralController: Sendable {
     onStage: @escaping @Sendable (PeripheralStage) -> Void = { _ in }
   ) async throws(PassiveError) -> HealthRecord {
     let ticket = try reserve(.read(identifier: peripheral.identifier))
-    let record = try await perform(ticket) { () async throws(PassiveError) in
-      try await self.readBody(peripheral, onStage: onStage)
+    return try await perform(ticket) { () async throws(PassiveError) in
+      let record = try await self.readBody(peripheral, onStage: onStage)
+      // Before the controller is free again: a passive reader's cooldown (told through
+      // `onRecord`) is on before an advertisement could start another read.
+      try self.commit(record)
+      return record
     }
-    try commit(record)
-    return record
   }
 
   /// A record the app asked for: into the outbox (with a registry), then `onRecord`.
