@@ -19,6 +19,11 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
   /// Elements buffered and not yet consumed (the consumer's view of its backlog).
   public var buffered: Int { storage.bufferedCount }
 
+  /// Elements the consumer has not finished with: those ``buffered``, plus the one it last
+  /// received until it asks for the next (or the stream has finished). An element handed
+  /// to a waiting consumer counts from the hand-over, before the consumer's task runs again.
+  public var unconsumed: Int { storage.unconsumedCount }
+
   public struct Iterator: AsyncIteratorProtocol {
     fileprivate let storage: Storage
     public mutating func next() async -> Element? { await storage.next() }
@@ -37,6 +42,9 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Elements buffered and not yet consumed.
     public var buffered: Int { storage.bufferedCount }
 
+    /// Elements the consumer has not finished with (``BackpressureStream/unconsumed``).
+    public var unconsumed: Int { storage.unconsumedCount }
+
     /// Returns when fewer than `limit` elements are buffered (or the stream has finished, or
     /// the consumer went away).
     public func waitForRoom(below limit: Int) async { await storage.waitForRoom(below: limit) }
@@ -51,17 +59,24 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
       /// The consumer's task was cancelled before it parked in `consumer`.
       var consumerCancelled = false
       var roomWaiters: [(limit: Int, continuation: CheckedContinuation<Void, Never>)] = []
+      /// The consumer received an element and has not asked for the next one yet.
+      var inHand = false
       var count: Int { buffer.count - head }
     }
     private let state = Locked(State())
 
     var bufferedCount: Int { state.withLock { $0.count } }
 
+    var unconsumedCount: Int {
+      state.withLock { $0.count + ($0.inHand && !$0.finished ? 1 : 0) }
+    }
+
     func yield(_ element: Element) {
       let consumer = state.withLock { state -> CheckedContinuation<Element?, Never>? in
         guard !state.finished else { return nil }
         if let consumer = state.consumer {
           state.consumer = nil
+          state.inHand = true
           return consumer
         }
         state.buffer.append(element)
@@ -105,7 +120,10 @@ public struct BackpressureStream<Element: Sendable>: AsyncSequence, Sendable {
       await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
         let (result, ready) = state.withLock {
           state -> (Element??, [CheckedContinuation<Void, Never>]) in
+          // The consumer is back: it has finished with what it received before.
+          state.inHand = false
           if state.count > 0 {
+            state.inHand = true
             let element = state.buffer[state.head]
             state.head += 1
             if state.head > 256, state.head * 2 > state.buffer.count {

@@ -29,7 +29,7 @@ struct BackgroundDiscoveryTests {
     init(_ name: String, running: Bool, rules: ScriptedIOS.Rules = ScriptedIOS.Rules()) throws {
       directory = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let clock = AnyClock(self.clock)
+      let (clock, manual) = (AnyClock(self.clock), self.clock)
       thermometer = EmulatedHealthPeripheral(
         configuration: .init(kind: .thermometer), time: .manual(self.clock))
       scale = EmulatedHealthPeripheral(
@@ -46,10 +46,12 @@ struct BackgroundDiscoveryTests {
       }
       let (ios, found, tasks, journalPath) = (ios, found, tasks, directory + "/journal.sqlite")
       ios.install { _ in
-        let central = CoreBluetoothCentral(
-          configuration: CoreBluetoothCentral.Configuration(
-            restoreIdentifier: "discovery", clock: clock)
-        ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
+        let central = UnconsumedHoldCentral(
+          CoreBluetoothCentral(
+            configuration: CoreBluetoothCentral.Configuration(
+              restoreIdentifier: "discovery", clock: clock)
+          ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) },
+          clock: manual)
         // The scope that names no service: discovery must not depend on it.
         var options = PassiveReader.Options()
         options.scope = .everything

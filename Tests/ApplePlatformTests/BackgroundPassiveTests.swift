@@ -27,7 +27,7 @@ struct BackgroundPassiveTests {
     init(_ name: String, options: PassiveReader.Options) throws {
       directory = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString)"
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let clock = AnyClock(self.clock)
+      let (clock, manual) = (AnyClock(self.clock), self.clock)
       thermometer = EmulatedHealthPeripheral(
         configuration: .init(kind: .thermometer), time: .manual(self.clock))
       let radio = HealthCentral(peripherals: [thermometer])
@@ -36,10 +36,12 @@ struct BackgroundPassiveTests {
       }
       let (ios, current, journalPath) = (ios, current, directory + "/journal.sqlite")
       ios.install { _ in
-        let central = CoreBluetoothCentral(
-          configuration: CoreBluetoothCentral.Configuration(
-            restoreIdentifier: "passive", clock: clock)
-        ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
+        let central = UnconsumedHoldCentral(
+          CoreBluetoothCentral(
+            configuration: CoreBluetoothCentral.Configuration(
+              restoreIdentifier: "passive", clock: clock)
+          ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) },
+          clock: manual)
         // The registrations come back from the journal, as after any relaunch.
         guard let journal = try? Journal(path: journalPath),
           let reader = try? PassiveReader(

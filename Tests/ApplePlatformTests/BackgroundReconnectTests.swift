@@ -25,15 +25,17 @@ struct BackgroundReconnectTests {
       let bench = try RecorderBench(name, seed: 21)
       let known = remembers ? KnownRecorders(path: bench.directory + "/known.json") : nil
       self.bench = bench
-      let clock = bench.anyClock
+      let (clock, manual) = (bench.anyClock, bench.clock)
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
         EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
       }
       let (ios, door) = (ios, door)
       ios.install { _ in
-        let central = CoreBluetoothCentral(
-          configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
-        ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
+        let central = UnconsumedHoldCentral(
+          CoreBluetoothCentral(
+            configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
+          ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) },
+          clock: manual)
         var session = DeviceSession.Configuration(token: bench.device.configuration.token)
         session.clock = clock
         door.withLock {

@@ -19,14 +19,15 @@ struct CoreBluetoothEmulatorSyncTests {
     for seconds in [20, 75, 3] { try await device.addRecording(duration: .seconds(seconds)) }
     let made = try await device.recordings(includingDigests: true)
     let emulator = bench.central
-    let system = Locked<EmulatedSystemBluetooth?>(nil)
-    let central = CoreBluetoothCentral(
+    let mirror = Locked<EmulatedSystemBluetooth?>(nil)
+    let system = CoreBluetoothCentral(
       configuration: CoreBluetoothCentral.Configuration(clock: AnyClock(clock))
     ) { _, sink in
       let made = EmulatedSystemBluetooth(central: emulator, clock: AnyClock(clock), sink: sink)
-      system.withLock { $0 = made }
+      mirror.withLock { $0 = made }
       return made
     }
+    let central = UnconsumedHoldCentral(system, clock: clock)
     clock.startAutoAdvance()
 
     var configuration = DeviceSession.Configuration(token: device.configuration.token)

@@ -57,7 +57,7 @@ struct FacadeOverCoreBluetoothTests {
       configuration: DeviceConfiguration(seed: 9), flashDirectory: directory + "/flash",
       time: .manual(clock))
     let emulator = EmulatorCentral(device: device)
-    let central = CoreBluetoothCentral(
+    let system = CoreBluetoothCentral(
       configuration: CoreBluetoothCentral.Configuration(
         restoreIdentifier: PlaudSDKConfiguration.centralRestoreIdentifierForTests,
         clock: AnyClock(clock))
@@ -66,7 +66,8 @@ struct FacadeOverCoreBluetoothTests {
         central: emulator, clock: AnyClock(clock), powerOnAfter: .seconds(1), sink: sink)
     }
     var configuration = PlaudSDKConfiguration(
-      central: central, storageRoot: directory + "/store", clock: AnyClock(clock))
+      central: UnconsumedHoldCentral(system, clock: clock), storageRoot: directory + "/store",
+      clock: AnyClock(clock))
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
     let agent = PlaudDeviceAgent(configuration: configuration)
@@ -75,7 +76,7 @@ struct FacadeOverCoreBluetoothTests {
     clock.startAutoAdvance()
     agent.initSDK(
       userAccessToken: FacadeBackgroundFlowTests.userToken, customDomain: "127.0.0.1:9")
-    #expect(central.state == .unknown)
+    #expect(system.state == .unknown)
     agent.connectBySN(device.serial)
     var events = app.events.makeAsyncIterator()
     #expect(await events.next() == "bleBind 0")

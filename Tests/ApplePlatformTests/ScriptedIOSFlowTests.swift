@@ -131,7 +131,7 @@ struct ScriptedIOSFlowTests {
     ) throws {
       let bench = try RecorderBench(name, seed: seed) { $0.beacon = Self.iBeacon }
       self.bench = bench
-      let clock = bench.anyClock
+      let (clock, manual) = (bench.anyClock, bench.clock)
       exports = bench.directory + "/exports"
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
         EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
@@ -145,9 +145,11 @@ struct ScriptedIOSFlowTests {
           count += 1
           return count
         }
-        let central = CoreBluetoothCentral(
-          configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
-        ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) }
+        let central = UnconsumedHoldCentral(
+          CoreBluetoothCentral(
+            configuration: CoreBluetoothCentral.Configuration(restoreIdentifier: "rk", clock: clock)
+          ) { identifier, sink in ios.centralManager(restoreIdentifier: identifier, events: sink) },
+          clock: manual)
         let beacons = LocationBeaconMonitor(
           configuration: .init(
             identities: BeaconIdentities(bySerial: [serial: Self.recorderBeacon]),

@@ -40,4 +40,29 @@ struct BackpressureStreamTests {
       #expect(await consumer.value == 0)
     }
   }
+
+  @Test("an element is unconsumed from its yield until the consumer asks for the next one")
+  func unconsumedCountsTheElementInHand() async throws {
+    try await withTimeout {
+      let (stream, continuation) = BackpressureStream<Int>.makeStream()
+      var iterator = stream.makeAsyncIterator()
+      continuation.yield(1)
+      #expect(continuation.unconsumed == 1)
+      #expect(await iterator.next() == 1)
+      #expect(continuation.buffered == 0)
+      #expect(continuation.unconsumed == 1, "in hand until the consumer comes back")
+      // A consumer that waits: the hand-over counts before its task runs again.
+      let consumer = Task {
+        var iterator = stream.makeAsyncIterator()
+        return await iterator.next()
+      }
+      while continuation.unconsumed > 0 { await Task.yield() }
+      continuation.yield(2)
+      #expect(continuation.unconsumed == 1)
+      #expect(await consumer.value == 2)
+      #expect(continuation.unconsumed == 1)
+      continuation.finish()
+      #expect(continuation.unconsumed == 0, "a finished stream has nothing in hand")
+    }
+  }
 }

@@ -113,7 +113,8 @@ extension ClockHold {
   static let emulatorSetUpGrace = ClockHold("emulator set-up grace")
   /// The emulated link has writes, notifications or writers still to serve.
   static let emulatorLinkBusy = ClockHold("emulator link busy")
-  /// Notifications wait unread at the central.
+  /// Notifications wait at the central, unread or in hand: the central has not come back
+  /// for the next event yet.
   static let emulatorUnread = ClockHold("emulator unread events")
   /// Advertisements of a scan wait unread at the scanner (``AdvertisementRelay``).
   static let emulatorScanUnread = ClockHold("emulator scan unread")
@@ -132,11 +133,11 @@ extension ClockHold {
 /// Its patience is counted in the auto-advance driver's checks, not in real time: on a
 /// machine so busy that the central waits seconds for a thread, the driver waits too, and a
 /// hold measured in real time would lapse exactly then.
-final class UnreadHold: Sendable {
+package final class UnreadHold: Sendable {
   /// Checks of the clock (about 2 s of an idle machine's auto-advance polls) a central may
   /// leave events unread, with none read, before the clock moves on without it (a test's
   /// central that reads nothing, say).
-  static let patience = 4_000
+  package static let patience = 4_000
 
   private struct Progress {
     var unread = 0
@@ -146,7 +147,7 @@ final class UnreadHold: Sendable {
   private let clock: ManualClock
   private let key: Int
 
-  init(clock: ManualClock, hold: ClockHold, unread: @escaping @Sendable () -> Int) {
+  package init(clock: ManualClock, hold: ClockHold, unread: @escaping @Sendable () -> Int) {
     self.clock = clock
     let progress = Locked(Progress())
     key = clock.addBusyProbe(hold) {

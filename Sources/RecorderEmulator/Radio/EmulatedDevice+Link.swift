@@ -75,7 +75,7 @@ extension EmulatedDevice {
       do { try await time.sleep(until: deadline) } catch { return }
       self.authenticationTimedOut(id)
     }
-    link.unreadHold = time.holdWhileUnread(.emulatorUnread) { eventContinuation.buffered }
+    link.unreadHold = time.holdWhileUnread(.emulatorUnread) { eventContinuation.unconsumed }
     connection = link
     awaitCentralWrite(id, .emulatorSetUpGrace)
     counterValues.connections += 1
