@@ -164,7 +164,8 @@ let package = Package(
     .testTarget(
       name: "RecorderProtocolTests", dependencies: ["RecorderProtocol", "TestSupport", dbusOnLinux]),
     .testTarget(name: "HealthProfilesTests", dependencies: ["HealthProfiles"]),
-    .testTarget(name: "RecorderStoreTests", dependencies: ["RecorderStore"]),
+    .testTarget(
+      name: "RecorderStoreTests", dependencies: ["RecorderStore", "RecorderConcurrency"]),
     .testTarget(
       name: "PassiveTests",
       dependencies: [
@@ -172,7 +173,9 @@ let package = Package(
         "RecorderRemoteLink", "RecorderBluetooth", "RecorderConcurrency", "RecorderProtocol",
         "TestSupport", dbusOnLinux,
       ]),
-    .testTarget(name: "RecorderAudioTests", dependencies: ["RecorderAudio"]),
+    .testTarget(
+      name: "RecorderAudioTests",
+      dependencies: ["RecorderAudio", "RecorderEmulator", "RecorderConcurrency"]),
     .testTarget(
       name: "RecorderConcurrencyTests",
       dependencies: ["RecorderConcurrency", "TestSupport", dbusOnLinux]),
@@ -208,7 +211,8 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "recorder", "RecorderAudio", "RecorderWebSocket", "TestSupport", dbusOnLinux,
+        "recorder", "RecorderAudio", "RecorderEmulator", "RecorderWebSocket", "TestSupport",
+        dbusOnLinux,
         "PlaudDeviceBasicSDK",
         "RecorderRemoteLink", "RecorderConcurrency",
       ]),

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderAudio
+import RecorderEmulator
 import TestSupport
 
 /// Issue 4's figures: a generated 5-hour raw device file exported to mp3 and wav next to

@@ -191,9 +191,11 @@ final class ExportPipeline {
         path: outputPath, channels: outChannels, sampleRate: rate, settings: options.mp3)
     case .opus:
       let vendor = "RecorderKit (device Opus passed through)"
-      // Any serial will do for a single stream; derived from the length, exports repeat exactly.
-      var serialSource = SplitMix64(seed: UInt64(expectedFrames ?? 0))
-      let serial = Int32(bitPattern: UInt32(truncatingIfNeeded: serialSource.next()))
+      // Any serial will do for a single stream; derived from the length (a multiplicative
+      // hash), so exports repeat exactly.
+      let serial = Int32(
+        bitPattern: UInt32(
+          truncatingIfNeeded: (UInt64(expectedFrames ?? 0) &* 0x9E37_79B9_7F4A_7C15) >> 32))
       switch (inFormat.channels, outChannels) {
       case (1, _):
         oggWriter = try OggOpusWriter(

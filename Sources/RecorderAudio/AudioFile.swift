@@ -9,16 +9,16 @@
 ///
 /// Ownership: not `Sendable`; one writer at a time. `close()` flushes and reports the last
 /// error; `deinit` closes without reporting (an abandoned export is deleted by its owner).
-final class AudioOutputFile {
-  let path: String
+package final class AudioOutputFile {
+  package let path: String
   private var descriptor: Int32
   private var buffer: [UInt8] = []
   private let capacity: Int
   /// Bytes handed to `write` so far (buffered or not).
-  private(set) var bytesWritten: UInt64 = 0
+  package private(set) var bytesWritten: UInt64 = 0
 
   /// Creates or truncates `path`.
-  init(path: String, bufferSize: Int = 256 * 1024) throws(AudioError) {
+  package init(path: String, bufferSize: Int = 256 * 1024) throws(AudioError) {
     self.path = path
     capacity = bufferSize
     descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -30,7 +30,7 @@ final class AudioOutputFile {
     if descriptor >= 0 { _ = systemClose(descriptor) }
   }
 
-  func write(_ bytes: UnsafeRawBufferPointer) throws(AudioError) {
+  package func write(_ bytes: UnsafeRawBufferPointer) throws(AudioError) {
     bytesWritten += UInt64(bytes.count)
     if buffer.count + bytes.count > capacity { try flush() }
     if bytes.count >= capacity {
@@ -40,13 +40,13 @@ final class AudioOutputFile {
     }
   }
 
-  func write(_ bytes: [UInt8]) throws(AudioError) {
+  package func write(_ bytes: [UInt8]) throws(AudioError) {
     let ok = bytes.withUnsafeBytes { raw in Result { () throws(AudioError) in try write(raw) } }
     try ok.get()
   }
 
   /// Writes `bytes[range]`.
-  func write(_ bytes: [UInt8], _ range: Range<Int>) throws(AudioError) {
+  package func write(_ bytes: [UInt8], _ range: Range<Int>) throws(AudioError) {
     let ok = bytes.withUnsafeBytes { raw in
       Result { () throws(AudioError) in try write(UnsafeRawBufferPointer(rebasing: raw[range])) }
     }
@@ -55,7 +55,7 @@ final class AudioOutputFile {
 
   /// Overwrites `bytes` at absolute `offset` (for headers patched at the end), after
   /// flushing; the file position is restored to the end.
-  func patch(_ bytes: [UInt8], at offset: UInt64) throws(AudioError) {
+  package func patch(_ bytes: [UInt8], at offset: UInt64) throws(AudioError) {
     try flush()
     let done = bytes.withUnsafeBytes { raw in
       pwrite(descriptor, raw.baseAddress, raw.count, off_t(offset))
@@ -63,7 +63,7 @@ final class AudioOutputFile {
     guard done == bytes.count else { throw ioError(path, "write") }
   }
 
-  func flush() throws(AudioError) {
+  package func flush() throws(AudioError) {
     guard !buffer.isEmpty else { return }
     let ok = buffer.withUnsafeBytes { raw in writeAll(raw) }
     guard ok else { throw ioError(path, "write") }
@@ -71,7 +71,7 @@ final class AudioOutputFile {
   }
 
   /// Flushes and closes; the file is complete when this returns without throwing.
-  func close() throws(AudioError) {
+  package func close() throws(AudioError) {
     try flush()
     let result = systemClose(descriptor)
     descriptor = -1

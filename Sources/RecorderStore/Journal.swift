@@ -3,10 +3,15 @@ import Foundation
 /// The durable sync journal: SQLite in WAL mode with synchronous commits, named migrations,
 /// and every write inside one closure-scoped transaction (`try journal.write { tx in … }`).
 ///
-/// Thread-safe: the connection is used only while `lock` is held, so calls from any task or
-/// thread are serialised. A transaction that throws is rolled back whole.
-public final class Journal: Sendable {
-  private let connection: Locked<SQLiteConnection>
+/// Thread-safe: calls from any task or thread are serialised on one lock. A transaction that
+/// throws is rolled back whole.
+///
+/// `@unchecked Sendable` is sound: the only mutable state is the SQLite connection, which is
+/// private and, after `init`, touched only inside `withConnection`, which holds `lock` for the
+/// whole use; `path` is a constant.
+public final class Journal: @unchecked Sendable {
+  private let lock = NSLock()
+  private let connection: SQLiteConnection
   /// Where the database lives.
   public let path: String
 
@@ -160,7 +165,7 @@ public final class Journal: Sendable {
       try connection.execute("PRAGMA fullfsync=ON; PRAGMA checkpoint_fullfsync=ON;")
     #endif
     try Self.migrate(connection)
-    self.connection = Locked(connection)
+    self.connection = connection
   }
 
   private static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
@@ -195,7 +200,7 @@ public final class Journal: Sendable {
   /// Runs `body` in one write transaction, committed (and fsync'd, `synchronous=FULL`)
   /// when it returns, rolled back if it throws.
   public func write<T>(_ body: (JournalTransaction) throws -> T) throws -> T {
-    try connection.withLock { connection in
+    try withConnection { connection in
       try connection.execute("BEGIN IMMEDIATE")
       do {
         let result = try body(JournalTransaction(connection: connection))
@@ -210,7 +215,7 @@ public final class Journal: Sendable {
 
   /// Runs `body` against a consistent snapshot.
   public func read<T>(_ body: (JournalTransaction) throws -> T) throws -> T {
-    try connection.withLock { connection in
+    try withConnection { connection in
       try connection.execute("BEGIN DEFERRED")
       defer { try? connection.execute("COMMIT") }
       return try body(JournalTransaction(connection: connection))
@@ -220,7 +225,7 @@ public final class Journal: Sendable {
   /// SQLite's plan for `statement` (EXPLAIN QUERY PLAN, its detail lines, outermost first):
   /// which table or index each step scans or searches. Values are left unbound.
   public func queryPlan(of statement: JournalStatement) throws(JournalError) -> [String] {
-    let rows = connection.withLock { connection in
+    let rows = withConnection { connection in
       Result { () throws(JournalError) in
         try connection.query("EXPLAIN QUERY PLAN " + statement.sql)
       }
@@ -228,9 +233,18 @@ public final class Journal: Sendable {
     return try rows.get().compactMap { $0["detail"].text }
   }
 
+  /// Runs `body` with the connection, holding `lock` throughout.
+  private func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) rethrows
+    -> Result
+  {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(connection)
+  }
+
   /// Names of the migrations applied, in order.
   public func appliedMigrations() throws -> [String] {
-    try connection.withLock { connection in
+    try withConnection { connection in
       try connection.query("SELECT name FROM migrations ORDER BY rowid").compactMap {
         $0["name"].text
       }

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderAudio
+import RecorderEmulator
 import Testing
 
 /// `recorder export` end to end: a generated device recording through the real binary.

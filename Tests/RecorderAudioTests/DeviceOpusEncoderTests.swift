@@ -1,3 +1,4 @@
+import RecorderEmulator
 import Testing
 
 @testable import RecorderAudio

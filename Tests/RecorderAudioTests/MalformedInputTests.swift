@@ -1,4 +1,6 @@
 import Foundation
+import RecorderConcurrency
+import RecorderEmulator
 import Testing
 
 @testable import RecorderAudio

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderEmulator
 import Testing
 
 @testable import RecorderAudio

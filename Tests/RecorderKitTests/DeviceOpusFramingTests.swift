@@ -1,4 +1,5 @@
 import RecorderAudio
+import RecorderEmulator
 import Testing
 
 @testable import RecorderKit

@@ -1,4 +1,5 @@
 import Foundation
+import RecorderConcurrency
 import Testing
 
 @testable import RecorderStore

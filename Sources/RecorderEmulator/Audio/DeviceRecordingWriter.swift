@@ -1,3 +1,5 @@
+import RecorderAudio
+
 /// Makes device recordings (raw concatenated 80-byte packets, PROTOCOL.md §5) of
 /// `SpeechLikeSignal` audio: for the emulator's flash, for tests and for benchmarks.
 ///

@@ -1,3 +1,6 @@
+import RecorderAudio
+import RecorderConcurrency
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -163,21 +166,7 @@ private func clamp(_ value: Double) -> Int16 {
   Int16(max(-32_768, min(32_767, value.rounded())))
 }
 
-/// SplitMix64: tiny, fast, and identical on every platform, so a seed means the same audio.
-struct SplitMix64: Sendable {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-
-  /// Uniform in [0, 1).
-  mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-  /// Uniform in [-1, 1).
-  mutating func nextSigned() -> Double { nextUnit() * 2 - 1 }
+extension SplitMix64 {
+  /// Uniform in `[-1, 1)`.
+  fileprivate mutating func nextSigned() -> Double { nextUnit() * 2 - 1 }
 }
