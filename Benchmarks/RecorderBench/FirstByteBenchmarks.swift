@@ -60,7 +60,7 @@ enum FirstByteBenchmarks {
     let session = try await rig.connect()
     let connected = (rig.central.requests, rig.manual.elapsed - start)
     let first = Locked<(Int, Duration)?>(nil)
-    let transport = FirstFrameTransport(base: BLETransport(session: session), clock: rig.clock) {
+    let transport = FirstFrameTransport(base: BLETransport(session: session), clock: rig.manual) {
       let now = (rig.central.requests, rig.manual.elapsed - start)
       first.withLock { $0 = $0 ?? now }
     }
@@ -82,13 +82,13 @@ enum FirstByteBenchmarks {
 /// stream that begins before `onCancel` is set is stopped and re-issued, then cancelled).
 final class FirstFrameTransport: RecordingTransport {
   let base: BLETransport
-  let clock: AnyClock
+  let clock: ManualClock
   let onFirstFrame: @Sendable () -> Void
   private let cancel = Locked<(@Sendable () -> Void)?>(nil)
   /// Ends the hold on the simulated clock taken after the device's last answer.
   private let release = Locked<(@Sendable () -> Void)?>(nil)
 
-  init(base: BLETransport, clock: AnyClock, onFirstFrame: @escaping @Sendable () -> Void) {
+  init(base: BLETransport, clock: ManualClock, onFirstFrame: @escaping @Sendable () -> Void) {
     self.base = base
     self.clock = clock
     self.onFirstFrame = onFirstFrame
@@ -105,8 +105,8 @@ final class FirstFrameTransport: RecordingTransport {
   func listRecordings() async throws(DeviceError) -> [Recording] { try await base.listRecordings() }
   func recordingInProgress() async throws(DeviceError) -> SessionID? {
     let answer = try await base.recordingInProgress()
-    let hold = clock.holdTime(ClockHold("first-byte bench"))
-    release.withLock { $0 = hold }
+    let hold = clock.beginWork(ClockHold("first-byte bench"))
+    release.withLock { $0 = { hold.end() } }
     return answer
   }
   func stream(

@@ -1,12 +1,9 @@
 /// A type-erased Swift `Clock` measured in `Duration`, so actors can take an injected clock
 /// without becoming generic: production passes `ContinuousClock`; a simulation passes its own
-/// clock, built with ``init(sleep:elapsed:hold:holdWhile:)``.
+/// clock, built with ``init(sleep:elapsed:)``.
 public struct AnyClock: Sendable {
   private let sleepBody: @Sendable (Duration) async throws -> Void
   private let elapsedBody: @Sendable () -> Duration
-  private let holdBody: @Sendable (ClockHold) -> (@Sendable () -> Void)
-  private let probeBody:
-    @Sendable (ClockHold, @escaping @Sendable () -> Bool) -> (@Sendable () -> Void)
 
   /// Wraps `clock`; ``elapsed`` counts from this moment.
   public init<C: Clock>(_ clock: C) where C.Duration == Duration {
@@ -15,8 +12,6 @@ public struct AnyClock: Sendable {
       try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
     elapsedBody = { origin.duration(to: clock.now) }
-    holdBody = { _ in {} }
-    probeBody = { _, _ in {} }
   }
 
   /// The real, continuous clock.
@@ -33,36 +28,15 @@ public struct AnyClock: Sendable {
       elapsed: { origin.duration(to: clock.now) * scale })
   }
 
-  /// A clock from its operations. `hold` and `holdWhile` are a simulated clock's: they keep
-  /// it still while a holder works (see ``holdTime(_:)``); a real clock leaves them out.
+  /// A clock from its operations: how to sleep for a duration, and the time elapsed since its
+  /// origin.
   public init(
     sleep: @escaping @Sendable (Duration) async throws -> Void,
-    elapsed: @escaping @Sendable () -> Duration,
-    hold: @escaping @Sendable (ClockHold) -> (@Sendable () -> Void) = { _ in {} },
-    holdWhile:
-      @escaping @Sendable (ClockHold, @escaping @Sendable () -> Bool) -> (
-        @Sendable () -> Void
-      ) = { _, _ in {} }
+    elapsed: @escaping @Sendable () -> Duration
   ) {
     sleepBody = sleep
     elapsedBody = elapsed
-    holdBody = hold
-    probeBody = holdWhile
   }
-
-  /// While `probe` answers true, a simulated clock holds still for `hold` (input received
-  /// and not yet handled, say). Call the returned function to remove the probe. A no-op on
-  /// real clocks.
-  public func holdTime(_ hold: ClockHold, while probe: @escaping @Sendable () -> Bool)
-    -> @Sendable () -> Void
-  {
-    probeBody(hold, probe)
-  }
-
-  /// Marks the start of work that a simulation should treat as instantaneous (exporting,
-  /// hashing, fsync), named by `hold`; call the returned function when it is done. A no-op
-  /// on real clocks.
-  public func holdTime(_ hold: ClockHold) -> @Sendable () -> Void { holdBody(hold) }
 
   /// Suspends for `duration` of this clock's time; throws `CancellationError` if cancelled.
   public func sleep(for duration: Duration) async throws {

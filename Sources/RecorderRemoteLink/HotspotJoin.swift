@@ -70,6 +70,56 @@ public enum HotspotJoinError: Error, Sendable, Equatable, CustomStringConvertibl
   }
 }
 
+/// The phone side of one join port, for a host that may join the same hotspot again: how
+/// `recorder sync --wifi` reaches `recorder emulate`, and tests an in-process emulator.
+///
+/// Joining is idempotent: when a join went out and its answer never came (the exchange broke
+/// off after the request), the device may have taken it. A device that then refuses the next
+/// join of the same hotspot because its Wi-Fi session is already active
+/// (``HotspotJoinRequest/sessionAlreadyActive``) is telling that the earlier join took: that
+/// refusal counts as joined, as iOS's "already associated" does. Without such an unanswered
+/// join the refusal stays a refusal (the device is busy with a session of somebody else's
+/// join, or one we closed).
+public struct HotspotJoinPort: Sendable {
+  public let host: String
+  public let port: UInt16
+  /// The hotspots (SSID and password) whose last join went unanswered; copies share it.
+  private let unanswered = Locked<Set<String>>([])
+
+  public init(host: String = "127.0.0.1", port: UInt16) {
+    self.host = host
+    self.port = port
+  }
+
+  /// Joins the hotspot `ssid` (with `password`) for a phone listening on `serverPort`.
+  /// Returns when the device took this join or, by the rule above, an earlier one.
+  /// - Throws: the exchange's ``HotspotJoinError``.
+  public func join(ssid: String, password: String, serverPort: UInt16)
+    async throws(HotspotJoinError)
+  {
+    let key = "\(ssid) \(password)"
+    do {
+      try await HotspotJoinClient.join(
+        host: host, port: port, ssid: ssid, password: password, serverPort: serverPort)
+      unanswered.withLock { _ = $0.remove(key) }
+    } catch {
+      let tookEarlier = unanswered.withLock { keys in
+        switch error {
+        case .refused(let reason):
+          // A definite answer: whatever it is, no earlier join is in doubt any more.
+          return keys.remove(key) != nil && reason == HotspotJoinRequest.sessionAlreadyActive
+        case .unanswered:
+          keys.insert(key)
+          return false
+        case .socket, .malformedAnswer:
+          return false
+        }
+      }
+      if !tookEarlier { throw error }
+    }
+  }
+}
+
 /// The phone side of the join exchange.
 public enum HotspotJoinClient {
   /// Sends the JOIN line to `host:port` and waits for the answer.

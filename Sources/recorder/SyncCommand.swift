@@ -4,7 +4,6 @@ import RecorderConcurrency
 import RecorderKit
 import RecorderRemoteLink
 import RecorderStore
-import RecorderTesting
 
 /// `recorder sync`: every recording from a device into a folder, exactly once, verified,
 /// then deleted from the device (unless `--keep-on-device`).
@@ -98,7 +97,7 @@ struct SyncCommand: RecorderCommand {
         throw UsageError("--hotspot must be tcp://HOST:PORT")
       }
       var plan = WiFiSyncPlan(
-        joiner: TCPHotspotJoiner(host: address.host, port: address.port),
+        joiner: JoinPortJoiner(joinPort: HotspotJoinPort(host: address.host, port: address.port)),
         link: WiFiLink.Configuration(host: listen, port: 0))
       if let minimumBacklog {
         guard minimumBacklog >= 0 else { throw UsageError("--wifi-min-backlog must be ≥ 0") }

@@ -6,7 +6,6 @@ import RecorderKit
 import RecorderProtocol
 import RecorderRemoteLink
 import RecorderStore
-import RecorderTesting
 
 /// `recorder demo`: the main job end to end against an emulated device, in seconds.
 struct DemoCommand: RecorderCommand {
@@ -64,11 +63,10 @@ struct DemoCommand: RecorderCommand {
     let started = ContinuousClock.now
     let work = NSTemporaryDirectory() + "recorder-demo-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: work) }
-    let manual = ManualClock()
-    let deviceTime: EmulatorTime = realtime ? .real(.continuous) : .manual(manual)
-    let sessionClock: AnyClock = realtime ? .continuous : AnyClock(manual)
-    if !realtime { manual.startAutoAdvance() }
-    defer { manual.stopAutoAdvance() }
+    // The emulated device's time, which the SDK's side shares: virtual unless --realtime.
+    let deviceTime: EmulatorTime = realtime ? .real(.continuous) : .simulated()
+    let sessionClock = deviceTime.clock
+    defer { deviceTime.stop() }
 
     printError(
       "Setting up an emulated Plaud Note (V0095) with 4 recordings: 60 min, 5 min, 2 min, 30 s …")
@@ -113,16 +111,16 @@ struct DemoCommand: RecorderCommand {
     defer { join?.stop() }
     let wifi = join.map {
       WiFiSyncPlan(
-        joiner: TCPHotspotJoiner(host: "127.0.0.1", port: $0.port),
+        joiner: JoinPortJoiner(joinPort: HotspotJoinPort(port: $0.port)),
         link: WiFiLink.Configuration(host: "127.0.0.1", port: 0))
     }
     let recorders = Recorders(
       radio: .shared(central), configuration: .init(session: sessionConfiguration))
-    let syncStart = manual.elapsed
+    let syncStart = deviceTime.elapsed
     let report = try await runSync(
       recorders, serial: device.serial, into: engine,
       options: SyncRunOptions(maximumAttempts: 3, wifi: wifi))
-    let virtual = manual.elapsed - syncStart
+    let virtual = deviceTime.elapsed - syncStart
     rendering.cancel()
     print(renderSummary(report))
 

@@ -42,7 +42,7 @@ struct BackgroundDiscoveryTests {
         HealthCentral(peripherals: [thermometer, scale]), EmulatorCentral(device: recorder),
       ])
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
-        EmulatedSystemBluetooth(central: radio, clock: clock, sink: sink)
+        EmulatedSystemBluetooth(central: radio, clock: manual, sink: sink)
       }
       let (ios, found, tasks, journalPath) = (ios, found, tasks, directory + "/journal.sqlite")
       ios.install { _ in

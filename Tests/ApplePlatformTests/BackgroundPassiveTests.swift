@@ -32,7 +32,7 @@ struct BackgroundPassiveTests {
         configuration: .init(kind: .thermometer), time: .manual(self.clock))
       let radio = HealthCentral(peripherals: [thermometer])
       ios = ScriptedIOS(clock: clock) { sink in
-        EmulatedSystemBluetooth(central: radio, clock: clock, sink: sink)
+        EmulatedSystemBluetooth(central: radio, clock: manual, sink: sink)
       }
       let (ios, current, journalPath) = (ios, current, directory + "/journal.sqlite")
       ios.install { _ in

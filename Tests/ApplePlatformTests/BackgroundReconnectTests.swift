@@ -27,7 +27,7 @@ struct BackgroundReconnectTests {
       self.bench = bench
       let (clock, manual) = (bench.anyClock, bench.clock)
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
-        EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
+        EmulatedSystemBluetooth(central: bench.central, clock: manual, sink: sink)
       }
       let (ios, door) = (ios, door)
       ios.install { _ in

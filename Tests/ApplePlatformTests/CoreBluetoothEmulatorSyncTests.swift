@@ -23,7 +23,7 @@ struct CoreBluetoothEmulatorSyncTests {
     let system = CoreBluetoothCentral(
       configuration: CoreBluetoothCentral.Configuration(clock: AnyClock(clock))
     ) { _, sink in
-      let made = EmulatedSystemBluetooth(central: emulator, clock: AnyClock(clock), sink: sink)
+      let made = EmulatedSystemBluetooth(central: emulator, clock: clock, sink: sink)
       mirror.withLock { $0 = made }
       return made
     }

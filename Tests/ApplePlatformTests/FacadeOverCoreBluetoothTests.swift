@@ -63,7 +63,7 @@ struct FacadeOverCoreBluetoothTests {
         clock: AnyClock(clock))
     ) { _, sink in
       EmulatedSystemBluetooth(
-        central: emulator, clock: AnyClock(clock), powerOnAfter: .seconds(1), sink: sink)
+        central: emulator, clock: clock, powerOnAfter: .seconds(1), sink: sink)
     }
     var configuration = PlaudSDKConfiguration(
       central: UnconsumedHoldCentral(system, clock: clock), storageRoot: directory + "/store",

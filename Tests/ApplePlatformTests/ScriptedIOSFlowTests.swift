@@ -134,7 +134,7 @@ struct ScriptedIOSFlowTests {
       let (clock, manual) = (bench.anyClock, bench.clock)
       exports = bench.directory + "/exports"
       ios = ScriptedIOS(clock: clock, rules: rules) { sink in
-        EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
+        EmulatedSystemBluetooth(central: bench.central, clock: manual, sink: sink)
       }
       let (ios, current, exports, serial, journal, launches) = (
         ios, current, exports, bench.device.serial, journal, launches

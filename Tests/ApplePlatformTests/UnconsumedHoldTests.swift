@@ -19,7 +19,7 @@ struct UnconsumedHoldTests {
     defer { bench.cleanUp() }
     let clock = AnyClock(bench.clock)
     let system = CoreBluetoothCentral(configuration: .init(clock: clock)) { _, sink in
-      EmulatedSystemBluetooth(central: bench.central, clock: clock, sink: sink)
+      EmulatedSystemBluetooth(central: bench.central, clock: bench.clock, sink: sink)
     }
     let central = UnconsumedHoldCentral(system, clock: bench.clock)
     let peripheral = await bench.device.peripheralID

@@ -73,21 +73,17 @@ struct ManualClockTests {
   /// Issue 11: every hold is named; ``ManualClock/activeHolds`` says which are in force.
   @Test func holdsAreNamedAndReleased() {
     let manual = ManualClock()
-    let clock = AnyClock(manual)
-    let write = clock.holdTime(ClockHold("request write"))
-    let again = clock.holdTime(ClockHold("request write"))
+    let write = manual.beginWork(ClockHold("request write"))
+    let again = manual.beginWork(ClockHold("request write"))
     let backlog = Locked(true)
-    let probe = clock.holdTime(ClockHold("receive backlog"), while: { backlog.withLock { $0 } })
+    let probe = manual.addBusyProbe(ClockHold("receive backlog")) { backlog.withLock { $0 } }
     #expect(manual.activeHolds == ["request write": 2, "receive backlog": 1])
-    write()
-    write()  // releasing twice is harmless
+    write.end()
+    write.end()  // releasing twice is harmless
     #expect(manual.activeHolds == ["request write": 1, "receive backlog": 1])
-    again()
-    probe()
+    again.end()
+    manual.removeBusyProbe(probe)
     #expect(manual.activeHolds.isEmpty)
-    // Real clocks ignore holds.
-    let real = AnyClock.continuous.holdTime(ClockHold("request write"))
-    real()
   }
 }
 

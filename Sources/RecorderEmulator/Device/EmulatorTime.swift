@@ -14,6 +14,32 @@ public enum EmulatorTime: Sendable {
   case manual(ManualClock)
   case real(AnyClock)
 
+  /// Virtual time that moves by itself (`recorder demo`): a new ``ManualClock`` whose
+  /// auto-advance runs until ``stop()``, so the emulated radio's hours cost seconds.
+  public static func simulated() -> EmulatorTime {
+    let clock = ManualClock()
+    clock.startAutoAdvance()
+    return .manual(clock)
+  }
+
+  /// The clock for the code the emulated device talks to (the SDK's sessions and engine):
+  /// the same time the device runs on.
+  public var clock: AnyClock {
+    switch self {
+    case .manual(let clock): AnyClock(clock)
+    case .real(let clock): clock
+    }
+  }
+
+  /// Time since the clock's origin (the manual clock's origin, or when the `AnyClock` was
+  /// made).
+  public var elapsed: Duration { now }
+
+  /// Stops a manual clock's auto-advance (``simulated()``); nothing for a real clock.
+  public func stop() {
+    if case .manual(let clock) = self { clock.stopAutoAdvance() }
+  }
+
   /// Time since the clock's origin (the manual clock's origin, or when the `AnyClock` was
   /// made).
   var now: Duration {

@@ -284,22 +284,15 @@ public final class ManualClock: Clock, Sendable {
 }
 
 extension AnyClock {
-  /// Wraps a ``ManualClock``: ``AnyClock/holdTime(_:)`` then keeps its auto-advance from
-  /// skipping ahead while the holder does work that takes no time in the simulation.
+  /// Wraps a ``ManualClock``, for the code under simulation: it sleeps on the manual clock
+  /// and knows nothing of its holds, which the simulation's side takes on the manual clock
+  /// itself.
   public init(_ clock: ManualClock) {
     let origin = clock.now
     self.init(
       sleep: { duration in
         try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
       },
-      elapsed: { origin.duration(to: clock.now) },
-      hold: { hold in
-        let token = clock.beginWork(hold)
-        return { token.end() }
-      },
-      holdWhile: { hold, probe in
-        let key = clock.addBusyProbe(hold, probe)
-        return { clock.removeBusyProbe(key) }
-      })
+      elapsed: { origin.duration(to: clock.now) })
   }
 }

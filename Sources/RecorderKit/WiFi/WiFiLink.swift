@@ -93,7 +93,8 @@ public struct HotspotJoinPolicy: Sendable, Equatable {
 ///
 /// On iOS this is NEHotspotConfiguration; on Linux and in tests nobody joins a real network,
 /// so the emulator host provides a joiner that tells the emulated device where the phone's
-/// WebSocket server listens (RecorderTesting's `TCPHotspotJoiner`, or the `recorder` tool's). Everything after the join (the device
+/// WebSocket server listens (RecorderTesting's `TCPHotspotJoiner`, or the `recorder` tool's,
+/// both over RecorderRemoteLink's `HotspotJoinPort`). Everything after the join (the device
 /// connecting to our server, the §6 session) is real TCP either way.
 public protocol HotspotJoiner: Sendable {
   /// Joins `hotspot`. The phone's WebSocket server is already listening on `serverPort`; on

@@ -39,7 +39,7 @@ package final class EmulatedSystemBluetooth: CentralManagerMirror {
   /// - Parameter powerOnAfter: how long (on `clock`) the manager stays "unknown" before it
   ///   reports powered on, as a fresh `CBCentralManager` does.
   package init(
-    central: any Central, clock: AnyClock, powerOnAfter: Duration = .zero,
+    central: any Central, clock: ManualClock, powerOnAfter: Duration = .zero,
     sink: @escaping CoreBluetoothCentral.EventSink
   ) {
     self.central = central
@@ -48,9 +48,10 @@ package final class EmulatedSystemBluetooth: CentralManagerMirror {
     operations = continuation
     let state = self.state
     // Work queued here takes no simulated time: hold the clock while there is any.
-    releaseProbe = clock.holdTime(ClockHold("emulated CoreBluetooth queue")) {
+    let probe = clock.addBusyProbe(ClockHold("emulated CoreBluetooth queue")) {
       state.withLock { $0.pending > 0 }
     }
+    releaseProbe = { clock.removeBusyProbe(probe) }
     worker = Task {
       for await operation in stream {
         switch operation {
