@@ -6,6 +6,8 @@ FUZZ_SECONDS ?= 300
 # Executions per fuzz target (libFuzzer -runs); empty: run each for FUZZ_SECONDS instead.
 FUZZ_RUNS    ?= 10000000
 FUZZ_DIR     := .build/fuzz
+# The package traits the tests build with (Package.swift: PowerLossHook).
+TEST_TRAITS  := --traits PowerLossHook
 # Debian packages the build, the tests and the interop checks need.
 DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev \
                 ffmpeg opus-tools python3-websockets \
@@ -24,10 +26,12 @@ build: deps
 
 ## test: build and run every test (under 15 minutes on 2 cores)
 test: deps
-	$(SWIFT) build --build-tests
+	@# The PowerLossHook trait compiles `recorder`'s process-level power-loss hook in (the
+	@# power-loss process tests need it; a `recorder` built without it links no test double).
+	$(SWIFT) build --build-tests $(TEST_TRAITS)
 	@# At most 6 tests at once: with every test started together on 2 cores, tests that wait
 	@# on real sockets and real time (TCP, WebSocket, D-Bus, URLSession) missed their bounds.
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 $(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 $(SWIFT) test --skip-build $(TEST_TRAITS)
 	@# The fuzz smoke: every libFuzzer entry still type-checks (make fuzz runs them).
 	FUZZ_TYPECHECK=1 ./scripts/fuzz.sh
 
@@ -50,7 +54,7 @@ bench: deps
 ## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps
 	RECORDER_TEST_SCALE=small SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 \
-	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_TRAITS)
 
 ## docs: a DocC archive per public module into .build/docs; fails on any DocC warning
 docs: deps

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // RecorderKit: get recordings off Tinnotech-based BLE voice recorders (Plaud Note / NotePin).
 // Layers and their allowed imports are in shared/DESIGN.md; the edges below are exactly those.
 
@@ -34,6 +34,15 @@ let package = Package(
     .library(name: "RecorderEmulator", targets: ["RecorderEmulator"]),
     .library(name: "PlaudDeviceBasicSDK", targets: ["PlaudDeviceBasicSDK"]),
     .executable(name: "recorder", targets: ["recorder"]),
+  ],
+  // `recorder`'s process-level power-loss hook (`make test` turns it on): off by default, so a
+  // `recorder` built for use links no test double.
+  traits: [
+    .trait(
+      name: "PowerLossHook",
+      description:
+        "recorder sync honours RECORDER_TEST_POWER_LOSS_AFTER (RecorderTesting's PowerLossFileSystem)"
+    )
   ],
   targets: [
     // C libraries from the system, found with pkg-config (installed by `make deps`).
@@ -133,7 +142,8 @@ let package = Package(
       dependencies: [
         "RecorderKit", "RecorderEmulator", "RecorderRemoteLink", "RecorderAudio", "RecorderStore",
         "RecorderProtocol", "RecorderConcurrency", "HealthProfiles", "RecorderBluetooth",
-        "RecorderCrypto", "RecorderTesting",
+        "RecorderCrypto",
+        .target(name: "RecorderTesting", condition: .when(traits: ["PowerLossHook"])),
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
     // The benchmarks (`make bench`): no product, so nothing shipped links them or the test

@@ -1,9 +1,13 @@
 import Foundation
 import RecorderKit
-import RecorderTesting
 
-/// The process-level power-loss harness, a test hook compiled into debug builds only (a
-/// release `recorder` ignores the variable): with `RECORDER_TEST_POWER_LOSS_AFTER=N` in the
+#if PowerLossHook
+  import RecorderTesting
+#endif
+
+/// The process-level power-loss harness, a test hook compiled in only with the package's
+/// `PowerLossHook` trait (`make test` builds with it; a `recorder` built without it ignores the
+/// variable and links no test double): with `RECORDER_TEST_POWER_LOSS_AFTER=N` in the
 /// environment, `recorder sync` writes through a file system whose power goes after N
 /// operations (RecorderTesting's PowerLossFileSystem). At that operation the disk is rolled
 /// back to what the fsyncs made durable, as after a real power loss (a SIGKILL cannot show
@@ -19,12 +23,17 @@ struct SimulatedPowerLoss {
   /// The exit code of a process whose power was cut.
   static let exitCode: Int32 = 98
 
-  let fileSystem: PowerLossFileSystem
+  #if PowerLossHook
+    let fileSystem: PowerLossFileSystem
+  #else
+    /// Without the trait there is no hook: no value of this type is made.
+    let fileSystem: PosixFileSystem
+  #endif
 
-  /// The hook when the environment asks for it (debug builds only).
+  /// The hook when the environment asks for it (with the `PowerLossHook` trait only).
   /// - Throws: ``UsageError`` for a value that is not a count.
   static func fromEnvironment() throws -> SimulatedPowerLoss? {
-    #if DEBUG
+    #if PowerLossHook
       guard let text = ProcessInfo.processInfo.environment[variable] else { return nil }
       guard let count = Int(text), count >= 0 else {
         throw UsageError("\(variable) must be a number of file operations")
@@ -46,6 +55,8 @@ struct SimulatedPowerLoss {
 
   /// Reports the operation count of a run its cut never reached.
   func finish() {
-    printError("power-loss hook: \(fileSystem.operationCount) file operations, no cut")
+    #if PowerLossHook
+      printError("power-loss hook: \(fileSystem.operationCount) file operations, no cut")
+    #endif
   }
 }

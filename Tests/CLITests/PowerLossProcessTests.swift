@@ -31,7 +31,10 @@ struct PowerLossProcessTests {
       in: twinDirectory, label: "count",
       environment: ["RECORDER_TEST_POWER_LOSS_AFTER": "100000000"])
     #expect(counted.status == 0, "\(counted.stderr)")
-    let operations = try #require(Self.operationCount(counted.stderr), "\(counted.stderr)")
+    let operations = try #require(
+      Self.operationCount(counted.stderr),
+      "no power-loss hook in this recorder (build with --traits PowerLossHook, as make test does): \(counted.stderr)"
+    )
     twin.stop()
 
     // One cut per fresh device and folder, spread over the whole sync (a seeded point in
