@@ -93,11 +93,6 @@ public struct PlaudSDKConfiguration: Sendable {
   public var wifiRetryInterval: Duration = .seconds(3)
   /// How long each Wi-Fi request (LIST, SYNC, DELETE, STOP) may wait for the device.
   public var wifiResponseTimeout: Duration = .seconds(10)
-  /// The clock of the Wi-Fi session's waits (join timeout, retries, answers, keep-alive).
-  /// nil: ``clock``. Tests that drive BLE on a simulated clock but Wi-Fi over real loopback
-  /// TCP may pass the continuous clock here, so a simulated jump never expires a real socket
-  /// wait.
-  public var wifiClock: AnyClock?
 
   /// - Parameters:
   ///   - central: the radio (nil: none).

@@ -38,7 +38,7 @@ actor WiFiCore {
     self.configuration = configuration
     self.core = core
     self.emit = emit
-    meter = TransferMeter(clock: configuration.wifiClock ?? configuration.clock)
+    meter = TransferMeter(clock: configuration.clock)
   }
 
   /// `WiFiSession/stopTransfer()` on the session up, if any.
@@ -67,7 +67,7 @@ actor WiFiCore {
     }
     let options = WiFiSession.Configuration(
       link: configuration.wifiServer, retryInterval: configuration.wifiRetryInterval,
-      clock: configuration.wifiClock ?? configuration.clock)
+      clock: configuration.clock)
     do {
       let joined = try await WiFiSession.connect(
         to: DeviceHotspot(ssid: ssid, password: password), joiner: joiner, session: handshake,

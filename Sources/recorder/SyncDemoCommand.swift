@@ -15,12 +15,13 @@ struct DemoCommand: RecorderCommand {
     OVERVIEW: Start an emulated Plaud Note with four recordings (one an hour long), connect,
     authenticate, and sync them: the backlog (16 MB) goes over the device's Wi-Fi (the
     device raises its hotspot on request over BLE and connects to our WebSocket server, real
-    TCP on loopback); BLE carries whatever Wi-Fi does not. Each file is verified, stored,
-    exported, and deleted from the device after the batch. Progress bars on stderr when it is
-    a terminal, plain lines otherwise; exports land in ./recordings; a summary table at the
-    end (VIA names the transport), then the device's list, now empty. With --ble-only the
-    simulated BLE link runs in virtual time, so the hour that takes the radio about nine
-    minutes takes seconds here.
+    TCP on loopback, its content paced at a modeled 1 MB/s of virtual time); BLE carries
+    whatever Wi-Fi does not. Each file is verified, stored, exported, and deleted from the
+    device after the batch. Progress bars on stderr when it is a terminal, plain lines
+    otherwise; exports land in ./recordings; a summary table at the end (VIA names the
+    transport), then the device's list, now empty. With --ble-only the simulated BLE link
+    runs in virtual time, so the hour that takes the radio about nine minutes takes seconds
+    here.
 
     USAGE: recorder demo [--ble-only] [--realtime] [--format F] [--out DIR] [--capture] [--json]
 
@@ -137,7 +138,8 @@ struct DemoCommand: RecorderCommand {
         "Synced \(formatBytes(bytes)) in \(String(format: "%.1f", real.seconds)) s of real time; "
           + "Wi-Fi (WebSocket on loopback TCP) carried \(formatBytes(wifiBytes)) in "
           + "\(overWiFi.count) file\(overWiFi.count == 1 ? "" : "s")"
-          + (overWiFi.count < report.files.count ? ", BLE the rest." : "."))
+          + (overWiFi.count < report.files.count ? ", BLE the rest" : "")
+          + (realtime ? "." : "; the simulated device took \(Int(virtual.seconds)) s."))
     } else if realtime {
       print("Synced \(formatBytes(bytes)) in \(Int(real.seconds)) s at radio speed.")
     } else {

@@ -11,8 +11,8 @@ import TestSupport
 import Testing
 
 /// An emulated device with Wi-Fi, the SDK's BLE session to it (in process, virtual time) and
-/// its join port. The Wi-Fi side runs on real TCP; its idle timer on ``wifiClock``, advanced
-/// only by the test.
+/// its join port. The Wi-Fi side runs on real TCP and the phone's side of it on ``clock``, as
+/// its BLE side does; the device's idle timer on ``wifiClock``, advanced only by the test.
 struct WiFiBench {
   let clock = ManualClock()
   let wifiClock = ManualClock()
@@ -24,7 +24,7 @@ struct WiFiBench {
   init(
     supportWifi: UInt8 = 1, chunkBytes: Int = 16 << 10, pageEntries: Int = 100,
     pingInterval: Duration? = nil, hotspotStartupDelay: Duration = .zero,
-    refusesJoinWhileActive: Bool = false
+    refusesJoinWhileActive: Bool = false, contentBytesPerSecond: Int? = 1_000_000
   ) throws {
     directory = NSTemporaryDirectory() + "emulator-wifi-\(UUID().uuidString)"
     // No start-up delay unless a test is about it: these tests join on real time while the
@@ -34,6 +34,7 @@ struct WiFiBench {
       pingInterval: pingInterval, hotspotStartupDelay: hotspotStartupDelay)
     var configured = wifi
     configured.refusesJoinWhileActive = refusesJoinWhileActive
+    configured.contentBytesPerSecond = contentBytesPerSecond
     device = try EmulatedDevice(
       configuration: DeviceConfiguration(supportWifi: supportWifi, wifi: configured),
       flashDirectory: directory, time: .manual(clock))
@@ -68,7 +69,7 @@ struct WiFiBench {
       unixTime: { 1_775_395_281 })
   }
 
-  /// WiFiLink over the join port, on loopback, real time.
+  /// WiFiLink over the join port, on loopback, on the bench's clock.
   func link(to hotspot: DeviceHotspot, token: DeviceToken = DeviceConfiguration.exampleToken)
     async throws(DeviceError) -> WiFiLink
   {
@@ -76,7 +77,7 @@ struct WiFiBench {
       to: hotspot, joiner: TCPHotspotJoiner(port: joinServer.port),
       session: sessionConfiguration(token: token),
       configuration: WiFiLink.Configuration(
-        host: "127.0.0.1", port: 0, connectTimeout: .seconds(10)))
+        host: "127.0.0.1", port: 0, connectTimeout: .seconds(10)), clock: AnyClock(clock))
   }
 
   /// The bytes of a recording on the emulated flash.
@@ -414,6 +415,58 @@ struct EmulatorWiFiTests {
     #expect(await bench.device.counters.wifiContentBytesSent == 80_000 + 41_976 + 8_000)
     await link.close()
     await session.close()
+  }
+
+  @Test("the device's content moves its manual clock on at the modeled Wi-Fi rate")
+  func contentIsPacedOnTheDevicesClock() async throws {
+    let bench = try WiFiBench(chunkBytes: 10_000, contentBytesPerSecond: 400_000)
+    defer { bench.cleanUp() }
+    let long = try await bench.device.addRecording(duration: .seconds(20), sessionId: 1_775_000_000)
+    let session = try await bench.bleSession()
+    let link = try await bench.link(to: try await session.openWiFi())
+    _ = try await link.transport.listRecordings()
+    let before = bench.clock.elapsed
+    let whole = ByteSink()
+    _ = try await link.transport.stream(sessionId: long.sessionId, start: 0, end: 0) {
+      whole.take($0)
+    }
+    #expect(whole.bytes.count == 80_000)
+    // 80,000 bytes at 400,000 bytes a second: 200 ms of the device's time, at the least.
+    let took = bench.clock.elapsed - before
+    #expect(took >= .milliseconds(200), "\(took)")
+    await link.close()
+    await session.close()
+  }
+
+  @Test("a Wi-Fi session holds the simulated clock from the device's connect until it ends")
+  func sessionHoldsTheClock() async throws {
+    let bench = try WiFiBench()
+    defer { bench.cleanUp() }
+    let session = try await bench.bleSession()
+    let hotspot = try await session.openWiFi()
+    let name = ClockHold.emulatorWiFiSession.name
+    #expect(bench.clock.activeHolds[name] == nil, "\(bench.clock.activeHolds)")
+    let phone = try await RawWiFiPhone.join(bench, hotspot: hotspot)
+    #expect(bench.clock.activeHolds[name] == 1, "\(bench.clock.activeHolds)")
+    await phone.stop()
+    #expect(await eventually { bench.clock.activeHolds[name] == nil }, "\(bench.clock.activeHolds)")
+    await session.close()
+  }
+
+  @Test("a Wi-Fi session's hold lets go after its patience without a message, and comes back")
+  func progressHoldPatience() throws {
+    let clock = ManualClock()
+    var hold = EmulatorTime.manual(clock).holdWhileProgressing(ClockHold("test: session"))
+    #expect(EmulatorTime.real(.continuous).holdWhileProgressing(ClockHold("real")) == nil)
+    // Each look at the clock is one check of the auto-advance driver.
+    let held = (0..<UnreadHold.patience).filter { _ in clock.isHeld }.count
+    #expect(held == UnreadHold.patience - 1)
+    #expect(!clock.isHeld)
+    try #require(hold).note()
+    #expect(clock.isHeld)
+    hold = nil
+    #expect(clock.activeHolds["test: session"] == nil)
+    #expect(!clock.isHeld)
   }
 
   @Test("STOP mid-transfer ends the transfer, not the session")

@@ -362,7 +362,7 @@ extension SyncBench {
   }
 
   /// Wi-Fi for any backlog, on loopback, through `join`. The Wi-Fi session runs on the
-  /// continuous clock: it is real TCP.
+  /// bench's clock, as the BLE session does (the emulated device holds it while TCP moves).
   func wifiPlan(_ join: HotspotJoinServer) -> WiFiSyncPlan {
     WiFiSyncPlan(
       joiner: TCPHotspotJoiner(port: join.port),

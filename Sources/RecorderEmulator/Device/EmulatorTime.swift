@@ -102,6 +102,18 @@ public enum EmulatorTime: Sendable {
     return UnreadHold(clock: clock, hold: hold, unread: unread)
   }
 
+  /// A manual clock holds still, named `hold`, while a conversation with a peer over real
+  /// sockets goes on (nil for a real clock): the peer takes real time and no simulated time
+  /// to answer, and its timeout must not be jumped to meanwhile. Each
+  /// ``ProgressHold/note()`` (a message either way) renews it; after
+  /// ``UnreadHold/patience`` checks of the clock without one, the peer is taken to be
+  /// waiting on a timer of its own and the clock moves on. Ends when the returned hold is
+  /// released.
+  package func holdWhileProgressing(_ hold: ClockHold) -> ProgressHold? {
+    guard case .manual(let clock) = self else { return nil }
+    return ProgressHold(clock: clock, hold: hold)
+  }
+
   /// Whether `stream` yields before `deadline` (a time since the origin); false at the
   /// deadline, when the stream ends, or when the waiting task is cancelled.
   func first<Element: Sendable>(of stream: AsyncStream<Element>, before deadline: Duration)
@@ -151,6 +163,9 @@ extension ClockHold {
   /// A health peripheral's indication is queued for a subscribed central that has not read
   /// it yet: its measurement timeout must not be the next thing a simulation jumps to.
   static let emulatorIndication = ClockHold("emulator indication unread")
+  /// A Wi-Fi session's phone has been sent to or heard from within the patience: its next
+  /// message (or its reading of ours) takes real TCP time.
+  package static let emulatorWiFiSession = ClockHold("emulator Wi-Fi session")
 }
 
 /// The hold of ``EmulatorTime/holdWhileUnread(_:)``: a busy probe on a manual clock, removed
@@ -191,6 +206,42 @@ package final class UnreadHold: Sendable {
       }
     }
   }
+
+  deinit { clock.removeBusyProbe(key) }
+}
+
+/// The hold of ``EmulatorTime/holdWhileProgressing(_:)``: a busy probe on a manual clock that
+/// answers true until ``UnreadHold/patience`` checks pass without a ``note()``, removed when
+/// this is released.
+package final class ProgressHold: Sendable {
+  private struct Progress {
+    var notes: UInt64 = 0
+    var seen: UInt64 = 0
+    var checksWithout = 0
+  }
+
+  private let clock: ManualClock
+  private let key: Int
+  private let progress = Locked(Progress())
+
+  package init(clock: ManualClock, hold: ClockHold) {
+    self.clock = clock
+    let progress = self.progress
+    key = clock.addBusyProbe(hold) {
+      progress.withLock { state in
+        if state.notes != state.seen {
+          state.seen = state.notes
+          state.checksWithout = 0
+        } else {
+          state.checksWithout += 1
+        }
+        return state.checksWithout < UnreadHold.patience
+      }
+    }
+  }
+
+  /// Something moved: the patience starts again.
+  package func note() { progress.withLock { $0.notes &+= 1 } }
 
   deinit { clock.removeBusyProbe(key) }
 }

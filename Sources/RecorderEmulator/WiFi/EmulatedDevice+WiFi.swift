@@ -101,7 +101,8 @@ extension EmulatedDevice {
       id: nextWiFiSessionID, device: self, host: request.phoneHost, port: request.serverPort,
       serial: configuration.serial, token: configuration.token, parameters: configuration.wifi,
       sealing: hotspot?.sealing?.forWiFi(configuration.modeB.wifiCipher),
-      sequencePolicy: configuration.modeB.sequencePolicy)
+      sequencePolicy: configuration.modeB.sequencePolicy,
+      hold: time.holdWhileProgressing(.emulatorWiFiSession))
     wifiSession = session
     counterValues.wifiSessions += 1
     Task { await session.run() }
@@ -243,6 +244,17 @@ extension EmulatedDevice {
   func wifiRead(_ sessionId: SessionID, offset: Int, count: Int) -> [UInt8]? {
     noteWiFiActivity()
     return try? flash.read(sessionId, offset: offset, count: count)
+  }
+
+  /// Simulated time for `count` content bytes to cross the Wi-Fi link
+  /// (``WiFiParameters/contentBytesPerSecond``): a manual clock is moved on by it; on a real
+  /// clock real TCP takes its own time and nothing is added.
+  func wifiPace(_ count: Int) async {
+    guard let rate = configuration.wifi.contentBytesPerSecond, rate > 0, count > 0,
+      time.isManual
+    else { return }
+    let nanoseconds = Int64(count) * 1_000_000_000 / Int64(rate)
+    await time.reach(time.now + .nanoseconds(nanoseconds))
   }
 
   /// How many of `count` content bytes may go out, and whether TCP must drop right after

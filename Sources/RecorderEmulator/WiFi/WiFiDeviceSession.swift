@@ -48,13 +48,17 @@ actor WiFiDeviceSession {
   private let sealing: Locked<DeviceChannel>?
   private let sequencePolicy: SequencePolicy
   private var sender: OrderedSender?
+  /// On a manual clock: holds it while the phone is being sent to or heard from (real TCP
+  /// takes real time and no simulated time); released when the session ends.
+  private var hold: ProgressHold?
 
   init(
     id: Int, device: EmulatedDevice, host: String, port: UInt16, serial: String,
     token: DeviceToken, parameters: WiFiParameters, sealing: DeviceChannel? = nil,
-    sequencePolicy: SequencePolicy = ModeB.sequencePolicy
+    sequencePolicy: SequencePolicy = ModeB.sequencePolicy, hold: ProgressHold? = nil
   ) {
     self.id = id
+    self.hold = hold
     self.sealing = sealing.map { Locked($0) }
     self.sequencePolicy = sequencePolicy
     self.device = device
@@ -85,6 +89,7 @@ actor WiFiDeviceSession {
     defer {
       stopGraceTimer?.cancel()
       pinger?.cancel()
+      hold = nil
     }
     let connection: WebSocketConnection
     do {
@@ -114,6 +119,7 @@ actor WiFiDeviceSession {
       } catch {
         break
       }
+      hold?.note()
       await handle(message)
     }
     ended = true
@@ -127,6 +133,7 @@ actor WiFiDeviceSession {
   func end(closeCode: WebSocketCloseCode?) async {
     guard !ended else { return }
     ended = true
+    hold = nil
     over.withLock { $0 = true }
     streamGeneration += 1
     guard let connection else { return }  // still connecting: run() goes away after it
@@ -290,6 +297,8 @@ actor WiFiDeviceSession {
         break
       }
       guard generation == streamGeneration else { return }
+      await device.wifiPace(data.count)
+      guard generation == streamGeneration else { return }
       if !data.isEmpty {
         let content = WiFiContent(
           session: session, offset: UInt32(clamping: offset),
@@ -313,8 +322,9 @@ actor WiFiDeviceSession {
     guard let sender, let bytes = try? message.encoded() else { return false }
     let sealing = self.sealing
     let sent = await sender.send { sealing.map { $0.withLock { $0.seal(bytes) } } ?? bytes }
-    if case .success = sent { return true }
-    return false
+    guard case .success = sent else { return false }
+    hold?.note()
+    return true
   }
 
   /// The PDU inside one phone message: as it is on a plain device; on a Mode B device nil

@@ -4,10 +4,11 @@ import RecorderWebSocket
 /// How the emulated device's Wi-Fi side (PROTOCOL.md §6) behaves: its idle timer, the size of
 /// what it sends, and the clock its timers run on.
 ///
-/// The Wi-Fi data path is real TCP, so it cannot run on the device's virtual time: a manual
-/// clock with auto-advance would jump past the 2-minute idle timer whenever TCP is busy. The
-/// Wi-Fi side therefore has a clock of its own, ``clock`` (continuous by default); a test
-/// makes it a `ManualClock` and advances it explicitly.
+/// The Wi-Fi data path is real TCP. On a device that runs on a manual clock, the phone's side
+/// runs on that clock too: the session holds it while messages go either way (their real
+/// TCP time is no simulated time) and moves it on by ``contentBytesPerSecond`` for the content
+/// it sends. The device's own Wi-Fi timers (idle, STOP's grace, PINGs) run on ``clock``
+/// (continuous by default); a test makes it a `ManualClock` and advances it explicitly.
 public struct WiFiParameters: Sendable {
   /// Runs the idle timeout and the close after a final STOP. The WebSocket's own timeouts
   /// (handshake, close handshake) stay on the continuous clock: they are TCP mechanics.
@@ -25,6 +26,11 @@ public struct WiFiParameters: Sendable {
   /// The device PINGs `{volume,voltage,charging}` this often once the handshake is done (on
   /// ``clock``); nil sends none. The phone must answer each with PONG [sdk].
   public var pingInterval: Duration?
+  /// The modeled rate of content over the device's access point, on a device that runs on
+  /// a manual clock: each content PDU moves that clock on by its size at this rate.
+  /// 1,000,000 bytes a second by default [project: the vendor gives no figure]; nil adds no
+  /// time. A device on a real clock is as fast as its TCP.
+  public var contentBytesPerSecond: Int? = 1_000_000
   /// Limits of the device's WebSocket client.
   public var webSocket: WebSocketConfiguration
   /// The access point needs this long after WIFI_OPEN before a join succeeds; until then the

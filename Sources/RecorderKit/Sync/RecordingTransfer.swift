@@ -285,11 +285,9 @@ struct RecordingTransfer {
     let journal = self.journal
     let recording = self.recording
     let serial = initial.serial
-    // Rates are bytes over the time of the clock they moved in: Wi-Fi's real TCP, not the
-    // simulated BLE clock of a test or the demo.
     return RangeReceiver(
       file: file, offset: offset, frameBytes: recording.bytesPerFrame,
-      clock: transport.progressClock ?? clock, sessionId: recording.sessionId,
+      clock: clock, sessionId: recording.sessionId,
       size: Int64(recording.size), checkpointBytes: policy.checkpointBytes,
       computesCRC: transport.tailCarriesDeviceCRC, events: events,
       endToEndEncrypted: offset > 0 && E2EEFile.isEncrypted(path: partPath),

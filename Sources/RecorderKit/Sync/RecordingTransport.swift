@@ -41,15 +41,11 @@ public protocol RecordingTransport: Sendable {
   /// (Wi-Fi: §6 content has none) the tail's `crc` means nothing and a range counts as
   /// verified when it arrived whole, in order, with the device's Opus framing.
   var tailCarriesDeviceCRC: Bool { get }
-  /// The clock this transport's bytes move in, for progress rates; nil: the engine's clock.
-  /// Wi-Fi is real TCP even when the BLE side runs on a simulated clock (tests, the demo).
-  var progressClock: AnyClock? { get }
 }
 
 extension RecordingTransport {
   public var firmware: String? { get async { nil } }
   public var deletesOnlyAfterBatch: Bool { false }
-  public var progressClock: AnyClock? { nil }
   public var tailCarriesDeviceCRC: Bool { true }
 }
 

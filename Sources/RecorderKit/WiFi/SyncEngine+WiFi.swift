@@ -18,24 +18,20 @@ public struct WiFiSyncPlan: Sendable {
   /// When to join the hotspot and how long to keep trying (waits on the BLE session's clock:
   /// it is the device's access point starting up).
   public var join: HotspotJoinPolicy
-  /// How long each Wi-Fi request may wait for its answer.
+  /// How long each Wi-Fi request may wait for its answer (on the BLE session's clock, as
+  /// every wait of the sync).
   public var responseTimeout: Duration
-  /// The clock of the Wi-Fi session's timeouts and keep-alives (real TCP: usually the
-  /// continuous clock, even when the BLE side runs on a simulated one).
-  public var clock: AnyClock
 
   public init(
     joiner: any HotspotJoiner, link: WiFiLink.Configuration = WiFiLink.Configuration(),
     minimumBacklogBytes: Int64 = 4 << 20, password: String? = nil,
-    responseTimeout: Duration = .seconds(10), clock: AnyClock = .continuous,
-    join: HotspotJoinPolicy = .afterStartup
+    responseTimeout: Duration = .seconds(10), join: HotspotJoinPolicy = .afterStartup
   ) {
     self.joiner = joiner
     self.link = link
     self.minimumBacklogBytes = minimumBacklogBytes
     self.password = password
     self.responseTimeout = responseTimeout
-    self.clock = clock
     self.join = join
   }
 }
@@ -117,7 +113,7 @@ extension SyncEngine {
       do throws(DeviceError) {
         link = try await WiFiLink.connect(
           to: hotspot, joiner: plan.joiner, session: configuration, configuration: plan.link,
-          clock: plan.clock, join: plan.join, joinClock: session.configuration.clock)
+          clock: session.configuration.clock, join: plan.join)
       } catch {
         await closeWiFi(session)
         throw error

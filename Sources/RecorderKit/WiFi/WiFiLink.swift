@@ -289,7 +289,7 @@ public actor WiFiLink {
     self.joiner = joiner
   }
 
-  /// Starts our server, joins `hotspot` as `join` says (on `joinClock`, else `clock`), waits
+  /// Starts our server, joins `hotspot` as `join` says (waiting on `clock`), waits
   /// for the device to connect and runs HELLO and the handshake
   /// (`WiFiTransport/open(connection:configuration:clock:)`).
   /// Cleans up after itself on every failure.
@@ -299,7 +299,7 @@ public actor WiFiLink {
   package static func connect(
     to hotspot: DeviceHotspot, joiner: any HotspotJoiner, session: WiFiTransport.Configuration,
     configuration: Configuration = Configuration(), clock: AnyClock = .continuous,
-    join: HotspotJoinPolicy = .once, joinClock: AnyClock? = nil
+    join: HotspotJoinPolicy = .once
   ) async throws(DeviceError) -> WiFiLink {
     if let host = configuration.host, Configuration.isEveryInterface(host) {
       throw .wifiUnavailable(
@@ -319,21 +319,20 @@ public actor WiFiLink {
     let admit: @Sendable (String) -> Bool = { peer in
       filter.withLock { $0 }.map { $0.admits(peer) } ?? true
     }
-    let joinOn = joinClock ?? clock
     var server: WebSocketServer?
     do throws(DeviceError) {
       var network: JoinedNetwork?
       if let host = configuration.host {
         // Listen first: an emulator's join tells its device our port at once.
         server = try listen(host, configuration, clock: clock, admit: admit)
-        try await join.join(hotspot, serverPort: server!.port, with: joiner, clock: joinOn)
+        try await join.join(hotspot, serverPort: server!.port, with: joiner, clock: clock)
       } else {
         // On the joined network's own address: known only once joined, on a fixed port
         // (8081 on a device's network [sdk]) the device connects to.
         guard configuration.port != 0 else {
           throw .wifiUnavailable("listening on the joined network needs a fixed port (8081)")
         }
-        try await join.join(hotspot, serverPort: configuration.port, with: joiner, clock: joinOn)
+        try await join.join(hotspot, serverPort: configuration.port, with: joiner, clock: clock)
         guard let joined = await joiner.joinedNetwork(hotspot) else {
           throw .wifiUnavailable(
             "the hotspot joiner cannot tell this host's address on \(hotspot.ssid)")

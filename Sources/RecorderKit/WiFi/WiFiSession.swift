@@ -17,8 +17,8 @@ package actor WiFiSession {
     /// The pause between attempts (the join or the device's connection may work on another
     /// try; a refusal will not, and is not retried).
     public var retryInterval: Duration
-    /// The clock of the session's waits and of its sync engine runs (real TCP: usually the
-    /// continuous clock, even when BLE runs on a simulated one).
+    /// The clock of the session's waits and of its sync engine runs: the app's one clock,
+    /// the one its BLE session runs on.
     public var clock: AnyClock
 
     public init(

@@ -80,8 +80,6 @@ package actor WiFiTransport: RecordingTransport {
   public nonisolated var deletesOnlyAfterBatch: Bool { true }
   /// §6 content carries no checksum: the tail's `crc` is 0 and means nothing.
   public nonisolated var tailCarriesDeviceCRC: Bool { false }
-  /// Real TCP: progress rates are measured on the session's own clock.
-  public nonisolated var progressClock: AnyClock? { clock }
   /// The connection the device opened.
   public nonisolated let connection: WebSocketConnection
   /// Sealed PDUs dropped: they did not authenticate, or repeated or went back on a sequence

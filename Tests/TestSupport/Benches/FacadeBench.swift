@@ -10,9 +10,9 @@ import RecorderTesting
 /// An emulated recorder on a manual clock, and a facade agent wired to it in process. With
 /// `wifi`, the device also answers hotspot joins on a loopback join port
 /// (`HotspotJoinServer` → `EmulatedDevice.joinHotspot`) and the agent joins through it with
-/// `TCPHotspotJoiner`; its Wi-Fi session then runs over real loopback TCP on the continuous
-/// clock (the emulator's Wi-Fi side runs on its own continuous clock too: a simulated jump
-/// must never expire a real socket wait).
+/// `TCPHotspotJoiner`; its Wi-Fi session then runs over real loopback TCP on the same manual
+/// clock (the emulated device holds it while messages cross TCP and moves it on for the
+/// content it sends).
 package struct FacadeBench {
   package let clock = ManualClock()
   package let device: EmulatedDevice
@@ -35,10 +35,8 @@ package struct FacadeBench {
     configure: (inout DeviceConfiguration) -> Void = { _ in }
   ) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-\(UUID().uuidString)"
-    // No hotspot start-up delay: the facade joins on real time, the device runs on a manual
-    // clock (RecorderKitTests' SyncWiFiJoinTests cover the delay).
-    var deviceConfiguration = DeviceConfiguration(
-      seed: seed, wifi: WiFiParameters(hotspotStartupDelay: .zero))
+    // The hotspot's start-up delay passes on the same clock the facade's join waits on.
+    var deviceConfiguration = DeviceConfiguration(seed: seed, wifi: WiFiParameters())
     deviceConfiguration.portVersion = portVersion
     if e2ee {
       let ring = UserKeyRing(store: FileKeyStore(directory: directory + "/store/keys"))
@@ -66,7 +64,6 @@ package struct FacadeBench {
       configuration.hotspotJoiner = TCPHotspotJoiner(host: "127.0.0.1", port: server.port)
       configuration.wifiServer = WiFiLink.Configuration(
         host: "127.0.0.1", port: 0, connectTimeout: .seconds(20))
-      configuration.wifiClock = .continuous
       configuration.wifiRetryInterval = .milliseconds(200)
       configuration.wifiResponseTimeout = .seconds(30)
     } else {
