@@ -89,6 +89,22 @@ struct RecordingTests {
     #expect(result.interleaved.contains { if case .recordStopped = $0 { true } else { false } })
   }
 
+  @Test("an idle jump of the manual clock moves a recording on by one flash write, not to its end")
+  func idleJumpMovesARecordingByOneFlashWrite() async throws {
+    let bench = try TestBench(autoAdvance: false)
+    defer { bench.cleanUp() }
+    let sessionId = try #require(await bench.device.startRecordingOnDevice())
+    for second in 1...3 {
+      // The recording's next flash write is what an idle auto-advance would jump to.
+      #expect(await eventually { bench.clock.sleeperCount > 0 })
+      #expect(bench.clock.advanceToNextDeadline())
+      #expect(bench.clock.elapsed == .seconds(second), "\(bench.clock.elapsed)")
+      let info = try #require(try await bench.device.recordings().first)
+      #expect(info.sessionId == sessionId && info.isRecording)
+      #expect(info.size == second * 50 * 80)
+    }
+  }
+
   @Test func fiveHourLimitStopsTheRecording() async throws {
     let configuration = DeviceConfiguration(maximumRecordingDuration: .seconds(4))
     let bench = try TestBench(configuration: configuration)

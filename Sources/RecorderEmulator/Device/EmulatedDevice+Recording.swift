@@ -119,7 +119,10 @@ extension EmulatedDevice {
     guard let live = recording, !live.paused else { return }
     let room = live.framesWritten + Int(freeBytes / UInt64(configuration.bytesPerFrame))
     let limit = min(maximumRecordingFrames, room)
-    let at = live.completionTime(ofFrame: limit)
+    // The recording's end (its limit, or a full flash), or the next flash write before it:
+    // a device that records writes its flash about every second, so an idle simulation
+    // moves a recording on by that much, never at once to its end.
+    let at = min(live.completionTime(ofFrame: limit), time.now + Self.flashWriteInterval)
     let generation = recordingGeneration
     let time = self.time
     recordingTimer = Task {
@@ -132,7 +135,11 @@ extension EmulatedDevice {
     guard generation == recordingGeneration else { return }
     materializeRecording(at: time.now)
     markBusy()  // a following sync may now end
+    if recording != nil { armRecordingTimer() }
   }
+
+  /// How often a recording device writes its flash (the emulator's recording timer).
+  static let flashWriteInterval: Duration = .seconds(1)
 
   /// Ends the live recording (its file stays), telling an authenticated central when
   /// `notify`.

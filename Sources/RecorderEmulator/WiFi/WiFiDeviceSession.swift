@@ -133,7 +133,6 @@ actor WiFiDeviceSession {
   func end(closeCode: WebSocketCloseCode?) async {
     guard !ended else { return }
     ended = true
-    hold = nil
     over.withLock { $0 = true }
     streamGeneration += 1
     guard let connection else { return }  // still connecting: run() goes away after it
