@@ -51,27 +51,27 @@ actor WiFiCore {
 
   // MARK: - Connecting
 
-  /// `WiFiSession/connect(to:joiner:session:timeout:configuration:)` (retrying within
-  /// `timeout` seconds): `wifiConnectionStatus(ssid, true)` → `wifiHandshake(0)`, or
+  /// The front door's `Recorders/joinWiFi(_:joiner:session:timeout:link:retryInterval:)`
+  /// (retrying within `timeout` seconds): `wifiConnectionStatus(ssid, true)` →
+  /// `wifiHandshake(0)`, or
   /// `wifiHandshake(status)` → `wifiCommonErr(1, status)` (the device's refusal, else -1).
   func connect(ssid: String, password: String, timeout: Int, serial: String?) async {
     if session != nil { await endSession(status: 0) }
     guard let joiner = configuration.hotspotJoiner else {
       return connectFailed(.noHotspotJoiner, status: -1)
     }
+    guard let recorders = core.recorders else { return connectFailed(.noCentral, status: -1) }
     let handshake: WiFiTransport.Configuration
     do {
       handshake = try await core.wifiSession(serial: serial)
     } catch {
       return connectFailed(error, status: -1)
     }
-    let options = WiFiSession.Configuration(
-      link: configuration.wifiServer, retryInterval: configuration.wifiRetryInterval,
-      clock: configuration.clock)
     do {
-      let joined = try await WiFiSession.connect(
-        to: DeviceHotspot(ssid: ssid, password: password), joiner: joiner, session: handshake,
-        timeout: .seconds(max(1, timeout)), configuration: options)
+      let joined = try await recorders.joinWiFi(
+        DeviceHotspot(ssid: ssid, password: password), joiner: joiner, session: handshake,
+        timeout: .seconds(max(1, timeout)), link: configuration.wifiServer,
+        retryInterval: configuration.wifiRetryInterval)
       current.withLock { $0 = joined }
       state.withLock { $0.connected = true }
       emit { $0.wifiConnectResult(true, 0, "") }

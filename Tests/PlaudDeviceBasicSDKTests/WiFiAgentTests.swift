@@ -3,6 +3,7 @@ import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
+import RecorderTesting
 import TestSupport
 import Testing
 
@@ -311,6 +312,23 @@ struct WiFiAgentTests {
     bench.agent.setDeviceWiFi(open: false)
     try await eventually("closed") { log.has("wifiClose 0") }
     try await eventually("hotspot down") { await bench.device.hotspotSSID == nil }
+  }
+
+  @Test("connectWifi goes through the front door: an agent without a radio has none (noCentral)")
+  func connectWithoutARadio() async throws {
+    var configuration = PlaudSDKConfiguration(
+      storageRoot: NSTemporaryDirectory() + "plaud-no-radio-\(UUID().uuidString)")
+    configuration.hotspotJoiner = TCPHotspotJoiner(host: "127.0.0.1", port: 9)
+    defer { try? FileManager.default.removeItem(atPath: configuration.storageRoot) }
+    let agent = PlaudDeviceAgent(configuration: configuration)
+    let log = CallbackLog()
+    agent.wifiAgent.delegate = log
+    agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
+    agent.wifiAgent.bleDevice = BleDevice(serialNumber: "8881234567890123")
+    agent.wifiAgent.connectWifi("PLAUD0123", "01234567", 1)
+    try await eventually("refused") { log.count("wifiCommonErr") == 1 }
+    #expect(log.all.suffix(2) == ["wifiHandshake -1", "wifiCommonErr 1 -1"])
+    #expect(agent.lastError == .noCentral)
   }
 
   @Test("failures: no joiner, a refused join retried until the timeout, the wrong device")
