@@ -19,3 +19,4 @@
 @_exported import struct RecorderProtocol.SessionID
 @_exported import struct RecorderProtocol.SyncTail
 @_exported import class RecorderStore.Journal
+@_exported import enum RecorderStore.RecordingStage

@@ -268,7 +268,7 @@ public struct JournalTransaction {
 
   /// The recordings of `serial` at any of `stages`, oldest first. Costs what it returns, not
   /// what the device ever had (an index on serial and stage).
-  public func recordings(serial: String, at stages: [RecordingRecord.Stage]) throws
+  public func recordings(serial: String, at stages: [RecordingStage]) throws
     -> [RecordingRecord]
   {
     var records: [RecordingRecord] = []
@@ -387,7 +387,7 @@ public struct JournalTransaction {
       serial: row["serial"].text ?? "", sessionId: UInt32(clamping: row["session_id"].integer ?? 0),
       size: row["size"].integer ?? 0, channels: Int(row["channels"].integer ?? 1),
       scene: row["scene"].integer.map { Int($0) })
-    record.stage = row["stage"].text.flatMap(RecordingRecord.Stage.init(rawValue:)) ?? .seen
+    record.stage = row["stage"].text.flatMap(RecordingStage.init(rawValue:)) ?? .seen
     record.durableBytes = row["durable_bytes"].integer ?? 0
     record.verification =
       row["verification"].text.flatMap(RecordingRecord.Verification.init(rawValue:)) ?? .pending

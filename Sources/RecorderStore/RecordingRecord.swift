@@ -1,24 +1,26 @@
+/// Where a recording is in its life (``RecordingRecord/stage``). Stages only move forward,
+/// except that a transfer restarted from scratch goes back to ``transferring``.
+public enum RecordingStage: String, Sendable, CaseIterable, Comparable {
+  /// Listed on the device; nothing local yet.
+  case seen
+  /// Bytes are arriving into the partial file; ``RecordingRecord/durableBytes`` are safe.
+  case transferring
+  /// Every byte is on disk, fsync'd, verified or not, and renamed to its final raw name.
+  case stored
+  /// The export the user asked for is on disk under its final name.
+  case exported
+  /// The device copy was deleted (after ``stored`` or ``exported``, never before).
+  case deletedFromDevice
+
+  var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+  public static func < (lhs: RecordingStage, rhs: RecordingStage) -> Bool {
+    lhs.order < rhs.order
+  }
+}
+
 /// What the journal knows about one recording of one device: the only source of truth for
 /// "this recording is safe" (DESIGN.md invariant 1).
 public struct RecordingRecord: Sendable, Equatable {
-  /// Where the recording is in its life. Stages only move forward, except that a transfer
-  /// restarted from scratch goes back to ``Stage/transferring``.
-  public enum Stage: String, Sendable, CaseIterable, Comparable {
-    /// Listed on the device; nothing local yet.
-    case seen
-    /// Bytes are arriving into the partial file; ``RecordingRecord/durableBytes`` are safe.
-    case transferring
-    /// Every byte is on disk, fsync'd, verified or not, and renamed to its final raw name.
-    case stored
-    /// The export the user asked for is on disk under its final name.
-    case exported
-    /// The device copy was deleted (after ``stored`` or ``exported``, never before).
-    case deletedFromDevice
-
-    var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
-    public static func < (lhs: Stage, rhs: Stage) -> Bool { lhs.order < rhs.order }
-  }
-
   /// How well the whole local copy was checked: the weakest check over its bytes
   /// (``RecordingRecord/checked``).
   public enum Verification: String, Sendable {
@@ -52,7 +54,7 @@ public struct RecordingRecord: Sendable, Equatable {
   public var size: Int64
   public var channels: Int
   public var scene: Int?
-  public var stage: Stage
+  public var stage: RecordingStage
   /// Bytes of the partial file that were fsync'd: a resume starts here.
   public var durableBytes: Int64
   public var verification: Verification

@@ -27,5 +27,7 @@ struct SingleImportTests {
     }
     _ = flows
     #expect(ExportFormat.allCases.contains(.mp3))
+    // Where a recording stands (`SyncWorkspace.checkpoints(serial:)`): one stage type.
+    #expect(RecordingStage.stored < .deletedFromDevice)
   }
 }

@@ -15,7 +15,7 @@ struct JournalQueryPlanTests {
         for id in UInt32(1)...40 {
           var record = RecordingRecord(serial: serial, sessionId: id, size: 800, channels: 1)
           record.stage =
-            RecordingRecord.Stage.allCases[Int(id) % RecordingRecord.Stage.allCases.count]
+            RecordingStage.allCases[Int(id) % RecordingStage.allCases.count]
           try tx.save(record)
         }
       }

@@ -104,9 +104,9 @@ struct JournalTests {
 
   @Test("stages are ordered as a recording moves through them")
   func stageOrder() {
-    #expect(RecordingRecord.Stage.seen < .transferring)
-    #expect(RecordingRecord.Stage.transferring < .stored)
-    #expect(RecordingRecord.Stage.stored < .exported)
-    #expect(RecordingRecord.Stage.exported < .deletedFromDevice)
+    #expect(RecordingStage.seen < .transferring)
+    #expect(RecordingStage.transferring < .stored)
+    #expect(RecordingStage.stored < .exported)
+    #expect(RecordingStage.exported < .deletedFromDevice)
   }
 }

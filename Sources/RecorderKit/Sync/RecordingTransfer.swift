@@ -317,7 +317,7 @@ struct RecordingTransfer {
   /// fsync'd bytes and their checks → journal, so a restart resumes there and knows what
   /// checked what.
   private func saveProgress(
-    offset: Int64, checked: CheckedRanges, stage: RecordingRecord.Stage? = nil,
+    offset: Int64, checked: CheckedRanges, stage: RecordingStage? = nil,
     carriedBy: TransportTrail? = nil
   ) throws(SyncError) {
     try writeJournal(journal) { tx in

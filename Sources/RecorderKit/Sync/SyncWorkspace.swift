@@ -6,18 +6,12 @@ import RecorderStore
 
 /// Where one recording stands in the journal: what a resumed sync starts from.
 public struct RecordingCheckpoint: Sendable, Equatable {
-  /// The journal's stages, in order.
-  public enum Stage: String, Sendable, Comparable, CaseIterable {
-    case seen, transferring, stored, exported, deletedFromDevice
-
-    public static func < (lhs: Stage, rhs: Stage) -> Bool {
-      allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-  }
   public var serial: String
   public var sessionId: SessionID
   public var size: Int64
-  public var stage: Stage
+  /// Where it stands in the journal (stages only move forward, in the order of
+  /// ``RecordingStage``).
+  public var stage: RecordingStage
   /// Bytes fsync'd and journalled: a resumed transfer starts here (rounded to a frame).
   public var durableBytes: Int64
   /// SHA-256 of the stored raw bytes (from `stored` on).
@@ -114,7 +108,7 @@ public final class SyncWorkspace: Sendable {
     return records.sorted { $0.sessionId < $1.sessionId }.map { record in
       RecordingCheckpoint(
         serial: record.serial, sessionId: record.session, size: record.size,
-        stage: RecordingCheckpoint.Stage(rawValue: record.stage.rawValue) ?? .seen,
+        stage: record.stage,
         durableBytes: record.durableBytes, sha256: record.sha256,
         exportPath: record.exportPath.map(layout.resolved),
         partialPath: layout.partial(serial: record.serial, sessionId: record.session))
