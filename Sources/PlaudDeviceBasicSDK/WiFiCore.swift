@@ -53,8 +53,8 @@ actor WiFiCore {
 
   /// The front door's `Recorders/joinWiFi(_:joiner:session:timeout:link:retryInterval:)`
   /// (retrying within `timeout` seconds): `wifiConnectionStatus(ssid, true)` →
-  /// `wifiHandshake(0)`, or
-  /// `wifiHandshake(status)` → `wifiCommonErr(1, status)` (the device's refusal, else -1).
+  /// `wifiHandshake(0)`, or `wifiHandshake(status)` → `wifiCommonErr(1, status)` (the
+  /// device's refusal, else -1).
   func connect(ssid: String, password: String, timeout: Int, serial: String?) async {
     if session != nil { await endSession(status: 0) }
     guard let joiner = configuration.hotspotJoiner else {

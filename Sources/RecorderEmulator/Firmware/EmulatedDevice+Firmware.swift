@@ -175,8 +175,9 @@ extension EmulatedDevice {
     case .firmwarePush(let push): startFirmwareUpdate(push, readyAt: readyAt)
     case .firmwareDone(let done): phoneSentFirmware(done, readyAt: readyAt)
     case .coprocessorVersion, .otaResumeInfo, .uploadBegin, .uploadChunk, .uploadCheck, .unknown:
-      // Not emulated (uploads are a later issue) or unknown: ignored, as the device ignores
-      // opcodes it does not know [project].
+      // The coprocessor query, OTA resume and the upload opcodes are outside this emulator's
+      // device model, and unknown opcodes are unknown: each is counted and ignored, as the
+      // device ignores opcodes it does not know [project].
       counterValues.ignoredRequests += 1
     }
   }
