@@ -20,7 +20,9 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
   case encryptedKey
   /// The platform's crypto library failed for a reason an input cannot explain.
   case library(String)
-  /// This platform's engine does not implement the operation (see ``CryptoEngine``).
+  /// The operation goes past what the algorithm allows: a ChaCha20 keystream past its 32-bit
+  /// block counter (256 GiB under one key and nonce). No more output exists for that key and
+  /// nonce; a new nonce is needed.
   case unsupported(String)
 
   public var description: String {
@@ -36,7 +38,7 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     case .encryptedKey:
       "the private key is encrypted with a pass phrase; give it decrypted (no pass phrase is read)"
     case .library(let operation): "the crypto library failed in \(operation)"
-    case .unsupported(let operation): "\(operation) is not implemented on this platform"
+    case .unsupported(let operation): "\(operation) is beyond what the algorithm allows"
     }
   }
 }
