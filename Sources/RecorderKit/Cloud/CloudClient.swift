@@ -9,7 +9,7 @@ import RecorderProtocol
 /// - **Domain.** `platform-us.plaud.ai` (no scheme) means `https://platform-us.plaud.ai`;
 ///   every request goes to `{domain}/developer/api/…`. Plain http is only for loopback
 ///   hosts (the cloud emulator in tests): a loopback host with a port and no scheme
-///   (`127.0.0.1:PORT`) means http, and `http://` elsewhere is refused (``origin(of:)``).
+///   (`127.0.0.1:PORT`) means http, and `http://` elsewhere is refused.
 /// - **Token.** Every request carries `Authorization: Bearer <user JWT>`. The token in force
 ///   is read at each attempt, so a token refreshed with ``setUserToken(_:)`` while a request
 ///   waits to retry is the one its retry uses. A 401 asks ``Configuration/tokenRefresher``
@@ -62,7 +62,7 @@ public actor CloudClient {
   private let configuration: Configuration
 
   /// A client for `domain` (`platform-us.plaud.ai`; in tests `127.0.0.1:PORT` or
-  /// `http://127.0.0.1:PORT`), by the domain rule of ``origin(of:)``.
+  /// `http://127.0.0.1:PORT`), by the domain rule above.
   /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
   public init(domain: String, userToken: UserToken, configuration: Configuration = .init())
     throws(CloudError)
@@ -181,7 +181,7 @@ public actor CloudClient {
   }
 
   /// The firmware check endpoint under ``apiBase`` (docs/cloud.md) [project].
-  public static let firmwareCheckPath = "/open/partner/sdk/firmware/latest"
+  package static let firmwareCheckPath = "/open/partner/sdk/firmware/latest"
 
   /// Downloads `release` to `path`, resumably: bytes arrive in a fresh private scratch
   /// beside `path` (`DownloadScratch`: a `mkdtemp` directory, the file created exclusively,
@@ -324,7 +324,7 @@ public actor CloudClient {
   /// (`127.0.0.1:PORT`, `localhost:PORT`, `[::1]:PORT`), which is plain http (the cloud
   /// emulator); an explicit `https://` or loopback `http://` is taken as written.
   /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
-  public static func origin(of domain: String) throws(CloudError) -> String {
+  package static func origin(of domain: String) throws(CloudError) -> String {
     let trimmed = domain.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !trimmed.isEmpty else { throw .invalidDomain(domain) }
     let text = trimmed.contains("://") ? trimmed : defaultScheme(of: trimmed) + "://" + trimmed
@@ -354,7 +354,7 @@ public actor CloudClient {
   /// `{origin}/developer/api` for a domain as the app gives it (the domain rule of
   /// ``origin(of:)``): what every request of a client made for `domain` starts with.
   /// - Throws: ``CloudError/invalidDomain(_:)``, ``CloudError/insecureURL(_:)``.
-  public static func apiBase(forDomain domain: String) throws(CloudError) -> String {
+  package static func apiBase(forDomain domain: String) throws(CloudError) -> String {
     try origin(of: domain) + "/developer/api"
   }
 

@@ -38,7 +38,7 @@ public struct FirmwareRelease: Sendable, Equatable {
   }
 
   /// "No update": the device's version is the latest.
-  public static func upToDate(_ current: FirmwareVersion) -> FirmwareRelease {
+  package static func upToDate(_ current: FirmwareVersion) -> FirmwareRelease {
     FirmwareRelease(
       hasUpdate: false, currentVersion: current.description, latestVersion: current.description,
       versionCode: Int(current.code), releaseNotes: "", downloadUrl: "", md5: "", isForce: false)
@@ -49,7 +49,7 @@ public struct FirmwareRelease: Sendable, Equatable {
   /// `version_number` follows the strict version grammar (`FirmwareVersionNumber`, code
   /// form) and `version_code` must be its code, so the version compared is the one pushed.
   /// - Throws: ``CloudError/malformedResponse(reason:)`` naming the field at fault.
-  public static func parse(_ body: JSONValue, current: FirmwareVersion) throws(CloudError)
+  package static func parse(_ body: JSONValue, current: FirmwareVersion) throws(CloudError)
     -> FirmwareRelease
   {
     guard case .object = body else { throw .malformedResponse(reason: "not a JSON object") }

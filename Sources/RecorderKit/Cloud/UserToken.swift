@@ -57,7 +57,7 @@ public struct UserToken: Sendable, Hashable, CustomStringConvertible,
 
   /// `sub` (or an app-supplied user id) → handshake token.
   /// - Throws: ``CloudError/malformedUserToken(reason:)`` when nothing printable is left.
-  public static func deviceToken(fromSubject subject: String) throws(CloudError) -> DeviceToken {
+  package static func deviceToken(fromSubject subject: String) throws(CloudError) -> DeviceToken {
     var text = Substring(subject)
     if text.hasPrefix(subjectPrefix) { text = text.dropFirst(subjectPrefix.count) }
     let cleaned = text.filter { $0 != "-" }
@@ -68,7 +68,7 @@ public struct UserToken: Sendable, Hashable, CustomStringConvertible,
   }
 
   /// The prefix the vendor's `sub` carries [sdk].
-  public static let subjectPrefix = "client_user_"
+  package static let subjectPrefix = "client_user_"
   /// Longest JWT accepted (a user JWT is a few hundred bytes).
   public static let maximumLength = 16 * 1024
 

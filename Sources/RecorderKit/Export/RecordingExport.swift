@@ -14,7 +14,7 @@ import RecorderStore
 /// while the same export asked twice is served from the file already in place. A recording
 /// the journal already holds verified is exported without asking the device anything.
 ///
-/// Start one with ``SyncWorkspace/export(_:over:clock:stopWhen:)``; its events are
+/// Start one with ``SyncWorkspace/export(_:over:stopWhen:)``; its events are
 /// ``Event/progress(_:)`` (the first at 0 before the device is asked), optionally
 /// ``Event/data(sessionId:offset:bytes:)`` as frames arrive, ``Event/transferred(sessionId:)``
 /// when the device's last byte arrived, then exactly one ``Event/finished(_:)``.
@@ -172,15 +172,15 @@ extension SyncWorkspace {
   ///   - transport: BLE or Wi-Fi, to the device that holds it.
   ///   - clock: the sync engine's clock (speed, checkpoints).
   ///   - shouldStop: asked before each frame; true stops the transfer. Must not block.
-  public func export(
+  package func export(
     _ request: RecordingExport.Request, over transport: any RecordingTransport,
     clock: AnyClock = .continuous, stopWhen shouldStop: @escaping @Sendable () -> Bool = { false }
   ) -> AsyncStream<RecordingExport.Event> {
     exportEvents(request, over: transport, clock: clock, shouldStop: shouldStop)
   }
 
-  /// ``export(_:over:clock:stopWhen:)`` for a caller that needs only the outcome.
-  public func exportRecording(
+  /// The export over `transport` for a caller that needs only the outcome.
+  package func exportRecording(
     _ request: RecordingExport.Request, over transport: any RecordingTransport,
     clock: AnyClock = .continuous
   ) async throws(RecordingExportError) -> ExportedRecording {
@@ -188,6 +188,36 @@ extension SyncWorkspace {
       if case .finished(let result) = event { return try result.get() }
     }
     throw .sync(.cancelled)
+  }
+
+  /// Exports one recording (see ``RecordingExport``) over the BLE session `session`, every
+  /// wait and rate on the session's clock. Cancelling the consuming task cancels the export,
+  /// and the stream ends without its `.finished` event. To stop a transfer and still hear
+  /// how it ended, answer true from `shouldStop` instead: the next frame is refused, the
+  /// link stays up, the bytes so far are kept (the next export resumes from them) and the
+  /// stream ends with ``RecordingExportError/stopped(sessionId:)``. Over the device's Wi-Fi,
+  /// export through ``Recorders/export(_:from:into:stopWhen:)``.
+  /// - Parameters:
+  ///   - request: the recording, format and folder.
+  ///   - session: a connected session to the device that holds it.
+  ///   - shouldStop: asked before each frame; true stops the transfer. Must not block.
+  public func export(
+    _ request: RecordingExport.Request, over session: DeviceSession,
+    stopWhen shouldStop: @escaping @Sendable () -> Bool = { false }
+  ) -> AsyncStream<RecordingExport.Event> {
+    export(
+      request, over: BLETransport(session: session), clock: session.configuration.clock,
+      stopWhen: shouldStop)
+  }
+
+  /// ``export(_:over:stopWhen:)`` for a caller that needs only the outcome.
+  /// - Throws: the export's failure, or ``RecordingExportError/sync(_:)`` with
+  ///   ``SyncError/cancelled`` when the calling task was cancelled first.
+  public func exportRecording(_ request: RecordingExport.Request, over session: DeviceSession)
+    async throws(RecordingExportError) -> ExportedRecording
+  {
+    try await exportRecording(
+      request, over: BLETransport(session: session), clock: session.configuration.clock)
   }
 
   /// The events of one export whose transfer stops once `shouldStop` answers true.

@@ -38,14 +38,14 @@ public final class KnownRecorders: Sendable {
   private let path: String
   private let entries: Locked<[String: Entry]>
 
-  /// The recorders remembered in the file at `path` (created on the first ``remember(_:serial:)``).
+  /// The recorders remembered in the file at `path` (created when the first is remembered).
   public init(path: String) {
     self.path = path
     entries = Locked(Self.load(path))
   }
 
   /// How the recorder with `serial` was reached last, or nil when it never was.
-  public func device(serial: String) -> DiscoveredDevice? {
+  package func device(serial: String) -> DiscoveredDevice? {
     guard let entry = entries.withLock({ $0[serial] }) else { return nil }
     return DiscoveredDevice(
       peripheral: PeripheralID(entry.peripheral), name: entry.name, serial: entry.serial,
@@ -61,7 +61,7 @@ public final class KnownRecorders: Sendable {
 
   /// Remembers `device` (it was just connected and authenticated as `serial`). Best effort:
   /// a file that cannot be written keeps the entry for this process only.
-  public func remember(_ device: DiscoveredDevice, serial: String) {
+  package func remember(_ device: DiscoveredDevice, serial: String) {
     change { entries in
       let next = (entries.values.map(\.sequence).max() ?? 0) + 1
       entries[serial] = Entry(

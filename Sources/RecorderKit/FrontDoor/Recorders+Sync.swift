@@ -214,7 +214,7 @@ extension Recorders {
   }
 
   /// ``RetryableError/isRetryable`` of `error`, true when it does not say.
-  public static func isRetryable(_ error: any Error) -> Bool {
+  package static func isRetryable(_ error: any Error) -> Bool {
     (error as? any RetryableError)?.isRetryable ?? true
   }
 }

@@ -76,8 +76,7 @@ public final class Recorders: Sendable {
   /// before (``Configuration/known``) is connected to through the peripheral it was reached
   /// by, with no scan (the only way in the iOS background), and only when that link does
   /// not come up within ``DeviceSession/Configuration/connectTimeout`` (its address changed,
-  /// say) does one search of ``Configuration/findTimeout`` look for it
-  /// (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)``). Every
+  /// say) does one search of ``Configuration/findTimeout`` look for it, by serial. Every
   /// connection is remembered in ``Configuration/known``.
   /// - Parameters:
   ///   - serial: the recorder's serial, or nil for the first recorder heard.
@@ -177,7 +176,7 @@ public final class Recorders: Sendable {
 
   /// Connects to a recorder met before (`device`: how it was reached last time, its
   /// peripheral identity and serial) whenever it is next in range, and authenticates: no
-  /// scan, no time limit (``DeviceSession/connect(to:using:configuration:whenInRange:)``).
+  /// scan, no time limit (the platform's pending connect).
   /// This is the background path on iOS, where a scan finds no recorder (it advertises no
   /// service UUID) but the system completes a pending connect while the app is suspended or
   /// relaunches it for one. Cancel the calling task to withdraw it.

@@ -10,7 +10,7 @@ public protocol PassiveRecorderSync: Sendable {
 }
 
 /// The existing sync, wired for passive use: an authenticated ``DeviceSession`` to the
-/// recorder heard, then ``SyncEngine/sync(using:)`` over BLE, then the session closes.
+/// recorder heard, then one run of the ``SyncEngine`` over BLE, then the session closes.
 public struct SessionRecorderSync: PassiveRecorderSync {
   public let central: any Central
   public let configuration: DeviceSession.Configuration

@@ -79,7 +79,7 @@ public enum LocationManagerEvent: Sendable, Equatable {
 /// A ``BeaconMonitor`` on Core Location region monitoring (the vendor's iBeacon wake-up):
 ///
 /// - one `CLBeaconRegion` per watched serial, with the serial's identity from
-///   ``Configuration/identities``, named ``regionIdentifier(for:)``: a region entry names its
+///   ``Configuration/identities``, named after the serial: a region entry names its
 ///   recorder even when it relaunched the app before ``monitor(serials:)`` ran again;
 /// - at most ``Configuration/regionLimit`` regions (iOS monitors 20 per app, counting
 ///   regions the app registered for anything else): serials beyond it are not watched and
@@ -119,10 +119,10 @@ public final class LocationBeaconMonitor: BeaconMonitor {
   public typealias EventSink = @Sendable (LocationManagerEvent) -> Void
 
   /// The prefix of every region identifier this monitor registers.
-  public static let regionPrefix = "RecorderKit.beacon."
+  package static let regionPrefix = "RecorderKit.beacon."
 
   /// The identifier of the region that watches the recorder with `serial`.
-  public static func regionIdentifier(for serial: String) -> String { regionPrefix + serial }
+  package static func regionIdentifier(for serial: String) -> String { regionPrefix + serial }
 
   /// The serial a region identifier of this monitor names; nil for any other region.
   static func serial(ofRegion identifier: String) -> String? {

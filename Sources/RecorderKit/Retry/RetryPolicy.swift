@@ -16,8 +16,8 @@ public struct RetryPolicy: Sendable {
   public var timeout: Duration?
   public var baseDelay: Duration
   public var maximumDelay: Duration
-  /// Uniform numbers in `[0, 1)`, or nil for waits without jitter; ``seeded(_:)`` makes a
-  /// reproducible sequence for tests.
+  /// Uniform numbers in `[0, 1)`, or nil for waits without jitter. A seeded source makes
+  /// the waits reproducible.
   public var jitter: (@Sendable () -> Double)?
 
   /// 4 attempts, 0.5 s doubling up to 8 s, system randomness: the cloud client's default.
@@ -49,7 +49,7 @@ public struct RetryPolicy: Sendable {
   }
 
   /// The wait before retry `retry` (1 = the first retry).
-  public func delay(beforeRetry retry: Int) -> Duration {
+  package func delay(beforeRetry retry: Int) -> Duration {
     var backoff = baseDelay
     for _ in 1..<max(1, retry) where backoff < maximumDelay { backoff = backoff * 2 }
     backoff = min(backoff, maximumDelay)
@@ -59,7 +59,7 @@ public struct RetryPolicy: Sendable {
   }
 
   /// A jitter source that repeats for the same seed (SplitMix64).
-  public static func seeded(_ seed: UInt64) -> @Sendable () -> Double {
+  package static func seeded(_ seed: UInt64) -> @Sendable () -> Double {
     let random = Locked(SplitMix64(seed: seed))
     return { random.withLock { $0.nextUnit() } }
   }

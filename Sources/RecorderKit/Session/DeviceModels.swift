@@ -4,7 +4,7 @@ import RecorderProtocol
 /// A recorder heard while scanning (PROTOCOL.md §1). Identified by its serial when the
 /// advertisement carries the manufacturer payload; a recorder heard only by its `PLAUD*` name
 /// has no serial, firmware or portVersion until a session reads them after connecting
-/// (``RecorderScanner/connect(serial:heard:findTimeout:configuration:)`` confirms it by serial).
+/// (``Recorders/connect(serial:heard:session:)`` confirms it by serial).
 public struct DiscoveredDevice: Sendable, Equatable {
   /// The link-level identifier to connect with now; not stable across reboots.
   public var peripheral: PeripheralID

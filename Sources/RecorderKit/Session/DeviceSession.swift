@@ -59,12 +59,12 @@ public actor DeviceSession {
   /// Device events (REC_*, battery, disconnection), in order. Single consumer.
   public nonisolated let events: AsyncStream<DeviceEvent>
   /// Frames from the device that failed to decode (dropped, counted).
-  public var malformedFrames: Int { get async { await channel.malformedFrames } }
+  package var malformedFrames: Int { get async { await channel.malformedFrames } }
   /// Mode B: sealed notifications dropped because their sequence number did not move
   /// forward (replayed or reordered, PROTOCOL.md §9).
-  public var replayedFrames: Int { get async { await channel.replayedFrames } }
+  package var replayedFrames: Int { get async { await channel.replayedFrames } }
   /// Mode B: sealed notifications dropped because they did not authenticate (tampered).
-  public var unauthenticFrames: Int { get async { await channel.unauthenticFrames } }
+  package var unauthenticFrames: Int { get async { await channel.unauthenticFrames } }
   /// True when the session runs inside Mode B's encrypted channel.
   public var isEncrypted: Bool { get async { await channel.cipher != nil } }
 
@@ -94,7 +94,7 @@ public actor DeviceSession {
   ///     Cancel the calling task to withdraw it.
   /// - Throws: ``DeviceError/tokenRejected`` for a wrong token (the link is closed before
   ///   returning), ``DeviceError/unsupportedPortVersion(_:)``, timeouts, link errors.
-  public static func connect(
+  package static func connect(
     to device: DiscoveredDevice, using central: any Central, configuration: Configuration,
     whenInRange: Bool = false
   ) async throws(DeviceError) -> DeviceSession {
@@ -410,7 +410,7 @@ public actor DeviceSession {
   ///   - end: the byte after the last (0: to the end).
   ///   - silenceTimeout: longest wait between two frames (5 s [sdk]).
   ///   - onData: each data frame, in arrival order.
-  public func streamRange(
+  package func streamRange(
     sessionId: SessionID, start: UInt32, end: UInt32 = 0, silenceTimeout: Duration = .seconds(5),
     onData: @Sendable (BulkFrame) async -> StreamDecision
   ) async throws(DeviceError) -> SyncTail? {
@@ -421,7 +421,7 @@ public actor DeviceSession {
   }
 
   /// SYNC_STOP: the device stops streaming and answers `001E` [sdk].
-  public func stopStream() async throws(DeviceError) {
+  package func stopStream() async throws(DeviceError) {
     _ = try await request(.syncStop, operation: "SYNC_STOP") { message -> Bool? in
       if case .syncStopped = message { return true }
       return nil

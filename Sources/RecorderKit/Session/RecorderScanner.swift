@@ -136,7 +136,7 @@ public final class RecorderScanner: Sendable {
   /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no recorder proved to have that
   ///   serial in time; what ``DeviceSession/connect(to:using:configuration:whenInRange:)`` throws for an
   ///   advertised match; ``DeviceError/bluetoothUnavailable(_:)``; ``DeviceError/cancelled``.
-  public func connect(
+  package func connect(
     serial: String, heard: DiscoveredDevice? = nil, findTimeout: Duration,
     configuration: DeviceSession.Configuration
   ) async throws(DeviceError) -> (session: DeviceSession, device: DiscoveredDevice) {
@@ -191,7 +191,7 @@ public final class RecorderScanner: Sendable {
 
   /// The recorder this advertisement comes from, or nil if it is not one: by its
   /// manufacturer payload, else by a name starting `PLAUD` (any case) [sdk].
-  public static func recognise(_ advertisement: Advertisement) -> DiscoveredDevice? {
+  package static func recognise(_ advertisement: Advertisement) -> DiscoveredDevice? {
     if let data = advertisement.manufacturerData,
       let payload = try? ManufacturerPayload(manufacturerData: data)
     {
@@ -210,7 +210,7 @@ public final class RecorderScanner: Sendable {
   }
 
   /// Recorders' advertised names start with this (`PLAUD_NOTE` on the Note) [device][sdk].
-  public static let namePrefix = "PLAUD"
+  package static let namePrefix = "PLAUD"
 
   // MARK: - The radio
 

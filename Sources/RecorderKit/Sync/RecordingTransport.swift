@@ -2,7 +2,7 @@ import RecorderConcurrency
 import RecorderProtocol
 
 /// What the sync engine does with one data frame it was handed.
-public enum StreamDecision: Sendable {
+package enum StreamDecision: Sendable {
   case `continue`
   /// Stop the device's stream (a gap, a corrupt frame): the engine re-issues from its last
   /// good byte.
@@ -12,7 +12,7 @@ public enum StreamDecision: Sendable {
 /// A way to move a device's recordings: BLE now, Wi-Fi next. The sync engine is written
 /// against this, so a file started on one transport can finish on the other from the same
 /// durable offset.
-public protocol RecordingTransport: Sendable {
+package protocol RecordingTransport: Sendable {
   /// "ble" or "wifi", recorded in the journal.
   var name: String { get }
   /// The device's serial number.
@@ -44,9 +44,9 @@ public protocol RecordingTransport: Sendable {
 }
 
 extension RecordingTransport {
-  public var firmware: String? { get async { nil } }
-  public var deletesOnlyAfterBatch: Bool { false }
-  public var tailCarriesDeviceCRC: Bool { true }
+  package var firmware: String? { get async { nil } }
+  package var deletesOnlyAfterBatch: Bool { false }
+  package var tailCarriesDeviceCRC: Bool { true }
 }
 
 /// The BLE transport: one ``DeviceSession``.

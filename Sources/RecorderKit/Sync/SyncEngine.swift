@@ -73,7 +73,7 @@ public actor SyncEngine {
   /// What the last run that threw had done before it stopped (files finished, bytes moved),
   /// so a caller that resumes can report every file, including those the device no longer
   /// lists; nil after a run that completed.
-  public internal(set) var interruptedReport: SyncReport?
+  package internal(set) var interruptedReport: SyncReport?
   /// Every recording any run of this engine saw listed, by device.
   private var listedByDevice: [String: Set<SessionID>] = [:]
 
@@ -104,7 +104,7 @@ public actor SyncEngine {
 
   /// Syncs everything `transport` lists. Throws on the first failure that stops the run (a
   /// disconnect, a full disk); whatever was made durable stays, and the next run resumes.
-  public func sync(using transport: any RecordingTransport) async throws(SyncError) -> SyncReport {
+  package func sync(using transport: any RecordingTransport) async throws(SyncError) -> SyncReport {
     // The serial names a folder and export files: a hostile one must not reach a path.
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
@@ -485,7 +485,7 @@ public actor SyncEngine {
   /// device carried out but whose reply a link drop lost is journalled (the next run finds
   /// the recording gone) though no attempt reported it; in-memory reports alone would leave
   /// that file out of the summary.
-  public func summary(of report: SyncReport, serial: String) throws(SyncError) -> SyncReport {
+  package func summary(of report: SyncReport, serial: String) throws(SyncError) -> SyncReport {
     var summary = report
     var files = Dictionary(report.files.map { ($0.sessionId, $0) }, uniquingKeysWith: { $1 })
     let ids = listedByDevice[serial, default: []].union(files.keys)

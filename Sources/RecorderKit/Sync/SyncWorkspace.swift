@@ -82,7 +82,7 @@ public final class SyncWorkspace: Sendable {
   ///   - deleteFromDevice: delete device copies once safe.
   ///   - exportPolicy: convert at once, or leave the conversions owed (``ExportPolicy``).
   ///   - clock: the engine's clock (timeouts, checkpoints, speed).
-  public func makeEngine(
+  package func makeEngine(
     format: ExportFormat?, channels: Int? = nil, exportDirectory: String? = nil,
     deleteFromDevice: Bool, exportPolicy: ExportPolicy = .convertImmediately, clock: AnyClock
   ) -> SyncEngine {
@@ -117,7 +117,7 @@ public final class SyncWorkspace: Sendable {
 
   /// Records that the app deleted `sessionId` from the device itself (the vendor's
   /// `deleteFile`), so a later sync does not wait for it. Unknown recordings are ignored.
-  public func noteDeletedOnDevice(serial: String, sessionId: SessionID) throws(SyncError) {
+  package func noteDeletedOnDevice(serial: String, sessionId: SessionID) throws(SyncError) {
     do {
       try journal.write { tx in
         guard var record = try tx.recording(serial: serial, sessionId: sessionId),

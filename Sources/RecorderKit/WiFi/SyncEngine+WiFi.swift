@@ -13,7 +13,7 @@ public struct WiFiSyncPlan: Sendable {
   /// about 17 minutes of mono audio.
   public var minimumBacklogBytes: Int64
   /// The hotspot password to ask for (8 printable ASCII characters), or nil for a fresh
-  /// random one each time (``DeviceHotspot/randomPassword()``).
+  /// random one each time.
   public var password: String?
   /// When to join the hotspot and how long to keep trying (waits on the BLE session's clock:
   /// it is the device's access point starting up).
@@ -58,7 +58,7 @@ extension SyncEngine {
   /// Wi-Fi counts as verified when every byte arrived in order over TCP, its length is the
   /// listed size and every 80-byte packet has the device's Opus framing; the part moved
   /// over BLE is covered by the device's CRC as usual.
-  public func sync(session: DeviceSession, wifi plan: WiFiSyncPlan?) async throws(SyncError)
+  package func sync(session: DeviceSession, wifi plan: WiFiSyncPlan?) async throws(SyncError)
     -> SyncReport
   {
     let ble = BLETransport(session: session)

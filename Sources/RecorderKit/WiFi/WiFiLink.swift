@@ -7,7 +7,7 @@ import RecorderWebSocket
 /// The password never appears in a description.
 public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
   /// The network name: the one the device reported, else its model's prefix (`PLAUD` or
-  /// `Plaud`) + the serial's last four characters (``ssid(serial:model:portVersion:)``).
+  /// `Plaud`) + the serial's last four characters.
   public var ssid: String
   /// The eight-character WPA password the device reported (or was given).
   public var password: String
@@ -19,13 +19,13 @@ public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
 
   /// The SSID a Note or NotePin with `serial` raises [sdk]: `PLAUD` + the last four
   /// characters (other models: ``ssid(serial:model:portVersion:)``).
-  public static func ssid(forSerial serial: String) -> String { "PLAUD" + serial.suffix(4) }
+  package static func ssid(forSerial serial: String) -> String { "PLAUD" + serial.suffix(4) }
 
   public var description: String { "hotspot \(ssid) (password <redacted>)" }
 
   /// A hotspot password for WIFI_OPEN (PROTOCOL.md §3.1, §6): eight characters from
   /// `[A-Za-z0-9]`, drawn from the system's secure random source.
-  public static func randomPassword() -> String {
+  package static func randomPassword() -> String {
     var random = SystemRandomNumberGenerator()
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
     return String(
@@ -62,7 +62,7 @@ public struct HotspotJoinPolicy: Sendable, Equatable {
 
   /// Joins `hotspot` through `joiner` under this policy, every wait on `clock`.
   /// - Throws: the last join error once ``timeout`` has passed, or ``DeviceError/cancelled``.
-  public func join(
+  package func join(
     _ hotspot: DeviceHotspot, serverPort: UInt16, with joiner: any HotspotJoiner,
     clock: AnyClock
   ) async throws(DeviceError) {

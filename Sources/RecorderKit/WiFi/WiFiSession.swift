@@ -211,7 +211,7 @@ package actor WiFiSession {
 extension DeviceHotspot {
   /// A fresh hotspot password: eight random letters and digits (no look-alikes), for
   /// ``DeviceSession/openWiFi(password:)``, so each session's network has its own key.
-  public static func makePassword() -> String {
+  package static func makePassword() -> String {
     let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")
     var generator = SystemRandomNumberGenerator()
     return String(
