@@ -185,7 +185,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "RecorderAudioTests",
-      dependencies: ["RecorderAudio", "RecorderEmulator", "RecorderConcurrency"]),
+      dependencies: [
+        "RecorderAudio", "RecorderEmulator", "RecorderConcurrency", "TestSupport", dbusOnLinux,
+      ]),
     .testTarget(
       name: "RecorderConcurrencyTests",
       dependencies: ["RecorderConcurrency", "TestSupport", dbusOnLinux]),

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The Apple-only binding files, type-checked here against stand-in frameworks, so a
 /// misspelt selector or a wrong delegate signature fails on Linux, not first on a Mac.
-@Suite("Apple-only bindings type-check against stand-in frameworks", .serialized)
+@Suite("Apple-only bindings type-check against stand-in frameworks", .serialized, .blockingWaits)
 struct AppleBindingTypeCheckTests {
   @Test("RecorderCoreBluetooth's CoreBluetooth binding")
   func coreBluetooth() throws {

@@ -7,7 +7,7 @@
   /// private dbus-daemon, TestSupport's ``MockBlueZ``) whose recorder is relayed to
   /// `recorder emulate` in another process: the real BlueZ adapter code end to end, with the
   /// emulator behind D-Bus instead of a radio. Serialized: each test runs four processes.
-  @Suite("recorder through a mock BlueZ", .serialized)
+  @Suite("recorder through a mock BlueZ", .serialized, .blockingWaits)
   struct BlueZProcessTests {
     static let token = ProcessTests.token
 

@@ -9,7 +9,7 @@ extension Array where Element == UInt8 {
 }
 
 /// `recorder decode` end to end, as someone staring at a Bluetooth capture runs it.
-@Suite("recorder decode")
+@Suite("recorder decode", .blockingWaits)
 struct DecodeCommandTests {
   /// PROTOCOL.md §11 vector 11 (P→D SYNC_START).
   static let syncStart = "01 1c 00 58 66 d2 69 80 4c 01 00 c0 57 01 00"

@@ -4,7 +4,7 @@ import Testing
 
 /// `recorder export FILE --private-key PEM` on an end-to-end encrypted recording (PROTOCOL.md
 /// §9), through the real binary, with the independent fixture.
-@Suite("recorder export: E2EE files")
+@Suite("recorder export: E2EE files", .blockingWaits)
 struct E2EEExportProcessTests {
   static func folder() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(

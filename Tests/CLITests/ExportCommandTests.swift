@@ -4,7 +4,7 @@ import RecorderEmulator
 import Testing
 
 /// `recorder export` end to end: a generated device recording through the real binary.
-@Suite("recorder export")
+@Suite("recorder export", .blockingWaits)
 struct ExportCommandTests {
   static func folder() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -4,7 +4,7 @@ import Testing
 /// `recorder` against `recorder emulate --port-version 20` (Mode B, PROTOCOL.md §9) in
 /// another process: keys from a PEM file, recordings stored end-to-end encrypted, and the
 /// sentinel check that no key or token is ever printed.
-@Suite("Mode B at process level")
+@Suite("Mode B at process level", .blockingWaits)
 struct ModeBProcessTests {
   static let token = "5e471ne1f00d0123456789abcdef0000"
 

@@ -10,7 +10,7 @@ import Testing
 /// Issue 17 at process level: `recorder passive decode`, and `recorder passive run` against
 /// `recorder emulate --health` killed with SIGKILL between the endpoint's receipt of an
 /// upload and the outbox's commit.
-@Suite("CLI: passive")
+@Suite("CLI: passive", .blockingWaits)
 struct PassiveProcessTests {
   // MARK: decode
 

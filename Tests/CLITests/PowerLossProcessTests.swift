@@ -7,7 +7,7 @@ import Testing
 /// 98), against a plain and a Mode B emulator in another process. After each cut nothing
 /// the device deleted is missing locally, and one clean run then leaves every recording
 /// exactly once and the device empty.
-@Suite("Power loss at process level")
+@Suite("Power loss at process level", .blockingWaits)
 struct PowerLossProcessTests {
   static let token = "0123456789abcdef0123456789abcdef"
   static let minutes = [0.5, 0.25, 0.25, 0.25]

@@ -12,7 +12,7 @@ import Testing
 /// `recorder emulate` running in another process, over TCP. Each test starts its own
 /// emulator on a free port with a fast clock, in its own temporary directory, and kills it
 /// on every path. Serialized: each test runs several processes and the machine is small.
-@Suite("recorder against recorder emulate", .serialized)
+@Suite("recorder against recorder emulate", .serialized, .blockingWaits)
 struct ProcessTests {
   static let token = "feedfacecafebeef0123456789abcdef"
 

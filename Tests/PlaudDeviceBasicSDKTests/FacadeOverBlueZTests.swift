@@ -11,7 +11,9 @@
   /// The facade on Linux's default radio: `BlueZCentral` against a mock bluetoothd
   /// (python3-dbusmock on a private dbus-daemon) whose recorder is the emulator, relayed over
   /// the TCP link. Real time: the mock is another process.
-  @Suite("The facade on BlueZ, Linux's default radio", .serialized, .timeLimit(.minutes(3)))
+  @Suite(
+    "The facade on BlueZ, Linux's default radio", .serialized, .timeLimit(.minutes(3)),
+    .blockingWaits)
   struct FacadeOverBlueZTests {
     @Test("PlaudDeviceAgent.shared's default on Linux is BlueZ on the system bus, stored under XDG")
     func linuxDefault() throws {

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RecorderAudio
 
 /// Exports checked by real outside tools: ffprobe, opusinfo, ffmpeg's libopus decoder.
-@Suite struct ExportInteropTests {
+@Suite(.blockingWaits) struct ExportInteropTests {
   /// 10.02 s: not a whole number of MP3 frames, so padding shows.
   static let frames = 501
 

@@ -1,5 +1,6 @@
 import Foundation
 import RecorderEmulator
+import TestSupport
 import Testing
 
 @testable import RecorderAudio
@@ -7,7 +8,7 @@ import Testing
 /// A 2-channel recording's other reading (PROTOCOL.md §5): each 20 ms frame one 160-byte
 /// stereo CELT packet, TOC `0xBC`, instead of two 80-byte mono packets `0xB8 … 0xB8 …`.
 /// Both decode, export and re-read; a frame that is neither is refused with its offset.
-@Suite struct StereoPacketTests {
+@Suite(.blockingWaits) struct StereoPacketTests {
   /// A speech-like 2-channel recording of `frames` frames in `layout`, in memory.
   func recording(_ layout: DeviceAudioFormat.StereoLayout, frames: Int, seed: UInt64) throws
     -> [UInt8]

@@ -11,7 +11,7 @@
   /// `BlueZCentral` against a mock bluetoothd (python3-dbusmock on a private dbus-daemon)
   /// relaying to a ``FloodCentral`` served over the TCP link. Serialized: each test runs a
   /// bus daemon and a Python process, and the machine is small.
-  @Suite("BlueZCentral against a mock bluetoothd", .serialized)
+  @Suite("BlueZCentral against a mock bluetoothd", .serialized, .blockingWaits)
   struct BlueZCentralTests {
     /// A served flood central, its mock bluetoothd and a central on that bus.
     struct Rig {

@@ -124,7 +124,12 @@ struct FileTests {
       default: break
       }
     }
-    #expect(data >= 20 && data < 40)
+    // The device may have run ahead of the phone by its consumer buffer and one connection
+    // event's packets when the stop reached it (a busy phone reads late); then it sends no
+    // more: 3,000 frames would follow in a 60 s recording.
+    let link = bench.device.configuration.link
+    let ahead = link.consumerBufferLimit + link.packetsPerConnectionEvent
+    #expect(data >= 20 && data <= 20 + ahead, "\(data) frames for a stop after 20")
     try await bench.sleep(for: .seconds(2))
     #expect(await phone.disconnectAndDrain() == [.disconnected(.localRequest)])
   }

@@ -17,7 +17,7 @@ import Testing
 /// bytes claimed durable than the partial file holds; nothing `stored` that is not on disk),
 /// and the next run completes once space is free. Injected (``PowerLossFileSystem``) and, when
 /// the machine lets us mount one, for real on a 2 MB tmpfs.
-@Suite("Sync: disk full")
+@Suite("Sync: disk full", .blockingWaits)
 struct SyncDiskFullTests {
   @Test(arguments: [150, 500, 900])
   func injectedNoSpacePartwayThenFreed(afterFrames: Int) async throws {
