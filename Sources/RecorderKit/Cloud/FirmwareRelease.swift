@@ -21,7 +21,7 @@ public struct FirmwareRelease: Sendable, Equatable {
   /// [`is_force`].
   public var isForce: Bool
 
-  public init(
+  package init(
     hasUpdate: Bool, currentVersion: String, latestVersion: String, versionCode: Int,
     releaseNotes: String, downloadUrl: String, md5: String, sha256: String? = nil,
     isForce: Bool

@@ -15,7 +15,7 @@ import RecorderProtocol
 /// recording's length (DESIGN.md invariant 5).
 public enum E2EEFile {
   /// Bytes read, decrypted and written at a time.
-  public static let chunkBytes = 64 * 1024
+  package static let chunkBytes = 64 * 1024
 
   /// Whether the file at `path` starts with the E2EE magic.
   public static func isEncrypted(path: String) -> Bool {
@@ -27,7 +27,7 @@ public enum E2EEFile {
 
   /// The header of the file at `path`.
   /// - Throws: ``E2EEError``.
-  public static func header(path: String) throws(E2EEError) -> E2EEFileHeader {
+  package static func header(path: String) throws(E2EEError) -> E2EEFileHeader {
     guard let handle = FileHandle(forReadingAtPath: path) else {
       throw .io(path: path, reason: "cannot open")
     }
@@ -47,7 +47,7 @@ public enum E2EEFile {
 
   /// The file key of `header`, unwrapped with `userKey`.
   /// - Throws: ``E2EEError/wrongKey`` when it does not unwrap to 32 bytes.
-  public static func fileKey(of header: E2EEFileHeader, userKey: RSAPrivateKey)
+  package static func fileKey(of header: E2EEFileHeader, userKey: RSAPrivateKey)
     throws(E2EEError) -> [UInt8]
   {
     guard let key = try? userKey.decrypt(header.keyCipher, padding: .pkcs1v15),
@@ -188,7 +188,7 @@ extension E2EEFile {
   ///   - counterField: the header's `counter` value;
   ///   - startsAtCounterField: encrypt from block counter `counterField` (else from 0): the
   ///     two readings of the field (PROTOCOL.md §9).
-  public static func encrypt(
+  package static func encrypt(
     _ input: String, to output: String, for userKey: RSAPublicKey, channels: UInt16 = 1,
     counterField: UInt32 = 0, startsAtCounterField: Bool = false
   ) throws(E2EEError) {

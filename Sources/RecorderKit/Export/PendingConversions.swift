@@ -15,7 +15,7 @@ public struct PendingConversion: Sendable, Hashable {
   /// Where the exported file will be once the conversion ran; nothing is there before.
   public var path: String
 
-  public init(
+  package init(
     serial: String, sessionId: SessionID, format: ExportFormat, channels: Int?, path: String
   ) {
     self.serial = serial
@@ -45,7 +45,7 @@ public struct ConversionReport: Sendable, Equatable {
   /// True when `shouldStop` or the task's cancellation ended the call before the list did.
   public var stopped = false
 
-  public init() {}
+  package init() {}
 }
 
 extension SyncWorkspace {

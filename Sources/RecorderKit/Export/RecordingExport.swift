@@ -66,7 +66,7 @@ public enum RecordingExport {
     /// The recording's size; 0 until the device listed it.
     public var totalBytes: Int64
 
-    public init(sessionId: SessionID, bytes: Int64, totalBytes: Int64) {
+    package init(sessionId: SessionID, bytes: Int64, totalBytes: Int64) {
       self.sessionId = sessionId
       self.bytes = bytes
       self.totalBytes = totalBytes
@@ -113,7 +113,7 @@ public struct ExportedRecording: Sendable, Equatable {
   ///   - path: the exported file (or where it will be).
   ///   - transport: the transports that carried its bytes.
   ///   - conversionPending: whether the conversion is still owed.
-  public init(
+  package init(
     sessionId: SessionID, path: String, transport: String?, conversionPending: Bool = false
   ) {
     self.sessionId = sessionId

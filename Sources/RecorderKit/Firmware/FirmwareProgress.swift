@@ -31,7 +31,7 @@ public struct FirmwareProgress: Sendable, Equatable {
   /// reported); nil for a plain progress step.
   public var deviceEvent: FirmwareDeviceEvent?
 
-  public init(
+  package init(
     phase: FirmwarePhase, fraction: Double, bytes: Int64 = 0, total: Int64 = 0,
     deviceEvent: FirmwareDeviceEvent? = nil
   ) {

@@ -226,7 +226,7 @@ public final class Recorders: Sendable {
   /// cannot be opened (tried again every `retry`, each new reason reported once through
   /// `report`). Each listen lasts at most `listenWindow`, then the radio is opened anew.
   /// - Returns: the recorder heard; nil when the calling task is cancelled.
-  public func waitUntilHeard(
+  package func waitUntilHeard(
     serial: String?, listenWindow: Duration = .seconds(30), retry: Duration = .seconds(1),
     report: @Sendable (WatchEvent) -> Void = { _ in }
   ) async -> DiscoveredDevice? {

@@ -10,7 +10,7 @@ public struct LivePCMChunk: Sendable, Equatable {
   /// 320 samples (20 ms at 16 kHz), mono: a two-channel recording is the mean of both.
   public var samples: [Int16]
 
-  public init(offset: UInt32, millisecond: Int, samples: [Int16]) {
+  package init(offset: UInt32, millisecond: Int, samples: [Int16]) {
     self.offset = offset
     self.millisecond = millisecond
     self.samples = samples

@@ -22,7 +22,7 @@ public struct DiscoveredHealthPeripheral: Sendable, Hashable {
   /// Whether it was registered for passive reading when it was reported.
   public var isRegistered: Bool
 
-  public init(
+  package init(
     identifier: String, kind: HealthPeripheralKind, name: String?, rssi: Int, isRegistered: Bool
   ) {
     self.identifier = identifier

@@ -17,7 +17,7 @@ public struct HealthRecord: Sendable, Equatable {
   /// When the gateway received it (wall clock).
   public var receivedAt: Date
 
-  public init(
+  package init(
     idempotencyKey: String = UUID().uuidString.lowercased(), peripheral: String,
     kind: HealthPeripheralKind, measurement: HealthMeasurement, rawValue: [UInt8],
     receivedAt: Date

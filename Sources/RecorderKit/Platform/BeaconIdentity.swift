@@ -33,7 +33,7 @@ public struct BeaconIdentity: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// True when `beacon` is one this identity's region contains.
-  public func matches(_ beacon: IBeacon) -> Bool {
+  package func matches(_ beacon: IBeacon) -> Bool {
     beacon.uuid == uuid && (major.map { $0 == beacon.major } ?? true)
       && (minor.map { $0 == beacon.minor } ?? true)
   }

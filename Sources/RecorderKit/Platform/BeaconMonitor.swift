@@ -50,7 +50,7 @@ public struct BeaconWatch: Sendable, Equatable {
   /// The platform has no beacon service.
   public var unavailable: [String] = []
 
-  public init(
+  package init(
     watched: [String] = [], withoutIdentity: [String] = [], overLimit: [String] = [],
     refused: [String] = [], unavailable: [String] = []
   ) {

@@ -17,7 +17,7 @@ public struct DiscoveredDevice: Sendable, Equatable {
   public var portVersion: UInt16?
   public var rssi: Int
 
-  public init(
+  package init(
     peripheral: PeripheralID, name: String?, serial: String?, model: RecorderModel?,
     projectCode: UInt16?, firmware: FirmwareVersion?, portVersion: UInt16?, rssi: Int
   ) {
@@ -60,7 +60,7 @@ public struct Recording: Sendable, Equatable, Hashable {
   /// Raw packets or Ogg pages.
   public var container: RecordingContainer
 
-  public init(
+  package init(
     sessionId: SessionID, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int,
     container: RecordingContainer = .raw
   ) {
@@ -106,7 +106,7 @@ public struct DeviceInfo: Sendable, Equatable {
   /// absent ones (1, no, no); report these to users as unknown.
   public var handshake: HandshakeResponse?
 
-  public init(
+  package init(
     serial: String, model: RecorderModel?, name: String, firmware: FirmwareVersion?,
     portVersion: UInt16, audioChannels: Int, supportsWiFi: Bool, oggAudio: Bool,
     battery: BatteryStatus, storage: StorageInfo, state: DeviceState,

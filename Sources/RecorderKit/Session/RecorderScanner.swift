@@ -120,7 +120,7 @@ public final class RecorderScanner: Sendable {
   /// The first recorder heard, whatever its serial.
   /// - Throws: ``DeviceError/bluetoothUnavailable(_:)`` when the radio is not on,
   ///   ``DeviceError/noRecorderHeard(within:)`` after `timeout` of the scanner's clock.
-  public func first(within timeout: Duration) async throws(DeviceError) -> DiscoveredDevice {
+  package func first(within timeout: Duration) async throws(DeviceError) -> DiscoveredDevice {
     guard let found = try await firstHeard(within: timeout, where: { _ in true }) else {
       throw .noRecorderHeard(within: timeout)
     }

@@ -8,7 +8,7 @@ import RecorderConcurrency
 #endif
 
 /// Why a sync root's lock could not be taken, or no longer holds.
-public enum FolderLockError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum FolderLockError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Another process (another `recorder sync`, an app) holds the root's lock.
   case held(lockPath: String)
   /// The lock no longer guards the root (``FolderLock/check()``): the root was moved, removed
@@ -18,7 +18,7 @@ public enum FolderLockError: Error, Sendable, Equatable, CustomStringConvertible
   /// The root or its lock file could not be opened or locked.
   case storage(StorageError)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .held(let path): "another sync holds the lock \(path)"
     case .lost(let path):
@@ -48,13 +48,13 @@ public enum FolderLockError: Error, Sendable, Equatable, CustomStringConvertible
 /// would let a third process lock a new file while a second waits on the old one).
 /// ``check()`` tells the holder, before an irreversible step, whether the lock still guards
 /// the root.
-public final class FolderLock: Sendable {
+package final class FolderLock: Sendable {
   /// The lock file's name inside the root.
-  public static let fileName = "sync.lock"
+  package static let fileName = "sync.lock"
   /// The lock file.
-  public let path: String
+  package let path: String
   /// The root as given.
-  public let root: String
+  package let root: String
   // The root's descriptor and identity: set once in `init`, closed once in `deinit`.
   private let directory: Int32
   private let directoryIdentity: FileIdentity
@@ -79,13 +79,13 @@ public final class FolderLock: Sendable {
   }
 
   /// Takes the lock of `root` now, or throws ``FolderLockError/held(lockPath:)``.
-  public static func acquire(root: String) throws(FolderLockError) -> FolderLock {
+  package static func acquire(root: String) throws(FolderLockError) -> FolderLock {
     try take(root: root, wait: false)
   }
 
   /// Waits until the lock of `root` is free, then takes it. The blocking `flock(2)` runs on
   /// a thread of its own, so no Swift concurrency thread is held while waiting.
-  public static func acquireWaiting(root: String) async throws(FolderLockError) -> FolderLock {
+  package static func acquireWaiting(root: String) async throws(FolderLockError) -> FolderLock {
     // The lock is made on that thread; it crosses to the caller through a lock, an explicit
     // happens-before edge for everything its initialiser wrote (ThreadSanitizer sees none
     // through the continuation alone, and reported the root's fields read by `check()`).
@@ -109,7 +109,7 @@ public final class FolderLock: Sendable {
   /// - Throws: ``FolderLockError/lost(lockPath:)`` when the root was moved, removed or
   ///   replaced, or the lock file was replaced by one another process holds;
   ///   ``FolderLockError/storage(_:)`` when the lock file cannot be made again.
-  public func check() throws(FolderLockError) {
+  package func check() throws(FolderLockError) {
     guard FileIdentity(path: root, following: true) == directoryIdentity else {
       throw .lost(lockPath: path)
     }

@@ -56,7 +56,7 @@ public actor SyncEngine {
     /// The lock its caller holds on the root (``FolderLock``), checked (``FolderLock/check()``)
     /// before every device DELETE: a lock that no longer guards the root stops the run with
     /// ``SyncError/folderLockLost(_:)`` and nothing is deleted. nil: no check.
-    public var folderLock: FolderLock?
+    package var folderLock: FolderLock?
     public init() {}
   }
 

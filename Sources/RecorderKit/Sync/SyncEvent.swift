@@ -52,7 +52,7 @@ public struct SyncReport: Sendable, Equatable {
   /// BLE); nil when Wi-Fi carried the backlog or was not asked for.
   public var wifiFallback: DeviceError?
 
-  public init() {}
+  package init() {}
 }
 
 /// Why a sync stopped early.
@@ -65,9 +65,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The device's serial is not a safe folder name (`DeviceFolderName`): shown quoted and
   /// escaped. Nothing was written and nothing is deleted from such a device.
   case unsafeSerial(String)
-  /// The lock of the sync's root (``SyncEngine/Options/folderLock``) no longer guards it
-  /// (``FolderLock/check()``), so another sync may be using the folder: nothing more is
-  /// deleted from the device. The reason, as ``FolderLockError`` says it.
+  /// The lock on the sync's root (`<root>/sync.lock`, ``StorageLayout/lock``, held by a
+  /// gateway such as `recorder sync`) no longer guards it, so another sync may be using the
+  /// folder: nothing more is deleted from the device. The reason, in words.
   case folderLockLost(String)
 
   public var description: String {

@@ -58,7 +58,7 @@ public struct ListedRecording: Sendable, Equatable {
   /// Bytes held locally: a partial transfer's durable bytes, or the size once stored.
   public var heldBytes: Int64
 
-  public init(recording: Recording, heldBytes: Int64) {
+  package init(recording: Recording, heldBytes: Int64) {
     self.recording = recording
     self.heldBytes = heldBytes
   }

@@ -274,7 +274,7 @@ public actor WiFiLink {
   /// The §6 session: a ``RecordingTransport`` for the sync engine.
   package nonisolated let transport: WiFiTransport
   /// The hotspot that was joined.
-  public nonisolated let hotspot: DeviceHotspot
+  package nonisolated let hotspot: DeviceHotspot
   private let server: WebSocketServer
   private let joiner: any HotspotJoiner
   private var closed = false
@@ -406,7 +406,7 @@ public actor WiFiLink {
 
   /// STOP and close 1000 (`WiFiTransport/finish()`), stop the server, leave the hotspot.
   /// Idempotent.
-  public func close() async {
+  package func close() async {
     guard !closed else { return }
     closed = true
     await transport.finish()
