@@ -224,7 +224,12 @@ public final class ManualClock: Clock, Sendable {
   /// while the simulation works; each automatic jump costs about `quietChecks ×
   /// pollInterval` of real time. Work that takes real time but no simulated time (hashing,
   /// fsync, exporting) should hold a ``beginWork(_:)`` token so no jump happens under it.
-  public func startAutoAdvance(pollInterval: Duration = .microseconds(500), quietChecks: Int = 4) {
+  ///
+  /// The default window, 20 polls (about 10 ms), is for a busy machine: a task that is ready
+  /// to run but waits for a thread (no hold can mark it) must get one within the window,
+  /// or time jumps under it. At 4 polls (2 ms), with three busy loops beside a test on 2
+  /// cores, a sync noticed its device's silence late or early in 4 runs of 6.
+  public func startAutoAdvance(pollInterval: Duration = .microseconds(500), quietChecks: Int = 20) {
     let task = Task.detached { [weak self] in
       var lastSeen: UInt64 = .max
       var quiet = 0
