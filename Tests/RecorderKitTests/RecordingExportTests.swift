@@ -57,6 +57,39 @@ struct RecordingExportTests {
     await session.close()
   }
 
+  @Test("an app's path: list, export and delete over a session, on the session's own clock")
+  func sessionForms() async throws {
+    let bench = try SyncBench(seed: 52)
+    defer { bench.cleanUp() }
+    let first = try await bench.device.addRecording(duration: .seconds(10))
+    let second = try await bench.device.addRecording(duration: .seconds(5))
+    let session = try await bench.connect()
+    let workspace = try SyncWorkspace(root: bench.root)
+    let listed = try await workspace.listRecordings(over: session)
+    #expect(listed.map(\.recording.sessionId) == [first.sessionId, second.sessionId])
+    #expect(listed.map(\.heldBytes) == [0, 0])
+    #expect(try await workspace.listRecordings(over: session, after: first.sessionId).count == 1)
+
+    var events: [RecordingExport.Event] = []
+    for await event in workspace.export(
+      .init(sessionId: first.sessionId, format: .wav), over: session)
+    {
+      events.append(event)
+    }
+    let wav = bench.exportDirectory + "/\(bench.device.serial)-\(first.sessionId).wav"
+    #expect(
+      events.last
+        == .finished(.success(.init(sessionId: first.sessionId, path: wav, transport: "ble"))))
+    #expect(try await workspace.listRecordings(over: session).first?.heldBytes == Int64(first.size))
+    let mp3 = try await workspace.exportRecording(
+      .init(sessionId: second.sessionId, format: .mp3), over: session)
+    #expect(FileManager.default.fileExists(atPath: mp3.path))
+
+    try await workspace.deleteRecording(first.sessionId, over: session)
+    #expect(try await session.listRecordings().map(\.sessionId) == [second.sessionId])
+    await session.close()
+  }
+
   /// Issue 12, finding 15: two exports of one recording at once (an app's BLE export and
   /// Wi-Fi export) must not both write its partial file.
   @Test("a second export of a recording in transfer is refused; asked again, it is served")

@@ -11,7 +11,7 @@ import RecorderProtocol
 /// the first bytes of audio, and the one that gives the device's framing (TOC `0xB8`
 /// packets, or an Ogg page) is used; a file that decrypts to neither is refused
 /// (``E2EEError/unknownCounterRole(_:)``), never exported as noise.
-/// Decryption streams in ``chunkBytes`` pieces: memory use does not depend on the
+/// Decryption streams in 64 KiB pieces: memory use does not depend on the
 /// recording's length (DESIGN.md invariant 5).
 public enum E2EEFile {
   /// Bytes read, decrypted and written at a time.
