@@ -20,7 +20,15 @@ public struct BlockingWaits: SuiteTrait, TestTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+    // A child task with the preference starts on the executor: it is enqueued there. A
+    // preference set on the running task need not move the job already running (under
+    // ThreadSanitizer a test body stayed on the pool), and a synchronous body has no other.
+    try await withoutActuallyEscaping(function) { function in
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask(executorPreference: ThreadPerJobExecutor.shared) { try await function() }
+        try await group.waitForAll()
+      }
+    }
   }
 }
 
