@@ -3,7 +3,7 @@ import RecorderRemoteLink
 
 /// Joins an emulated device's hotspot through the emulator host's join port (a line
 /// protocol on TCP, docs/tcp-link.md): the way tests reach an in-process emulator.
-/// ``HotspotJoinPort`` holds the exchange and its rule for a join whose answer was lost.
+/// `HotspotJoinPort` (RecorderRemoteLink) holds the exchange and its rule for a join whose answer was lost.
 public struct TCPHotspotJoiner: HotspotJoiner {
   /// The join port it speaks to.
   public let joinPort: HotspotJoinPort

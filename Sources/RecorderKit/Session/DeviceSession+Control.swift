@@ -164,8 +164,8 @@ private final class TagPages: Sendable {
 }
 
 extension DeviceSession {
-  /// GET_SERIAL: the serial the device reports (PROTOCOL.md §3.1) [sdk]. ``connect(to:using:configuration:whenInRange:)``
-  /// reads it for a recorder found by name only.
+  /// GET_SERIAL: the serial the device reports (PROTOCOL.md §3.1) [sdk]. Connecting reads
+  /// it for a recorder found by name only.
   public func readSerial() async throws(DeviceError) -> String {
     try await request(.getSerial, operation: "GET_SERIAL") { message -> String? in
       if case .serial(let reply) = message { return reply.serial }

@@ -10,7 +10,7 @@ public struct RecordingCheckpoint: Sendable, Equatable {
   public var sessionId: SessionID
   public var size: Int64
   /// Where it stands in the journal (stages only move forward, in the order of
-  /// ``RecordingStage``).
+  /// `RecordingStage`'s cases).
   public var stage: RecordingStage
   /// Bytes fsync'd and journalled: a resumed transfer starts here (rounded to a frame).
   public var durableBytes: Int64

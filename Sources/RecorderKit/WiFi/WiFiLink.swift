@@ -233,7 +233,7 @@ extension DeviceSession {
 }
 
 /// One Wi-Fi Fast Transfer connection, phone side: our WebSocket server, the joined hotspot
-/// and the §6 session the device opened to it. ``close()`` ends all three; every path that
+/// and the §6 session the device opened to it. Its `close()` ends all three; every path that
 /// gives up on Wi-Fi must call it.
 public actor WiFiLink {
   /// Where to listen and how long to wait.
