@@ -123,6 +123,39 @@ public final class Journal: @unchecked Sendable {
       );
       """
     ),
+    // A recording the journal holds can be listed again with other bytes under the same id
+    // (a device reset and re-recorded, two devices restored from one backup): the old one
+    // becomes an earlier generation (kept, with its exports) and the listed one a new
+    // generation, synced under its own names. A recording whose device bytes cannot be taken
+    // is given up for a run: how often, and why, is kept.
+    .sql(
+      "2026-12-04-generations-and-give-ups",
+      """
+      ALTER TABLE recordings ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE recordings ADD COLUMN give_ups INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE recordings ADD COLUMN give_up_reason TEXT;
+      CREATE TABLE earlier_generations (
+        serial TEXT NOT NULL,
+        session_id INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        stage TEXT NOT NULL,
+        sha256 TEXT,
+        raw_path TEXT,
+        reason TEXT NOT NULL,
+        retired_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),
+        PRIMARY KEY (serial, session_id, generation)
+      );
+      CREATE TABLE earlier_exports (
+        serial TEXT NOT NULL,
+        session_id INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        format TEXT NOT NULL,
+        path TEXT NOT NULL,
+        PRIMARY KEY (serial, session_id, generation, format)
+      );
+      """
+    ),
   ]
 
   /// Journals before this migration kept paths as the caller spelled them, relative to that
@@ -298,6 +331,8 @@ public struct JournalTransaction {
         record.exportPath.map { .text($0) } ?? .null,
         record.exportFormat.map { .text($0) } ?? .null,
         record.transport.map { .text($0) } ?? .null, .text(record.checked.description),
+        .integer(Int64(record.generation)), .integer(Int64(record.giveUps)),
+        record.giveUpReason.map { .text($0) } ?? .null,
       ])
   }
 
@@ -327,6 +362,65 @@ public struct JournalTransaction {
     try connection.query(
       "DELETE FROM exports WHERE serial = ? AND session_id = ?",
       [.text(serial), .integer(Int64(sessionId))])
+  }
+
+  /// Keeps `record` as an earlier generation of its session id (with every export it had,
+  /// which stay where they are), and leaves the key free for the recording the device lists
+  /// now under the same id: the caller saves that one, with a higher ``RecordingRecord/generation``.
+  /// - Parameter reason: why the device's copy is another recording ("listed again after its
+  ///   delete", "other bytes under the same id and size").
+  public func retire(_ record: RecordingRecord, reason: String) throws {
+    let key: [SQLValue] = [.text(record.serial), .integer(Int64(record.sessionId))]
+    try connection.query(
+      """
+      INSERT OR REPLACE INTO earlier_generations
+        (serial, session_id, generation, size, stage, sha256, raw_path, reason)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      """,
+      key + [
+        .integer(Int64(record.generation)), .integer(record.size), .text(record.stage.rawValue),
+        record.sha256.map { .text($0) } ?? .null, record.rawPath.map { .text($0) } ?? .null,
+        .text(reason),
+      ])
+    try connection.query(
+      """
+      INSERT OR REPLACE INTO earlier_exports (serial, session_id, generation, format, path)
+      SELECT serial, session_id, ?, format, path FROM exports WHERE serial = ? AND session_id = ?
+      """,
+      [.integer(Int64(record.generation))] + key)
+    try deleteExports(serial: record.serial, sessionId: record.sessionId)
+  }
+
+  /// The earlier generations of `serial`'s recordings (``retire(_:reason:)``), oldest first.
+  public func earlierGenerations(serial: String) throws -> [EarlierGeneration] {
+    let rows = try connection.query(
+      """
+      SELECT session_id, generation, size, stage, sha256, raw_path, reason
+      FROM earlier_generations WHERE serial = ? ORDER BY session_id, generation
+      """,
+      [.text(serial)])
+    return try rows.map { row in
+      let sessionId = UInt32(clamping: row["session_id"].integer ?? 0)
+      let generation = Int(row["generation"].integer ?? 0)
+      var exports: [String: String] = [:]
+      for export in try connection.query(
+        """
+        SELECT format, path FROM earlier_exports
+        WHERE serial = ? AND session_id = ? AND generation = ?
+        """,
+        [.text(serial), .integer(Int64(sessionId)), .integer(Int64(generation))])
+      {
+        if let format = export["format"].text, let path = export["path"].text {
+          exports[format] = path
+        }
+      }
+      return EarlierGeneration(
+        serial: serial, sessionId: sessionId, generation: generation,
+        size: row["size"].integer ?? 0,
+        stage: row["stage"].text.flatMap(RecordingStage.init(rawValue:)) ?? .stored,
+        sha256: row["sha256"].text, rawPath: row["raw_path"].text,
+        reason: row["reason"].text ?? "", exports: exports)
+    }
   }
 
   /// Records the export of one recording in `format` (replacing an earlier one).
@@ -398,6 +492,9 @@ public struct JournalTransaction {
     record.exportFormat = row["export_format"].text
     record.transport = row["transport"].text
     record.checked = row["checked_ranges"].text.flatMap(CheckedRanges.init) ?? CheckedRanges()
+    record.generation = Int(row["generation"].integer ?? 0)
+    record.giveUps = Int(row["give_ups"].integer ?? 0)
+    record.giveUpReason = row["give_up_reason"].text
     return record
   }
 }

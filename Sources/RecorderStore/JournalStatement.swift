@@ -29,15 +29,16 @@ public enum JournalStatement: String, CaseIterable, Sendable {
       """
       INSERT INTO recordings (serial, session_id, size, channels, scene, stage, durable_bytes,
         verification, device_crc, sha256, raw_path, export_path, export_format, transport,
-        checked_ranges, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%s','now'))
+        checked_ranges, generation, give_ups, give_up_reason, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, strftime('%s','now'))
       ON CONFLICT (serial, session_id) DO UPDATE SET size = excluded.size,
         channels = excluded.channels, scene = excluded.scene, stage = excluded.stage,
         durable_bytes = excluded.durable_bytes, verification = excluded.verification,
         device_crc = excluded.device_crc, sha256 = excluded.sha256, raw_path = excluded.raw_path,
         export_path = excluded.export_path, export_format = excluded.export_format,
         transport = excluded.transport, checked_ranges = excluded.checked_ranges,
-        updated_at = excluded.updated_at
+        generation = excluded.generation, give_ups = excluded.give_ups,
+        give_up_reason = excluded.give_up_reason, updated_at = excluded.updated_at
       """
     }
   }

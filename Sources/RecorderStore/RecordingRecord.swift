@@ -73,6 +73,14 @@ public struct RecordingRecord: Sendable, Equatable {
   public var transport: String?
   /// What checked each byte range of the local copy, apart from how many bytes are durable.
   public var checked = CheckedRanges()
+  /// Which recording under this session id: 0 for the first the journal saw, one more for
+  /// each later recording the device listed under the same id with other bytes (the earlier
+  /// ones are kept as ``EarlierGeneration``s). Later generations have names of their own.
+  public var generation = 0
+  /// Runs that gave this recording up because its device bytes could not be taken.
+  public var giveUps = 0
+  /// Why the last run that gave it up did.
+  public var giveUpReason: String?
 
   public init(serial: String, sessionId: UInt32, size: Int64, channels: Int, scene: Int? = nil) {
     self.serial = serial
@@ -88,4 +96,23 @@ public struct RecordingRecord: Sendable, Equatable {
   /// True when the local copy is complete and durable: the device copy may go once this
   /// is committed and the copy is verified.
   public var isSafeLocally: Bool { stage >= .stored }
+}
+
+/// A recording the journal held under a session id that the device later used for another
+/// recording (``JournalTransaction/retire(_:reason:)``): its local copy and exports stay.
+public struct EarlierGeneration: Sendable, Equatable {
+  public var serial: String
+  public var sessionId: UInt32
+  public var generation: Int
+  public var size: Int64
+  /// Its stage when it was retired (``RecordingStage/deletedFromDevice`` when the device had
+  /// deleted it).
+  public var stage: RecordingStage
+  public var sha256: String?
+  /// Its raw copy, relative to the sync root.
+  public var rawPath: String?
+  /// Why it was retired.
+  public var reason: String
+  /// Its exports: format → path (relative to the sync root, absolute outside it).
+  public var exports: [String: String]
 }

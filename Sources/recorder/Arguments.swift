@@ -7,6 +7,9 @@ enum ExitCode: Int32 {
   case success = 0
   /// The command ran and failed (device refused, sync incomplete, …).
   case failure = 1
+  /// A sync completed but gave some recordings up for the run (their device bytes could not
+  /// be taken or exported): they stay on the device; `--json` lists them with `givenUp`.
+  case givenUp = 3
   /// Bad arguments: the usage line was printed.
   case usage = 64
   /// Input data was malformed (a frame, an audio file).

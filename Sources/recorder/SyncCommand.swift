@@ -159,6 +159,12 @@ struct SyncCommand: RecorderCommand {
       recorders, serial: device.serial, into: engine, options: runOptions)
     rendering.cancel()
     print(json ? renderSummaryJSON(report) : renderSummary(report))
+    for line in renderGivenUp(report) { printError(line) }
+    if !report.givenUp.isEmpty {
+      throw CommandFailure(
+        .givenUp,
+        "\(report.givenUp.count) recording(s) given up for this run; the rest were synced")
+    }
     if report.files.contains(where: { !$0.verified }) {
       throw CommandFailure(
         .failure, "some recordings could not be verified; they were kept on the device")

@@ -49,6 +49,7 @@ func syncFailure(_ error: any Error) -> CommandFailure {
     case .unsafeSerial, .export: return CommandFailure(.dataError, "\(error)")
     case .cancelled: return CommandFailure(.unavailable, "\(error)")
     case .folderLockLost: return CommandFailure(.busy, "\(error)")
+    case .recordingUnreadable: return CommandFailure(.unavailable, "\(error)")
     }
   default: return CommandFailure(.unavailable, "\(error)")
   }
@@ -72,17 +73,35 @@ func renderSummary(_ report: SyncReport) -> String {
   return lines.joined(separator: "\n")
 }
 
-/// A JSON array with one object per file, for `--json`.
+/// A JSON array with one object per file, for `--json`: each recording synced (an earlier
+/// recording under the same id has its own object, with its `generation`), then each one
+/// given up for the run, with `givenUp` set to the reason.
 func renderSummaryJSON(_ report: SyncReport) -> String {
-  JSONValue.array(
-    report.files.map { file in
-      .object([
-        ("sessionId", .int(Int64(file.sessionId.rawValue))), ("size", .int(file.size)),
-        ("durationMs", .int(Int64(file.durationMs))), ("verified", .bool(file.verified)),
-        ("deletedFromDevice", .bool(file.deletedFromDevice)),
-        ("exportPath", file.exportPath.map { .string($0) } ?? .null),
-        ("transport", file.transport.map { .string($0) } ?? .null),
-      ])
-    }
-  ).serialized
+  let files = report.files.map { file -> JSONValue in
+    .object([
+      ("sessionId", .int(Int64(file.sessionId.rawValue))), ("size", .int(file.size)),
+      ("durationMs", .int(Int64(file.durationMs))), ("verified", .bool(file.verified)),
+      ("deletedFromDevice", .bool(file.deletedFromDevice)),
+      ("exportPath", file.exportPath.map { .string($0) } ?? .null),
+      ("transport", file.transport.map { .string($0) } ?? .null),
+      ("generation", .int(Int64(file.generation))), ("givenUp", .null),
+    ])
+  }
+  let givenUp = report.givenUp.map { file -> JSONValue in
+    .object([
+      ("sessionId", .int(Int64(file.sessionId.rawValue))), ("size", .int(file.size)),
+      ("verified", .bool(false)), ("deletedFromDevice", .bool(false)), ("exportPath", .null),
+      ("givenUp", .string(file.reason)), ("givenUpRuns", .int(Int64(file.runs))),
+      ("tried", .bool(!file.notTried)),
+    ])
+  }
+  return JSONValue.array(files + givenUp).serialized
+}
+
+/// One line per recording given up for the run (stderr).
+func renderGivenUp(_ report: SyncReport) -> [String] {
+  report.givenUp.map { file in
+    let tried = file.notTried ? "not tried (given up by \(file.runs) runs)" : "given up"
+    return "recording \(file.sessionId): \(tried): \(escapingControls(file.reason)); kept on the device"
+  }
 }

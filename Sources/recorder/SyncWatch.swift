@@ -57,6 +57,7 @@ struct SyncWatch {
         case .run(.finished(let report)):
           print(json ? renderSummaryJSON(report) : renderSummary(report))
           fflush(nil)
+          for line in renderGivenUp(report) { printError("watch: " + line) }
         case .run(let event): printRunEvent(event)
         case .synced(let count):
           printError("watch: sync \(count) complete; waiting for the recorder again")

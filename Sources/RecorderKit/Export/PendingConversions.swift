@@ -182,7 +182,13 @@ extension SyncWorkspace {
   private func conversion(_ row: PendingConversionRow) -> PendingConversion? {
     guard let format = ExportFormat(rawValue: row.format) else { return nil }
     let directory = layout.resolved(row.directory)
-    let name = "\(row.serial)-\(row.sessionId).\(format.fileExtension)"
+    // A later recording under the same session id has names of its own.
+    let generation =
+      (try? journal.read { try $0.recording(serial: row.serial, sessionId: row.sessionId) })??
+      .generation ?? 0
+    let name = StorageLayout.exportName(
+      serial: row.serial, sessionId: row.sessionId, generation: generation,
+      fileExtension: format.fileExtension)
     return PendingConversion(
       serial: row.serial, sessionId: SessionID(row.sessionId), format: format,
       channels: row.channels, path: directory + "/" + name)

@@ -330,7 +330,9 @@ extension SyncWorkspace {
     _ record: RecordingRecord, request: RecordingExport.Request, directory: String
   ) throws(SyncError) -> ExportedRecording {
     let paths = StorageLayout(root: root)
-    let name = "\(record.serial)-\(record.sessionId).\(request.format.fileExtension)"
+    let name = StorageLayout.exportName(
+      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+      fileExtension: request.format.fileExtension)
     let finalPath = directory + "/" + name
     do {
       let made = try journal.read { tx in
@@ -394,7 +396,9 @@ extension SyncWorkspace {
     directory: String
   ) throws(SyncError) -> (path: String, encoded: Bool) {
     let exportFormat = format
-    let name = "\(record.serial)-\(record.sessionId).\(exportFormat.fileExtension)"
+    let name = StorageLayout.exportName(
+      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+      fileExtension: exportFormat.fileExtension)
     let finalPath = directory + "/" + name
     let paths = StorageLayout(root: root)
     let made = try? journal.read { tx in

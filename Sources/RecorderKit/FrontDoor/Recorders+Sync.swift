@@ -113,8 +113,10 @@ extension Recorders {
     report: @Sendable (SyncRunEvent) -> Void = { _ in }
   ) async throws -> SyncReport {
     var serial = serial
-    var merged: [SessionID: SyncReport.File] = [:]
+    var merged: [SyncReport.FileKey: SyncReport.File] = [:]
+    var givenUp: [SessionID: SyncReport.GivenUp] = [:]
     var total = SyncReport()
+    await engine.beginRun()
     let retry = RetryPolicy.attempts(options.maximumAttempts)
     return try await retry.run(on: clock, cancelled: SyncError.cancelled) {
       attempt async throws -> RetryOutcome<SyncReport, any Error> in
@@ -143,13 +145,15 @@ extension Recorders {
         await sendOwedWiFiClose(serial: found, owed: engine.owedWiFiCloses, report: report)
         if options.wifi != nil, let reason = done.wifiFallback { report(.overBLE(reason)) }
         total.wifiFallback = done.wifiFallback
-        for file in done.files { merged[file.sessionId] = file }
+        for file in done.files { merged[file.key] = file }
+        for file in done.givenUp { givenUp[file.sessionId] = file }
         total.bytesReceived += done.bytesReceived
         total.reissues += done.reissues
         total.skippedInProgress = done.skippedInProgress
         total.skippedContradictory = done.skippedContradictory
         total.skippedEmpty = done.skippedEmpty
-        total.files = merged.values.sorted { $0.sessionId < $1.sessionId }
+        total.files = merged.values.sorted { $0.key < $1.key }
+        total.givenUp = givenUp.values.sorted { $0.sessionId < $1.sessionId }
         // The journal is the record of the run: a file whose DELETE reply was lost to a drop
         // is in it, though no attempt reported it.
         return .success(try await engine.summary(of: total, serial: found))
@@ -157,7 +161,8 @@ extension Recorders {
         await connection.close()
         // Files this attempt finished (and perhaps deleted) before it stopped.
         if let partial = await engine.interruptedReport {
-          for file in partial.files { merged[file.sessionId] = file }
+          for file in partial.files { merged[file.key] = file }
+          for file in partial.givenUp { givenUp[file.sessionId] = file }
           total.bytesReceived += partial.bytesReceived
           total.reissues += partial.reissues
         }

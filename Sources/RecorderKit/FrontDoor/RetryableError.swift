@@ -51,6 +51,7 @@ extension SyncError: RetryableError {
   public var isRetryable: Bool {
     switch self {
     case .device(let error): error.isRetryable
+    case .recordingUnreadable: true
     case .storage, .journal, .export, .unsafeSerial, .folderLockLost, .cancelled: false
     }
   }

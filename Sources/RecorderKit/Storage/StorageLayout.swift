@@ -13,6 +13,7 @@ import RecorderProtocol
 /// <root>/sync.lock                            held by whoever syncs this root
 /// <root>/<serial>/<session id>.part           device bytes being received
 /// <root>/<serial>/<session id>.opus-raw       complete, verified device bytes
+/// <root>/<serial>/<session id>-<n>.opus-raw   a later recording under the same id (n ≥ 2)
 /// <root>/exports/<name>.<mp3|wav|opus|pcm>    exports, unless the caller names a folder
 /// <root>/keys/                                the file key store, where one is used
 /// ```
@@ -40,13 +41,28 @@ public struct StorageLayout: Sendable, Hashable {
   public var keys: String { path("keys") }
   /// `<root>/<serial>`: one device's raw copies.
   public func deviceDirectory(serial: String) -> String { path(serial) }
-  /// `<root>/<serial>/<session id>.part`: device bytes being received.
-  public func partial(serial: String, sessionId: SessionID) -> String {
-    deviceDirectory(serial: serial) + "/\(sessionId).part"
+  /// `<root>/<serial>/<session id>.part`: device bytes being received; a later generation
+  /// of the id (``RecordingRecord/generation``) is `<session id>-<generation + 1>.part`.
+  public func partial(serial: String, sessionId: SessionID, generation: Int = 0) -> String {
+    deviceDirectory(serial: serial) + "/\(Self.stem(sessionId, generation)).part"
   }
-  /// `<root>/<serial>/<session id>.opus-raw`: complete, verified device bytes.
-  public func raw(serial: String, sessionId: SessionID) -> String {
-    deviceDirectory(serial: serial) + "/\(sessionId).opus-raw"
+  /// `<root>/<serial>/<session id>.opus-raw`: complete, verified device bytes (with the
+  /// generation's suffix, as ``partial(serial:sessionId:generation:)``).
+  public func raw(serial: String, sessionId: SessionID, generation: Int = 0) -> String {
+    deviceDirectory(serial: serial) + "/\(Self.stem(sessionId, generation)).opus-raw"
+  }
+  /// The export's file name: `<serial>-<session id>.<ext>`, or for a later generation of the
+  /// id `<serial>-<session id>-<generation + 1>.<ext>`, so an earlier recording's export
+  /// under the same id is never overwritten.
+  public static func exportName(
+    serial: String, sessionId: some CustomStringConvertible, generation: Int = 0,
+    fileExtension: String
+  ) -> String {
+    "\(serial)-\(stem(sessionId, generation)).\(fileExtension)"
+  }
+
+  private static func stem(_ sessionId: some CustomStringConvertible, _ generation: Int) -> String {
+    generation == 0 ? "\(sessionId)" : "\(sessionId)-\(generation + 1)"
   }
 
   private func path(_ name: String) -> String {

@@ -191,7 +191,11 @@ struct RecordingTransfer {
         || clock.elapsed - lastProgress > policy.noProgressTimeout
     else { return }
     report.bytesReceived += receiver.bytesReceived
-    throw .device(.timeout(operation: "transfer of \(recording.sessionId)\(repeating)"))
+    let reason =
+      idleReissues > policy.maximumIdleReissues
+      ? "\(idleReissues) reads in a row brought no new byte past \(receiver.offset)\(repeating)"
+      : "no new byte past \(receiver.offset) for \(policy.noProgressTimeout)\(repeating)"
+    throw .recordingUnreadable(sessionId: recording.sessionId, reason: reason)
   }
 
   // MARK: - CRC policy

@@ -57,6 +57,12 @@ public actor SyncEngine {
     /// before every device DELETE: a lock that no longer guards the root stops the run with
     /// ``SyncError/folderLockLost(_:)`` and nothing is deleted. nil: no check.
     package var folderLock: FolderLock?
+    /// Runs that may give one recording up (``SyncReport/GivenUp``) before later runs stop
+    /// trying it; a recording the device lists with another size counts from zero again.
+    public var maximumGiveUps = 3
+    /// Seeds where the windows that prove a held copy against the device fall
+    /// (``DeviceCopyProof``); nil: a fresh seed for each engine.
+    package var proofSeed: UInt64?
     public init() {}
   }
 
@@ -76,6 +82,17 @@ public actor SyncEngine {
   package internal(set) var interruptedReport: SyncReport?
   /// Every recording any run of this engine saw listed, by device.
   private var listedByDevice: [String: Set<SessionID>] = [:]
+  /// Recordings whose local bytes this connection's sync proved to be the device's copy
+  /// (transferred by it, or matched by ``DeviceCopyProof``): the only ones a DELETE may
+  /// name. Emptied when a sync starts: a new connection may reach another device.
+  private var proven: Set<SessionID> = []
+  /// Recordings given up since ``beginRun()``: not tried again in that run.
+  private var givenUpThisRun: Set<SessionID> = []
+  /// Earlier generations this engine retired (``JournalTransaction/retire(_:reason:)``), by
+  /// device, for the summary.
+  private var retiredByDevice: [String: Set<SessionID>] = [:]
+  /// Where the proof windows fall.
+  private var proofRandom: SplitMix64
 
   /// An engine over `journal`, keeping recordings and exports under `root`.
   public init(
@@ -97,8 +114,13 @@ public actor SyncEngine {
     paths = StorageLayout(root: root)
     self.options = options
     self.clock = clock
+    proofRandom = SplitMix64(seed: options.proofSeed ?? UInt64.random(in: .min ... .max))
     (events, eventContinuation) = AsyncStream.makeStream(of: SyncEvent.self)
   }
+
+  /// Starts a run (the front door's ``Recorders/runSync(serial:into:options:report:)``, one
+  /// sync of a watch): a recording given up in an earlier run may be tried again.
+  package func beginRun() { givenUpThisRun = [] }
 
   deinit { eventContinuation.finish() }
 
@@ -108,6 +130,7 @@ public actor SyncEngine {
     // The serial names a folder and export files: a hostile one must not reach a path.
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
+    proven = []
     let listed: [Recording]
     let inProgress: SessionID?
     do {
@@ -192,14 +215,32 @@ public actor SyncEngine {
           .fileSkipped(sessionId: recording.sessionId, reason: "listed with 0 bytes"))
         continue
       }
-      var record = try reconciled(try load(recording, serial: serial), listed: recording)
+      if givenUpThisRun.contains(recording.sessionId) { continue }
+      var record = try await reconciled(
+        try load(recording, serial: serial), listed: recording, via: transport)
+      if record.giveUps >= options.maximumGiveUps, record.stage < .stored {
+        report.givenUp.append(
+          SyncReport.GivenUp(
+            sessionId: recording.sessionId, size: Int64(recording.size),
+            reason: record.giveUpReason ?? "", runs: record.giveUps, notTried: true))
+        eventContinuation.yield(
+          .fileSkipped(
+            sessionId: recording.sessionId,
+            reason: "given up by \(record.giveUps) runs; kept on the device"))
+        continue
+      }
       if record.stage < .stored {
-        record = try await transfer(recording, record: record, via: transport, report: &report)
+        do throws(SyncError) {
+          record = try await transfer(recording, record: record, via: transport, report: &report)
+        } catch .recordingUnreadable(_, let reason) {
+          try giveUp(recording, serial: serial, reason: reason, report: &report)
+          continue
+        }
       }
       // Finish the previous file (export, delete) before starting this one's: one behind.
       if let previous = pendingFinish {
         pendingFinish = nil
-        report.files.append(try await Self.finished(previous).get())
+        try await collect(previous, into: &report, serial: serial)
         done += 1
         eventContinuation.yield(.overall(done: done, total: recordings.count))
       }
@@ -210,7 +251,7 @@ public actor SyncEngine {
       }
     }
     if let previous = pendingFinish {
-      report.files.append(try await Self.finished(previous).get())
+      try await collect(previous, into: &report, serial: serial)
       pendingFinish = nil
       done += 1
       eventContinuation.yield(.overall(done: done, total: recordings.count))
@@ -218,6 +259,53 @@ public actor SyncEngine {
     if transport.deletesOnlyAfterBatch, !Task.isCancelled {
       try await deleteAfterBatch(report: &report, serial: serial, via: transport)
     }
+  }
+
+  /// The outcome of the previous file's export and delete, added to `report`: a recording
+  /// whose export cannot be made is given up for the run, any other failure stops it.
+  private func collect(
+    _ task: Task<Result<SyncReport.File, SyncError>, Never>, into report: inout SyncReport,
+    serial: String
+  ) async throws(SyncError) {
+    switch await Self.finished(task) {
+    case .success(let file): report.files.append(file)
+    case .failure(.export(let sessionId, let reason)):
+      guard
+        let record = try journalRead({ tx in
+          try tx.recording(serial: serial, sessionId: sessionId.rawValue)
+        })
+      else { throw .export(sessionId: sessionId, reason: reason) }
+      let listed = Recording(
+        sessionId: sessionId, size: UInt32(clamping: record.size), scene: nil, attribute: nil,
+        channels: record.channels)
+      try giveUp(listed, serial: serial, reason: "export failed: \(reason)", report: &report)
+    case .failure(let error): throw error
+    }
+  }
+
+  /// Gives `recording` up for this run: journaled with its reason, reported, kept on the
+  /// device; the sync goes on with the next recording.
+  private func giveUp(
+    _ recording: Recording, serial: String, reason: String, report: inout SyncReport
+  ) throws(SyncError) {
+    givenUpThisRun.insert(recording.sessionId)
+    let record = try journalWrite { tx in
+      var record =
+        try tx.recording(serial: serial, sessionId: recording.sessionId.rawValue)
+        ?? RecordingRecord(
+          serial: serial, sessionId: recording.sessionId.rawValue, size: Int64(recording.size),
+          channels: recording.channels, scene: recording.scene.map(Int.init))
+      record.giveUps += 1
+      record.giveUpReason = reason
+      try tx.save(record)
+      return record
+    }
+    report.givenUp.append(
+      SyncReport.GivenUp(
+        sessionId: recording.sessionId, size: Int64(recording.size), reason: reason,
+        runs: record.giveUps, notTried: false))
+    eventContinuation.yield(
+      .fileSkipped(sessionId: recording.sessionId, reason: "given up for this run: \(reason)"))
   }
 
   /// The deletes a Wi-Fi batch held back, oldest first, each still behind the same rule
@@ -253,6 +341,15 @@ public actor SyncEngine {
     guard options.deleteFromDevice, isDeletable(record.verification), exportSatisfied,
       record.stage >= .stored, record.stage < .deletedFromDevice
     else { return nil }
+    // Only bytes this connection proved to be the device's copy (invariant 8): never a DELETE
+    // on an id and a size alone.
+    guard proven.contains(record.session) else {
+      eventContinuation.yield(
+        .fileSkipped(
+          sessionId: record.session,
+          reason: "not proven to be the device's copy on this connection; kept on the device"))
+      return nil
+    }
     // The last check before an irreversible step (invariant 8): the bytes we hold now are
     // the ones the journal vouches for, and the export is still there.
     var exportThere = try exportStillThere(record)
@@ -285,9 +382,23 @@ public actor SyncEngine {
   /// Transfers the rest of `recording` (`RecordingTransfer`) and stores it; returns the
   /// journal record, `stored`.
   private func transfer(
-    _ recording: Recording, record initial: RecordingRecord, via transport: any RecordingTransport,
+    _ recording: Recording, record held: RecordingRecord, via transport: any RecordingTransport,
     report: inout SyncReport
   ) async throws(SyncError) -> RecordingRecord {
+    var initial = held
+    // Bytes an earlier connection left in the partial file are the device's only if they
+    // match it now: otherwise the file starts over.
+    let heldBytes = min(held.durableBytes, fileSystem.size(of: partPath(held)) ?? 0)
+    if heldBytes > 0, !proven.contains(recording.sessionId) {
+      let verdict = try await DeviceCopyProof(
+        transport: transport, sessionId: recording.sessionId, fileSystem: fileSystem
+      ).check(
+        localPath: partPath(held),
+        windows: DeviceCopyProof.windows(held: heldBytes, random: &proofRandom))
+      if verdict != .same {
+        initial = try startOver(held, size: Int64(recording.size))
+      }
+    }
     let transfer = RecordingTransfer(
       recording: recording, initial: initial, partPath: partPath(initial), transport: transport,
       firmware: await transport.firmware, fileSystem: fileSystem, journal: journal, clock: clock,
@@ -296,6 +407,8 @@ public actor SyncEngine {
         noProgressTimeout: options.noProgressTimeout, strictVerify: options.strictVerify),
       events: eventContinuation)
     let outcome = try await transfer.run(report: &report)
+    // Every byte not matched above came over this connection.
+    proven.insert(recording.sessionId)
     return try store(
       initial, partPath: partPath(initial), checked: outcome.checked,
       transport: outcome.carriedBy.description)
@@ -378,7 +491,7 @@ public actor SyncEngine {
           sessionId: record.session, size: record.size, durationMs: durationMs(of: record),
           verified: verified, exportPath: exportPath,
           deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport,
-          conversionPending: owed))
+          conversionPending: owed, generation: record.generation))
     } catch {
       return .failure(error)
     }
@@ -403,7 +516,9 @@ public actor SyncEngine {
   private func export(_ record: RecordingRecord, format: ExportFormat) throws(SyncError)
     -> RecordingRecord
   {
-    let name = "\(record.serial)-\(record.sessionId).\(format.fileExtension)"
+    let name = StorageLayout.exportName(
+      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+      fileExtension: format.fileExtension)
     let finalPath = exportDirectory + "/" + name
     guard let rawPath = record.rawPath else {
       throw .journal("recording \(record.sessionId) is stored without a raw path")
@@ -487,27 +602,41 @@ public actor SyncEngine {
   /// that file out of the summary.
   package func summary(of report: SyncReport, serial: String) throws(SyncError) -> SyncReport {
     var summary = report
-    var files = Dictionary(report.files.map { ($0.sessionId, $0) }, uniquingKeysWith: { $1 })
-    let ids = listedByDevice[serial, default: []].union(files.keys)
+    var files = Dictionary(report.files.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+    let ids = listedByDevice[serial, default: []].union(files.keys.map(\.sessionId))
     for id in ids.sorted() {
       guard
         let record = try journalRead({ tx in try tx.recording(serial: serial, sessionId: id) }),
         record.stage >= .stored
       else { continue }
-      var path = files[id]?.exportPath
+      let key = SyncReport.FileKey(sessionId: id, generation: record.generation)
+      var path = files[key]?.exportPath
       if let format = options.format, let made = try exportPath(of: record, format: format) {
         path = made
       }
       var owed = false
       if path == nil { owed = try conversionOwed(record) }
-      files[id] = SyncReport.File(
+      files[key] = SyncReport.File(
         sessionId: id, size: record.size,
         durationMs: durationMs(of: record),
         verified: record.verification.permitsExport, exportPath: path,
         deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport,
-        conversionPending: owed)
+        conversionPending: owed, generation: record.generation)
     }
-    summary.files = files.values.sorted { $0.sessionId < $1.sessionId }
+    // The recordings this engine found replaced under their id: both are reported.
+    let retired = retiredByDevice[serial, default: []]
+    if !retired.isEmpty {
+      for earlier in try journalRead({ tx in try tx.earlierGenerations(serial: serial) })
+      where retired.contains(SessionID(earlier.sessionId)) {
+        let id = SessionID(earlier.sessionId)
+        let path = options.format.flatMap { earlier.exports[$0.rawValue] } ?? earlier.exports.values.first
+        files[SyncReport.FileKey(sessionId: id, generation: earlier.generation)] = SyncReport.File(
+          sessionId: id, size: earlier.size, durationMs: 0, verified: true,
+          exportPath: path.map(paths.resolved), deletedFromDevice: earlier.stage == .deletedFromDevice,
+          transport: nil, conversionPending: false, generation: earlier.generation)
+      }
+    }
+    summary.files = files.values.sorted { $0.key < $1.key }
     return summary
   }
 
@@ -533,22 +662,97 @@ public actor SyncEngine {
 
   /// The journal's record brought in line with what the device lists now and with the bytes
   /// we hold (invariant 8):
-  /// - a recording that **grew** (paused and resumed under the same id) fetches the rest,
-  ///   and is verified and exported again;
-  /// - one that **shrank** starts over: no check covered the bytes it lost;
+  /// - a copy we hold whole is compared with the device's (``DeviceCopyProof``): the same
+  ///   bytes prove it for this connection; other bytes mean the device lists another
+  ///   recording under this id, so ours becomes an earlier generation (kept, with its
+  ///   exports) and the listed one a new generation, synced under names of its own;
+  /// - a recording the journal saw deleted that the device lists again is that recording
+  ///   only if the bytes match our copy (the DELETE never took effect); otherwise it is new;
+  /// - a recording that **grew** (paused and resumed under the same id) fetches the rest once
+  ///   the bytes we hold matched, and is verified and exported again;
+  /// - one that **shrank** is another recording: a partial copy starts over, a whole one is
+  ///   kept as an earlier generation;
   /// - a stored copy whose file is gone or differs from the journal's size and SHA-256 is
   ///   fetched again.
-  private func reconciled(_ record: RecordingRecord, listed recording: Recording)
+  private func reconciled(
+    _ record: RecordingRecord, listed recording: Recording, via transport: any RecordingTransport
+  ) async throws(SyncError) -> RecordingRecord {
+    let listedSize = Int64(recording.size)
+    if record.stage == .deletedFromDevice {
+      if listedSize == record.size, try localCopyHolds(record),
+        try await proof(of: record, via: transport) == .same
+      {
+        proven.insert(record.session)
+        let exported = try exportPath(of: record, format: options.format ?? .mp3) != nil
+        return try journalWrite { tx in
+          try tx.update(serial: record.serial, sessionId: record.sessionId) {
+            $0.stage = exported ? .exported : .stored
+          }
+        }
+      }
+      return try retire(record, listed: recording, reason: "listed again after its delete")
+    }
+    guard record.stage >= .stored else {
+      if listedSize < record.size { return try startOver(record, size: listedSize) }
+      guard listedSize > record.size else { return record }
+      return try grown(record, to: listedSize)
+    }
+    if !(try localCopyHolds(record)) { return try startOver(record, size: listedSize) }
+    if listedSize < record.size {
+      return try retire(record, listed: recording, reason: "listed shorter than our copy")
+    }
+    switch try await proof(of: record, via: transport) {
+    case .different:
+      return try retire(record, listed: recording, reason: "other bytes under the same id")
+    case .inconclusive:
+      return record
+    case .same:
+      proven.insert(record.session)
+      return listedSize > record.size ? try grown(record, to: listedSize) : record
+    }
+  }
+
+  /// Windows of our whole copy of `record` compared with the device's.
+  private func proof(of record: RecordingRecord, via transport: any RecordingTransport)
+    async throws(SyncError) -> DeviceCopyProof.Verdict
+  {
+    try await DeviceCopyProof(
+      transport: transport, sessionId: record.session, fileSystem: fileSystem
+    ).check(
+      localPath: rawPath(record),
+      windows: DeviceCopyProof.windows(held: record.size, random: &proofRandom))
+  }
+
+  /// Keeps `record` as an earlier generation (its raw copy and exports stay where they are)
+  /// and starts the recording the device lists now under the same id as the next one.
+  private func retire(_ record: RecordingRecord, listed recording: Recording, reason: String)
     throws(SyncError) -> RecordingRecord
   {
-    guard record.stage < .deletedFromDevice else { return record }
-    let listedSize = Int64(recording.size)
-    if listedSize < record.size { return try startOver(record, size: listedSize) }
-    if record.stage >= .stored, !(try localCopyHolds(record)) {
-      return try startOver(record, size: listedSize)
+    var fresh = RecordingRecord(
+      serial: record.serial, sessionId: record.sessionId, size: Int64(recording.size),
+      channels: recording.channels, scene: recording.scene.map(Int.init))
+    fresh.generation = record.generation + 1
+    for path in [partPath(fresh), rawPath(fresh)] where fileSystem.size(of: path) != nil {
+      try storage { () throws(StorageError) in try fileSystem.remove(path) }
     }
-    guard listedSize > record.size else { return record }
-    // Grown: what we hold is a verified prefix; continue from its end.
+    retiredByDevice[record.serial, default: []].insert(record.session)
+    eventContinuation.yield(
+      .fileSkipped(
+        sessionId: record.session,
+        reason:
+          "another recording under this id (\(reason)): ours is kept, the new one is synced too"))
+    return try journalWrite { tx in
+      try tx.retire(record, reason: reason)
+      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
+      try tx.save(fresh)
+      return fresh
+    }
+  }
+
+  /// `record` continued to `listedSize`: what we hold is a prefix of it; fetch the rest.
+  private func grown(_ record: RecordingRecord, to listedSize: Int64) throws(SyncError)
+    -> RecordingRecord
+  {
     if record.stage >= .stored {
       try storage { () throws(StorageError) in
         try fileSystem.rename(rawPath(record), to: partPath(record))
@@ -569,6 +773,7 @@ public actor SyncEngine {
         $0.rawPath = nil
         $0.exportPath = nil
         $0.exportFormat = nil
+        $0.giveUps = 0
       }
     }
   }
@@ -585,9 +790,10 @@ public actor SyncEngine {
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
       try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
-      let fresh = RecordingRecord(
+      var fresh = RecordingRecord(
         serial: record.serial, sessionId: record.sessionId, size: size,
         channels: record.channels, scene: record.scene)
+      fresh.generation = record.generation
       try tx.save(fresh)
       return fresh
     }
@@ -673,7 +879,7 @@ public actor SyncEngine {
     paths.deviceDirectory(serial: serial)
   }
   private func partPath(_ record: RecordingRecord) -> String {
-    paths.partial(serial: record.serial, sessionId: record.session)
+    paths.partial(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
   /// The duration of a stored recording: from the pages of an Ogg file (its last granule
   /// position; the whole stream was checked once, when it was stored), else from its size
@@ -693,7 +899,7 @@ public actor SyncEngine {
   }
 
   private func rawPath(_ record: RecordingRecord) -> String {
-    paths.raw(serial: record.serial, sessionId: record.session)
+    paths.raw(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
 
   private func storage<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T {

@@ -35,8 +35,41 @@ public struct SyncReport: Sendable, Equatable {
     /// ``exportPath`` is nil until ``SyncWorkspace/convertPending(shouldStop:converted:)``
     /// makes it.
     public var conversionPending = false
+    /// Which recording under ``sessionId``: 0 for the first, one more for each later
+    /// recording the device listed under the same id with other bytes
+    /// (`RecordingRecord.generation`); each has exports of its own.
+    public var generation = 0
+
+    /// The file's place in a report: its session id, then its generation.
+    package var key: FileKey { FileKey(sessionId: sessionId, generation: generation) }
+  }
+
+  /// A file's session id and generation, in that order.
+  package struct FileKey: Hashable, Comparable, Sendable {
+    var sessionId: SessionID
+    var generation: Int
+    package static func < (lhs: FileKey, rhs: FileKey) -> Bool {
+      (lhs.sessionId, lhs.generation) < (rhs.sessionId, rhs.generation)
+    }
+  }
+  /// A recording given up for the run: its bytes could not be taken from the device (the
+  /// same damaged data again and again) or its export could not be made. It stays on the
+  /// device and in the journal with its reason; later runs try it again, up to
+  /// ``SyncEngine/Options/maximumGiveUps`` runs in all while the device lists it unchanged.
+  public struct GivenUp: Sendable, Equatable {
+    public var sessionId: SessionID
+    /// The size the device lists.
+    public var size: Int64
+    public var reason: String
+    /// Runs that have given it up, this one included.
+    public var runs: Int
+    /// True when this run did not try it at all: earlier runs gave it up
+    /// ``SyncEngine/Options/maximumGiveUps`` times.
+    public var notTried: Bool
   }
   public var files: [File] = []
+  /// Recordings given up for this run (kept on the device), oldest first.
+  public var givenUp: [GivenUp] = []
   /// File bytes moved over the link in this run (including re-sends).
   public var bytesReceived: Int64 = 0
   /// Re-issued requests (gap, corruption, CRC re-read).
@@ -69,6 +102,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   /// gateway such as `recorder sync`) no longer guards it, so another sync may be using the
   /// folder: nothing more is deleted from the device. The reason, in words.
   case folderLockLost(String)
+  /// The device's bytes of one recording could not be taken: the same damaged data at the
+  /// same place on every read, or no new byte for the no-progress bound. The sync gives
+  /// that recording up for the run (``SyncReport/givenUp``) and goes on with the next.
+  case recordingUnreadable(sessionId: SessionID, reason: String)
 
   public var description: String {
     switch self {
@@ -81,6 +118,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
       "the device reports serial \(shown), which is not 1-32 ASCII letters and digits: "
         + "refusing to use it as a folder name"
     case .folderLockLost(let reason): "\(reason); nothing more is deleted from the device"
+    case .recordingUnreadable(let sessionId, let reason):
+      "recording \(sessionId) could not be read from the device: \(reason)"
     }
   }
 }

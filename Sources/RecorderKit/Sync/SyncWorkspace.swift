@@ -111,7 +111,8 @@ public final class SyncWorkspace: Sendable {
         stage: record.stage,
         durableBytes: record.durableBytes, sha256: record.sha256,
         exportPath: record.exportPath.map(layout.resolved),
-        partialPath: layout.partial(serial: record.serial, sessionId: record.session))
+        partialPath: layout.partial(
+          serial: record.serial, sessionId: record.session, generation: record.generation))
     }
   }
 
