@@ -178,7 +178,7 @@ private func topLevelHelp(_ commands: [any RecorderCommand.Type]) -> String {
     COMMANDS:
     \(lines.joined(separator: "\n"))
 
-    EXIT CODES: 0 ok · 1 failed · 64 bad arguments · 65 malformed data · 69 device
+    EXIT CODES: 0 ok · 1 failed · 3 some recordings given up (kept) · 64 bad arguments · 65 malformed data · 69 device
     unreachable · 74 local file error · 75 folder locked by another sync · 77 token rejected
     """
 }

@@ -24,6 +24,11 @@ struct EmulateCommand: RecorderCommand {
       --host ADDRESS          Address to listen on (default 127.0.0.1).
       --recordings N          Recordings to generate (default 3).
       --minutes LIST          Exact lengths instead, comma-separated minutes (e.g. 60,0.5).
+      --session-ids LIST      With --minutes: each recording's session id (its start time,
+                              unix seconds), comma-separated, one per length.
+      --damage LIST           Damage written into recordings on the flash, as INDEX:KIND
+                              (INDEX from 0, oldest first; comma-separated). KIND: bad-frame,
+                              zeros-4g, ogg-page-crc, ogg-lacing-64k, ogg-page-cut.
       --token T               The device token the HANDSHAKE must carry
                               (default the PROTOCOL.md example token).
       --seed S                Seeds addresses and generated audio (default 1).
@@ -146,6 +151,8 @@ struct EmulateCommand: RecorderCommand {
   var port: UInt16
   var recordings: Int
   var minutes: [Double]?
+  var sessionIds: [SessionID]?
+  var damage: [(index: Int, kind: RecordingDamage)] = []
   var token: DeviceToken
   var seed: UInt64
   var timeScale: Double
@@ -219,6 +226,22 @@ struct EmulateCommand: RecorderCommand {
         throw UsageError("--minutes takes positive numbers up to 300, comma-separated")
       }
       minutes = values.compactMap { $0 }
+    }
+    if let list = try arguments.option("session-ids") {
+      let ids = list.split(separator: ",").map { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+      guard let minutes, ids.count == minutes.count, ids.allSatisfy({ ($0 ?? 0) > 0 }) else {
+        throw UsageError("--session-ids takes one positive id per --minutes length")
+      }
+      sessionIds = ids.compactMap { $0 }.map(SessionID.init)
+    }
+    if let list = try arguments.option("damage") {
+      damage = try list.split(separator: ",").map { item in
+        let parts = item.split(separator: ":")
+        guard parts.count == 2, let index = Int(parts[0]), index >= 0,
+          let kind = RecordingDamage(rawValue: String(parts[1]))
+        else { throw UsageError("--damage takes INDEX:KIND items, comma-separated") }
+        return (index, kind)
+      }
     }
     cloud = arguments.flag("cloud")
     requireSignature = arguments.flag("mode-b-require-signature")
@@ -405,10 +428,17 @@ struct EmulateCommand: RecorderCommand {
         configuration: configuration, flashDirectory: directory, time: time)
       if try await device.recordings().isEmpty {
         if let minutes {
-          for length in minutes { try await device.addRecording(duration: .seconds(length * 60)) }
+          for (index, length) in minutes.enumerated() {
+            try await device.addRecording(
+              duration: .seconds(length * 60), sessionId: sessionIds?[index])
+          }
         } else {
           try await device.populate(count: recordings, seed: seed)
         }
+      }
+      let stored = try await device.recordings()
+      for (index, kind) in damage where index < stored.count {
+        try await device.damage(stored[index].sessionId, kind)
       }
       await device.setFaults(faults)
     } catch {

@@ -13,6 +13,8 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
   case flashFull(neededBytes: UInt64, freeBytes: UInt64)
   /// Storing a recording end-to-end encrypted failed (the crypto library's words).
   case encryption(String)
+  /// ``RecordingDamage`` cannot be written into that recording (none, too short, not Ogg).
+  case damage(String)
 
   public var description: String {
     switch self {
@@ -22,6 +24,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case .duplicateSession(let id): "session \(id) already exists"
     case .flashFull(let needed, let free): "flash full: need \(needed) bytes, \(free) free"
     case .encryption(let text): "E2EE storage: \(text)"
+    case .damage(let text): "damage: \(text)"
     }
   }
 }

@@ -103,6 +103,27 @@ final class FlashStorage {
     return buffer
   }
 
+  /// Writes `bytes` over a recording at `offset` (within its size).
+  func overwrite(_ bytes: [UInt8], in sessionId: SessionID, at offset: Int) throws(EmulatorError) {
+    guard let path = path(of: sessionId), let size = entries[sessionId]?.size,
+      offset >= 0, offset + bytes.count <= size
+    else { return }
+    let fd = open(path, O_WRONLY)
+    guard fd >= 0 else { throw .flashIO(path: path, operation: "open", errno: errno) }
+    defer { close(fd) }
+    let result = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
+    guard result == bytes.count else { throw .flashIO(path: path, operation: "write", errno: errno) }
+  }
+
+  /// Sets a recording's size: cut, or extended with zeros (a sparse file: no disk used).
+  func resize(_ sessionId: SessionID, to size: Int) throws(EmulatorError) {
+    guard let path = path(of: sessionId) else { return }
+    guard truncate(path, off_t(size)) == 0 else {
+      throw .flashIO(path: path, operation: "truncate", errno: errno)
+    }
+    entries[sessionId]?.size = size
+  }
+
   /// Removes a recording; false when there was none.
   @discardableResult
   func delete(_ sessionId: SessionID) -> Bool {
