@@ -232,7 +232,7 @@ struct EmulateCommand: RecorderCommand {
       guard let minutes, ids.count == minutes.count, ids.allSatisfy({ ($0 ?? 0) > 0 }) else {
         throw UsageError("--session-ids takes one positive id per --minutes length")
       }
-      sessionIds = ids.compactMap { $0 }.map(SessionID.init)
+      sessionIds = ids.compactMap { $0 }.map { SessionID($0) }
     }
     if let list = try arguments.option("damage") {
       damage = try list.split(separator: ",").map { item in
