@@ -300,12 +300,15 @@ extension EmulatedDevice {
   ///   - scene: its scene (1 normal, 7 call).
   ///   - sessionId: its start time; default: ending a minute before the device's clock
   ///     now, moved earlier if taken.
+  ///   - contentPhase: where in the generated speech it starts, in frames; default: from
+  ///     the session id. Another phase with the same id and length gives the same size with
+  ///     other audio (a device reset and re-recorded).
   /// - Throws: ``EmulatorError/duplicateSession(_:)``, ``EmulatorError/flashFull(neededBytes:freeBytes:)``,
   ///   flash I/O or encoder errors.
   @discardableResult
-  public func addRecording(duration: Duration, scene: UInt8 = 1, sessionId: SessionID? = nil)
-    throws(EmulatorError) -> RecordingInfo
-  {
+  public func addRecording(
+    duration: Duration, scene: UInt8 = 1, sessionId: SessionID? = nil, contentPhase: Int? = nil
+  ) throws(EmulatorError) -> RecordingInfo {
     let frames = Int(nanoseconds(duration) / nanoseconds(.milliseconds(20)))
     let bytesPerFrame = configuration.bytesPerFrame
     let e2ee = try configuration.modeB.e2eeUserKey.map { key throws(EmulatorError) in
@@ -335,7 +338,7 @@ extension EmulatedDevice {
       try e2ee?.apply(&header)
       try flash.append(header, to: id)
     }
-    let phase = Int(id.rawValue) % source.cycleFrames
+    let phase = (contentPhase ?? Int(id.rawValue)) % source.cycleFrames
     var first = 0
     repeat {
       let count = min(5_000, frames - first)
@@ -349,6 +352,14 @@ extension EmulatedDevice {
     return RecordingInfo(
       sessionId: id, size: flash.entries[id]?.size ?? Int(needed), scene: scene, isRecording: false,
       durationMs: frames * 20, sha256: nil, path: path)
+  }
+
+  /// Removes a finished recording from the flash, as the device's own erase would (no
+  /// DELETE is logged); false when there is none.
+  @discardableResult
+  public func eraseRecording(_ sessionId: SessionID) -> Bool {
+    guard recording?.sessionId != sessionId else { return false }
+    return flash.delete(sessionId)
   }
 
   /// Fills the flash with `count` recordings of seeded, varied lengths (half under 1.5 min,

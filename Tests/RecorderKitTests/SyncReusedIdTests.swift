@@ -1,0 +1,151 @@
+import Foundation
+import RecorderConcurrency
+import RecorderEmulator
+import RecorderKit
+import RecorderProtocol
+import RecorderStore
+import TestSupport
+import Testing
+
+/// Session ids are start seconds, so a device can list other audio under an id and size the
+/// journal holds (a reset device re-recorded, a restored backup, a clock reset), or list again
+/// an id whose recording was deleted. 50 seeded rounds mix those with new recordings, link
+/// drops mid-sync, `--keep-on-device` runs and fresh engines (a process restarted): every
+/// audio the device ever held ends up held and exported exactly once, and every DELETE the
+/// device served named bytes the client held.
+@Suite("Sync: reused session ids")
+struct SyncReusedIdTests {
+  /// What the device held and what it was asked to delete, by content.
+  private final class DeviceWatch: Sendable {
+    let everHeld = Locked<Set<String>>([])
+    let deleted = Locked<[String]>([])
+  }
+
+  /// The bench's transport, noting the SHA-256 of each recording the moment before its DELETE.
+  private struct NotingTransport: RecordingTransport {
+    let base: any RecordingTransport
+    let device: EmulatedDevice
+    let watch: DeviceWatch
+    var name: String { base.name }
+    var serial: String { get async { await base.serial } }
+    var audioChannels: Int { get async { await base.audioChannels } }
+    func listRecordings() async throws(DeviceError) -> [Recording] {
+      try await base.listRecordings()
+    }
+    func recordingInProgress() async throws(DeviceError) -> SessionID? {
+      try await base.recordingInProgress()
+    }
+    func stream(
+      sessionId: SessionID, start: UInt32, end: UInt32,
+      receive: @Sendable (BulkFrame) async -> StreamDecision
+    ) async throws(DeviceError) -> SyncTail? {
+      try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
+    }
+    func delete(sessionId: SessionID) async throws(DeviceError) {
+      let digest = (try? await device.recordings(includingDigests: true))?
+        .first { $0.sessionId == sessionId }?.sha256
+      if let digest { watch.deleted.withLock { $0.append(digest) } }
+      try await base.delete(sessionId: sessionId)
+    }
+  }
+
+  @Test("50 seeded rounds of reused ids, re-listed deleted ids, drops and restarts")
+  func reusedIdsNeverLoseAudio() async throws {
+    let seed: UInt64 = 0x5E55_1D_0050
+    var random = SplitMix64(seed: seed)
+    let bench = try SyncBench(seed: seed)
+    defer { bench.cleanUp() }
+    let device = bench.device
+    let watch = DeviceWatch()
+    let base = await device.unixTimeNow - 100_000
+    var nextId = base
+    var lengths: [SessionID: Int] = [:]  // seconds, per id ever used
+
+    func noteHeld() async throws {
+      for info in try await device.recordings(includingDigests: true) {
+        if let digest = info.sha256 { _ = watch.everHeld.withLock { $0.insert(digest) } }
+      }
+    }
+    func add(_ id: SessionID, seconds: Int) async throws {
+      try await device.addRecording(
+        duration: .seconds(seconds), sessionId: id, contentPhase: random.next(in: 0...100_000))
+      lengths[id] = seconds
+    }
+
+    for _ in 0..<3 {
+      nextId += 600
+      try await add(SessionID(nextId), seconds: random.next(in: 1...4))
+    }
+    var kinds: [String: Int] = [:]
+    for round in 0..<50 {
+      let onDevice = try await device.recordings().map(\.sessionId)
+      let gone = lengths.keys.filter { !onDevice.contains($0) }.sorted()
+      switch random.next(in: 0...3) {
+      case 0:
+        nextId += 600
+        try await add(SessionID(nextId), seconds: random.next(in: 1...4))
+        kinds["new", default: 0] += 1
+      case 1 where !onDevice.isEmpty:
+        // Other audio, same id and size.
+        let id = onDevice[random.next(in: 0...(onDevice.count - 1))]
+        await device.eraseRecording(id)
+        try await add(id, seconds: lengths[id] ?? 2)
+        kinds["same id and size, other audio", default: 0] += 1
+      case 2 where !gone.isEmpty:
+        // A deleted id listed again: same length (other audio) or another length.
+        let id = gone[random.next(in: 0...(gone.count - 1))]
+        let seconds = random.next(in: 0...1) == 0 ? lengths[id] ?? 2 : random.next(in: 1...4)
+        try await add(id, seconds: seconds)
+        kinds["deleted id listed again", default: 0] += 1
+      default:
+        kinds["sync only", default: 0] += 1
+      }
+      try await noteHeld()
+      var options = SyncEngine.Options.fast
+      options.deleteFromDevice = random.next(in: 0...3) != 0
+      options.proofSeed = random.next()
+      let drop = random.next(in: 0...2) == 0
+      await device.setFaults(
+        drop ? FaultPlan(dropLinkAfterNotifiedBytes: random.next(in: 300...12_000)) : .none)
+      // A fresh engine each round: a process that was killed and started again.
+      let engine = try bench.makeEngine(options: options)
+      do {
+        _ = try await bench.syncOnce(engine) {
+          NotingTransport(base: $0, device: device, watch: watch)
+        }
+      } catch let error as SyncError {
+        guard case .device = error else {
+          Issue.record(seedComment(seed, "round \(round): not a link failure: \(error)"))
+          return
+        }
+      } catch {
+        // The drop hit the connection's set-up.
+      }
+    }
+    // Then the device is left to sync to the end.
+    await device.setFaults(.none)
+    var options = SyncEngine.Options.fast
+    options.proofSeed = random.next()
+    for _ in 0..<5 where try await !device.recordings().isEmpty {
+      _ = try? await bench.syncOnce(try bench.makeEngine(options: options)) {
+        NotingTransport(base: $0, device: device, watch: watch)
+      }
+    }
+    #expect(try await device.recordings().isEmpty, seedComment(seed))
+
+    // What the client holds: every raw copy, current and earlier generations.
+    let deviceFolder = bench.root + "/" + device.serial
+    let raws = try FileManager.default.contentsOfDirectory(atPath: deviceFolder)
+      .filter { $0.hasSuffix(".opus-raw") }
+    let held = raws.compactMap { sha256(ofFile: deviceFolder + "/" + $0) }
+    let everHeld = watch.everHeld.withLock { $0 }
+    #expect(Set(held) == everHeld, seedComment(seed, "kinds \(kinds)"))
+    #expect(held.count == Set(held).count, seedComment(seed, "no audio held twice"))
+    let exports = bench.exportNames().filter { !$0.hasPrefix(".") }
+    #expect(exports.count == everHeld.count, seedComment(seed, "each audio exported once"))
+    let deleted = watch.deleted.withLock { $0 }
+    #expect(Set(deleted).isSubset(of: Set(held)), seedComment(seed, "a DELETE only for bytes held"))
+    #expect(kinds.count == 4, seedComment(seed, "every kind of round ran: \(kinds)"))
+    print("reused ids: \(kinds), \(everHeld.count) recordings, \(deleted.count) deletes (seed \(seed))")
+  }
+}
