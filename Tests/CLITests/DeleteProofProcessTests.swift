@@ -23,6 +23,15 @@ struct DeleteProofProcessTests {
     return (emulator, directory)
   }
 
+  /// The emulator's manifest once `condition` holds of it (it is written a moment after
+  /// what it reports), or as it is after 30 s.
+  private func manifest(_ emulator: EmulatorProcess, when condition: (Manifest) -> Bool) throws
+    -> Manifest
+  {
+    _ = waitUntil(timeout: .seconds(30)) { (try? emulator.manifest()).map(condition) ?? false }
+    return try emulator.manifest()
+  }
+
   private func sync(_ out: String, _ emulator: EmulatorProcess, in directory: TemporaryDirectory,
     _ extra: [String] = [], label: String
   ) throws -> (status: Int32?, stdout: String, stderr: String) {
@@ -50,7 +59,7 @@ struct DeleteProofProcessTests {
 
     let result = try sync(out, second, in: secondDirectory, label: "sync")
     #expect(result.status == 0, "\(result.stderr)")
-    let after = try second.manifest()
+    let after = try self.manifest(second) { $0.deletes.count == 2 }
     // Every byte of the new audio crossed the link before its DELETE.
     #expect(after.dataBytesSent >= manifest.recordings.reduce(0) { $0 + $1.size })
     #expect(Set(after.deletes.map(\.sessionId)) == Set(manifest.recordings.map(\.sessionId)))
@@ -73,10 +82,14 @@ struct DeleteProofProcessTests {
     defer { device.stop() }
     let kept = try sync(out, device, in: directory, ["--keep-on-device"], label: "keep")
     #expect(kept.status == 0, "\(kept.stderr)")
-    let sentBefore = try device.manifest().dataBytesSent
+    // The manifest's counters are written as a connection starts: a listing makes one.
+    let listing = try RecorderProcess.run(["ls"] + device.device, in: directory, label: "ls")
+    #expect(listing.status == 0, "\(listing.stderr)")
+    let sentBefore = try manifest(device) { $0.connections >= 2 }.dataBytesSent
+    #expect(sentBefore >= 108_000, "the first sync's bytes are counted")
     let result = try sync(out, device, in: directory, label: "sync")
     #expect(result.status == 0, "\(result.stderr)")
-    let after = try device.manifest()
+    let after = try manifest(device) { $0.deletes.count == 2 }
     #expect(after.deletes.count == 2)
     // Windows, not the recordings again: at most three 1,280-byte windows each.
     #expect(after.dataBytesSent - sentBefore <= 2 * 3 * 1_280 + 2 * 90)
@@ -91,14 +104,14 @@ struct DeleteProofProcessTests {
     let (first, firstDirectory) = try emulator(seed: 1, "relisted-a")
     let synced = try sync(out, first, in: firstDirectory, label: "first")
     #expect(synced.status == 0, "\(synced.stderr)")
-    #expect(try first.manifest().deletes.count == 2)
+    #expect(try manifest(first) { $0.deletes.count == 2 }.deletes.count == 2)
     first.stop()
 
     let (second, secondDirectory) = try emulator(seed: 3, "relisted-b")
     defer { second.stop() }
     let result = try sync(out, second, in: secondDirectory, label: "second")
     #expect(result.status == 0, "\(result.stderr)")
-    let manifest = try second.manifest()
+    let manifest = try self.manifest(second) { $0.deletes.count == 2 }
     #expect(manifest.dataBytesSent >= manifest.recordings.reduce(0) { $0 + $1.size })
     #expect(manifest.deletes.count == 2)
     let files = try jsonArray(result.stdout)
@@ -136,7 +149,7 @@ struct DeleteProofProcessTests {
     #expect(synced.allSatisfy { $0["deletedFromDevice"] as? Bool == true })
     let givenUp = files.filter { $0["givenUp"] is String }
     #expect(givenUp.compactMap { int64($0["sessionId"]) } == [bad], "\(result.stdout)")
-    let deletes = try emulator.manifest().deletes.map(\.sessionId)
+    let deletes = try self.manifest(emulator) { $0.deletes.count >= 4 }.deletes.map(\.sessionId)
     #expect(!deletes.contains(bad), "the damaged recording stays on the device")
     #expect(Set(deletes) == Set(manifest.recordings.dropFirst().map(\.sessionId)))
     let reasons = try journalColumn(directory.file("out/journal.sqlite"), "give_up_reason")
@@ -167,7 +180,7 @@ struct DeleteProofProcessTests {
     }
     #expect(tried == [true, true, true, false, false], "\(result.stdout)")
     #expect(try journalColumn(out + "/journal.sqlite", "give_ups")[bad] == "3")
-    let deletes = try emulator.manifest().deletes.map(\.sessionId)
+    let deletes = try self.manifest(emulator) { $0.deletes.count >= 2 }.deletes.map(\.sessionId)
     #expect(Set(deletes) == Set(manifest.recordings.map(\.sessionId)).subtracting([bad]))
   }
 }
