@@ -224,9 +224,10 @@ struct SyncWiFiTests {
 
     #expect(report.files.allSatisfy { $0.transport == "wifi" })
     try await Self.expectExactEndState(bench, template, report)
-    // Resumed: the second session sent the rest of the long file, not all of it again.
+    // Resumed: the second session sent the rest of the long file, not all of it again, and
+    // (a new engine is a new run) three 1,280-byte windows proving the bytes held before.
     let resent = await bench.device.counters.wifiContentBytesSent - sent
-    #expect(resent <= Int(template.totalBytes - partial.durableBytes))
+    #expect(resent <= Int(template.totalBytes - partial.durableBytes) + 3 * 1_280)
   }
 
   @Test(

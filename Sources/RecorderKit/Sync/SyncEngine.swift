@@ -82,9 +82,10 @@ public actor SyncEngine {
   package internal(set) var interruptedReport: SyncReport?
   /// Every recording any run of this engine saw listed, by device.
   private var listedByDevice: [String: Set<SessionID>] = [:]
-  /// Recordings whose local bytes this connection's sync proved to be the device's copy
-  /// (transferred by it, or matched by ``DeviceCopyProof``): the only ones a DELETE may
-  /// name. Emptied when a sync starts: a new connection may reach another device.
+  /// Recordings whose local bytes this run proved to be the device's copy (transferred by
+  /// it, or matched by ``DeviceCopyProof``): the only ones a DELETE may name. A run is the
+  /// engine's life, or since ``beginRun()`` (the front door's attempts at one sync, which
+  /// reconnect to the recorder with the same serial and resume).
   private var proven: Set<SessionID> = []
   /// Recordings given up since ``beginRun()``: not tried again in that run.
   private var givenUpThisRun: Set<SessionID> = []
@@ -120,7 +121,10 @@ public actor SyncEngine {
 
   /// Starts a run (the front door's ``Recorders/runSync(serial:into:options:report:)``, one
   /// sync of a watch): a recording given up in an earlier run may be tried again.
-  package func beginRun() { givenUpThisRun = [] }
+  package func beginRun() {
+    givenUpThisRun = []
+    proven = []
+  }
 
   deinit { eventContinuation.finish() }
 
@@ -130,7 +134,6 @@ public actor SyncEngine {
     // The serial names a folder and export files: a hostile one must not reach a path.
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
-    proven = []
     let listed: [Recording]
     let inProgress: SessionID?
     do {
@@ -399,6 +402,8 @@ public actor SyncEngine {
         initial = try startOver(held, size: Int64(recording.size))
       }
     }
+    // From here every byte the partial file gains comes from the device in this run.
+    proven.insert(recording.sessionId)
     let transfer = RecordingTransfer(
       recording: recording, initial: initial, partPath: partPath(initial), transport: transport,
       firmware: await transport.firmware, fileSystem: fileSystem, journal: journal, clock: clock,
@@ -407,8 +412,6 @@ public actor SyncEngine {
         noProgressTimeout: options.noProgressTimeout, strictVerify: options.strictVerify),
       events: eventContinuation)
     let outcome = try await transfer.run(report: &report)
-    // Every byte not matched above came over this connection.
-    proven.insert(recording.sessionId)
     return try store(
       initial, partPath: partPath(initial), checked: outcome.checked,
       transport: outcome.carriedBy.description)
