@@ -13,7 +13,7 @@ import Testing
 
 /// Issue 39, item 9c: two deferred converters on one root (two processes, or two workspaces
 /// in one) each encode a conversion only if no other converter holds it. A converter holds a
-/// conversion through an exclusive lock on `<export folder>/.converting-<final name>`, taken
+/// conversion through an exclusive lock on `<root>/.converting-<final name>`, taken
 /// before it encodes and let go (the file removed) once the conversion is journaled or given
 /// up; the other one skips it and leaves it to the holder.
 extension ExportPolicyTests {
@@ -31,9 +31,7 @@ extension ExportPolicyTests {
     let held = try #require(owed.first)
 
     // Another converter's hold, as it takes it: the lock on the claim file.
-    try FileManager.default.createDirectory(
-      atPath: bench.exportDirectory, withIntermediateDirectories: true)
-    let claim = bench.exportDirectory + "/.converting-" + (held.path as NSString).lastPathComponent
+    let claim = bench.root + "/.converting-" + (held.path as NSString).lastPathComponent
     let holder = open(claim, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     #expect(holder >= 0)
     #expect(flock(holder, LOCK_EX | LOCK_NB) == 0)

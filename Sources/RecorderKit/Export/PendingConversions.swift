@@ -146,11 +146,11 @@ extension SyncWorkspace {
         try forget(conversion)
         return .dropped
       }
-      let directory = parentDirectory(of: conversion.path)
+      // In the root, which exists (the export folder may not yet): the conversion's
+      // name is unique there, one owed entry per recording and format.
       let claim: ExportTemporary?
       do {
-        try fileSystem.createDirectory(directory)
-        claim = try ExportTemporary.claim(fileName(of: conversion.path), in: directory)
+        claim = try ExportTemporary.claim(fileName(of: conversion.path), in: root)
       } catch {
         throw .storage(error)
       }
@@ -161,6 +161,7 @@ extension SyncWorkspace {
           sessionId: conversion.sessionId,
           reason: "the raw copy differs from the journal's size and SHA-256; kept owed")
       }
+      let directory = parentDirectory(of: conversion.path)
       let outcome = try ensureExportReportingWork(
         record, rawPath: rawPath, format: conversion.format, channels: conversion.channels,
         directory: directory)

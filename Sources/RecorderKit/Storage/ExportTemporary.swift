@@ -10,8 +10,8 @@ import RecorderConcurrency
 /// of an end-to-end encrypted recording (`<temporary>.plain`) lives and dies with it.
 ///
 /// The same held file, under a fixed name, is a deferred converter's claim on one
-/// conversion (``claim(_:in:)``): `.converting-<final name>`, so a second converter, in this
-/// process or another, skips what the first is encoding.
+/// conversion (``claim(_:in:)``): `<root>/.converting-<final name>`, so a second converter,
+/// in this process or another, skips what the first is encoding.
 final class ExportTemporary: Sendable {
   static let prefix = ".partial-"
   /// The name of a conversion's claim: this, then the final name.
@@ -46,7 +46,7 @@ final class ExportTemporary: Sendable {
     self.init(path: path, descriptor: fd)
   }
 
-  /// Claims the conversion whose file will be `name` in `directory` (which must exist):
+  /// Claims the conversion whose file will be `name`, in `directory` (which must exist):
   /// `.converting-<name>`, opened (created if need be) and locked exclusively until
   /// ``release()`` removes it. Nil when another holder has it: a converter in this process
   /// or another. A file a crashed holder left is not held, and is taken over.
