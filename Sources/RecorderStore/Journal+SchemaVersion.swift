@@ -1,17 +1,17 @@
 /// The journal's schema version: how a build tells a journal a newer build wrote (issue 39).
 ///
 /// A journal is stamped with `PRAGMA user_version` = the number of migrations the build that
-/// last opened it knows (``Journal/schemaVersion``, derived from the migration list, so a
+/// last opened it knows (`Journal.schemaVersion`, derived from the migration list, so a
 /// migration appended later moves it with no other edit). Before any migration runs, a
-/// journal is refused (``JournalError/newerSchema(path:schemaVersion:unknownMigrations:)``)
-/// when either signal says a newer build wrote it: a `user_version` above this build's, or
-/// a migration name this build does not know (journals stamped before `user_version` was).
-/// A refused journal is neither migrated, up or down, nor written.
+/// journal is refused (`JournalError.newerSchema`) when either signal says a newer build
+/// wrote it: a `user_version` above this build's, or a migration name this build does not
+/// know (journals stamped before `user_version` was). A refused journal is neither migrated,
+/// up or down, nor written.
 extension Journal {
   /// The schema version this build writes: how many migrations it knows.
   static var schemaVersion: Int64 { Int64(migrations.count) }
 
-  /// Throws ``JournalError/newerSchema(path:schemaVersion:unknownMigrations:)`` when a newer
+  /// Throws `JournalError.newerSchema` when a newer
   /// build wrote the journal on `connection`. Reads only.
   static func refuseNewerSchema(_ connection: SQLiteConnection) throws(JournalError) {
     let version = try userVersion(connection)

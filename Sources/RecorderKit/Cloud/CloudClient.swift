@@ -10,7 +10,7 @@ import RecorderProtocol
 ///   every request goes to `{domain}/developer/api/…`. Plain http is only for loopback
 ///   hosts (the cloud emulator in tests): a loopback host with a port and no scheme
 ///   (`127.0.0.1:PORT`) means http, and `http://` elsewhere is refused. Loopback is parsed
-///   (``LoopbackHost``: 127.0.0.0/8, `::1`, the name `localhost`), never a text prefix.
+///   (`LoopbackHost`: 127.0.0.0/8, `::1`, the name `localhost`), never a text prefix.
 /// - **Proxies.** A loopback destination never goes through a proxy, whatever the
 ///   environment's proxy variables say (its plain-http requests carry the token); any other
 ///   destination keeps the platform's proxy settings (libcurl's `https_proxy`, `ALL_PROXY`,

@@ -10,7 +10,7 @@
   /// followed, only http and https are spoken, bodies are never decompressed, and no signal
   /// is used for timeouts (`CURLOPT_NOSIGNAL`), so it is safe on any thread.
   ///
-  /// Proxies: a loopback destination (``LoopbackHost``: the cloud emulator, where the token
+  /// Proxies: a loopback destination (`LoopbackHost`: the cloud emulator, where the token
   /// travels in plain http) never goes through one, whatever `http_proxy`, `HTTPS_PROXY` or
   /// `ALL_PROXY` say (`CURLOPT_PROXY` set empty), so the token is never handed in clear to a
   /// proxy. Every other destination (https only) keeps libcurl's proxy variables, as a
