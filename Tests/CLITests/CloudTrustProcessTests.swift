@@ -53,6 +53,18 @@ extension ProcessTests {
       #expect(result.stderr.contains("refusing plain http"), "\(host): \(result.stderr)")
       #expect(!result.stdout.contains(Self.cloudJWT) && !result.stderr.contains(Self.cloudJWT))
     }
+    // The other commands that take --cloud refuse it the same way, before any device.
+    let cloud = ["--cloud", "http://127.attacker.example:\(port)", "--user-token-file", tokenFile]
+    let device = ["--device", "tcp://127.0.0.1:\(port)"]
+    for command in ["ota", "unbind", "sync", "ls", "info"] {
+      let extra = command == "sync" ? ["--out", directory.file("out")] : []
+      let result = try RecorderProcess.run(
+        [command] + cloud + device + extra, in: directory, label: "\(command)-127-name",
+        timeout: .seconds(60), environment: Self.proxyEnvironment(proxy))
+      #expect(result.status == 64, "\(command): \(result.stderr)")
+      #expect(result.stderr.contains("refusing plain http"), "\(command): \(result.stderr)")
+      #expect(!result.stdout.contains(Self.cloudJWT) && !result.stderr.contains(Self.cloudJWT))
+    }
     #expect(proxy.requests.isEmpty, "sent: \(proxy.requests.map { "\($0.method) \($0.target)" })")
   }
 
