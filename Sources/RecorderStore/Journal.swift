@@ -197,7 +197,10 @@ public final class Journal: @unchecked Sendable {
       // `checkpoint_fullfsync` (both off by default on Apple builds).
       try connection.execute("PRAGMA fullfsync=ON; PRAGMA checkpoint_fullfsync=ON;")
     #endif
+    // A journal a newer build wrote is refused before anything is migrated or written.
+    try Self.refuseNewerSchema(connection)
     try Self.migrate(connection)
+    try Self.recordSchemaVersion(connection)
     self.connection = connection
   }
 

@@ -1,20 +1,37 @@
 import CSQLite
 import Foundation
 
-/// Why the journal could not do what was asked. Carries SQLite's words, never values.
+/// Why the journal could not do what was asked. Carries SQLite's words and the journal's
+/// path, never values.
+///
+/// Descriptions name the journal by its path and never start with "journal:": the errors
+/// that wrap one (`SyncError.journal`, …) say that once.
 public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
   case open(path: String, message: String)
-  case sqlite(code: Int32, message: String)
+  /// SQLite refused a statement on the journal at `path` (`code` 5: another process holds
+  /// it locked for longer than the busy timeout).
+  case sqlite(path: String, code: Int32, message: String)
   case migration(name: String, message: String)
   /// A transaction body asked for something inconsistent (programmer-visible, testable).
   case invalidState(String)
+  /// The journal at `path` was written by a newer RecorderKit: its `PRAGMA user_version`
+  /// (`schemaVersion`) is above the number of migrations this build knows, or it records
+  /// `unknownMigrations` migrations this build does not know. Nothing was read or changed:
+  /// its rows may mean what this build cannot tell, so it is neither migrated nor used.
+  case newerSchema(path: String, schemaVersion: Int64, unknownMigrations: Int)
 
   public var description: String {
     switch self {
     case .open(let path, let message): "cannot open journal at \(path): \(message)"
-    case .sqlite(let code, let message): "journal: SQLite error \(code): \(message)"
+    case .sqlite(let path, let code, let message): "\(path): SQLite error \(code): \(message)"
     case .migration(let name, let message): "journal migration \(name) failed: \(message)"
-    case .invalidState(let message): "journal: \(message)"
+    case .invalidState(let message): message
+    case .newerSchema(let path, let version, let unknown):
+      "the journal at \(path) was written by a newer RecorderKit ("
+        + (unknown > 0
+          ? "\(unknown) migration\(unknown == 1 ? "" : "s") this build does not know"
+          : "schema version \(version), this build knows up to \(Journal.schemaVersion)")
+        + "): refusing to use it, nothing was changed; use that RecorderKit or a newer one"
     }
   }
 }
@@ -54,7 +71,11 @@ final class SQLiteConnection {
   /// More distinct texts than this means SQL is being built at run time: stop keeping them.
   private static let preparedLimit = 64
 
+  /// The database file, named in errors.
+  let path: String
+
   init(path: String) throws(JournalError) {
+    self.path = path
     var db: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
     let status = sqlite3_open_v2(path, &db, flags, nil)
@@ -97,7 +118,7 @@ final class SQLiteConnection {
       do {
         try execute("PRAGMA journal_mode=WAL")
         return
-      } catch .sqlite(let code, _) where code == SQLITE_BUSY && waited < 5_000 {
+      } catch .sqlite(_, let code, _) where code == SQLITE_BUSY && waited < 5_000 {
         sqlite3_sleep(5)
         waited += 5
       }
@@ -111,7 +132,7 @@ final class SQLiteConnection {
     guard status == SQLITE_OK else {
       let message = error.map { String(cString: $0) } ?? "unknown"
       sqlite3_free(error)
-      throw .sqlite(code: status, message: message)
+      throw .sqlite(path: path, code: status, message: message)
     }
   }
 
@@ -172,7 +193,8 @@ final class SQLiteConnection {
   var changes: Int { Int(sqlite3_changes(handle)) }
 
   private func lastError() -> JournalError {
-    .sqlite(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    .sqlite(
+      path: path, code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
   }
 
   /// SQLITE_TRANSIENT: SQLite copies bound text and blobs before the call returns.

@@ -2,6 +2,8 @@
 // swift-argument-parser (a command type per subcommand, `--help` at every level, options
 // by long name) so that swapping ArgumentParser in later is mechanical.
 
+import RecorderKit
+
 /// Exit codes, one meaning each (also listed by `recorder --help`).
 enum ExitCode: Int32 {
   case success = 0
@@ -96,7 +98,9 @@ struct Arguments {
   /// An option converted to `T` (integers, doubles); a value that does not convert is an error.
   mutating func option<T: LosslessStringConvertible>(_ name: String, as type: T.Type) throws -> T? {
     guard let text = try option(name) else { return nil }
-    guard let value = T(text) else { throw UsageError("--\(name): '\(text)' is not a valid value") }
+    guard let value = T(text) else {
+      throw UsageError("--\(name): '\(EchoedValue(text))' is not a valid value")
+    }
     return value
   }
 
@@ -111,7 +115,7 @@ struct Arguments {
     guard let value = try option(name) else { return nil }
     guard choices.contains(value) else {
       throw UsageError(
-        "--\(name) must be one of \(choices.joined(separator: ", ")), not '\(value)'")
+        "--\(name) must be one of \(choices.joined(separator: ", ")), not '\(EchoedValue(value))'")
     }
     return value
   }
@@ -119,7 +123,7 @@ struct Arguments {
   /// Every remaining argument that is not an option, in order; call after all options.
   mutating func positionals() throws -> [String] {
     if let stray = tokens.first(where: { $0.hasPrefix("--") }) {
-      throw UsageError("unknown option \(stray)")
+      throw UsageError("unknown option \(EchoedValue(stray))")
     }
     defer { tokens.removeAll() }
     return tokens
@@ -127,7 +131,9 @@ struct Arguments {
 
   /// Fails if anything was left unread.
   func finish() throws {
-    if let first = tokens.first { throw UsageError("unexpected argument '\(first)'") }
+    if let first = tokens.first {
+      throw UsageError("unexpected argument '\(EchoedValue(first))'")
+    }
   }
 }
 
@@ -143,7 +149,7 @@ func runCommandLine(_ commands: [any RecorderCommand.Type], arguments: [String])
     return .success
   }
   guard let command = commands.first(where: { $0.name == word }) else {
-    printError("unknown command '\(word)'\n\n\(topHelp)")
+    printError("unknown command '\(EchoedValue(word))'\n\n\(topHelp)")
     return .usage
   }
   var rest = Arguments(Array(arguments.dropFirst()))

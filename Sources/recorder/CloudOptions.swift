@@ -28,7 +28,7 @@ struct CloudOptions {
       return CloudOptions(
         domain: domain, userToken: try UserToken(jwt: try DeviceOptions.readTokenFile(file)))
     } catch let error as CloudError {
-      throw UsageError("the token in \(file): \(error)")
+      throw UsageError("the token in \(EchoedValue(file)): \(error)")
     }
   }
 

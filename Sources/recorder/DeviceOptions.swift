@@ -61,7 +61,8 @@ struct DeviceOptions {
     serial = try arguments.option("serial")
     if case .ble(let bleSerial?) = address {
       if let serial, serial != bleSerial {
-        throw UsageError("--serial \(serial) contradicts --device ble:\(bleSerial)")
+        throw UsageError(
+          "--serial \(EchoedValue(serial)) contradicts --device ble:\(EchoedValue(bleSerial))")
       }
       serial = bleSerial
     }
@@ -90,7 +91,7 @@ struct DeviceOptions {
   static func privateKey(_ path: String) throws -> ModeBCredentials {
     var info = stat()
     guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else {
-      throw CommandFailure(.ioError, "cannot read the private key file \(path)")
+      throw CommandFailure(.ioError, "cannot read the private key file \(EchoedValue(path))")
     }
     if info.st_mode & 0o077 != 0 {
       printError(
@@ -123,10 +124,30 @@ struct DeviceOptions {
       )
     }
     guard !text.isEmpty, let token = DeviceToken(text) else {
-      let source = file.map { "the token in \($0)" } ?? (option != nil ? "--token" : tokenVariable)
+      let source =
+        file.map { "the token in \(EchoedValue($0))" }
+        ?? (option != nil ? "--token" : tokenVariable)
       throw UsageError("\(source) must be printable ASCII")
     }
+    if option != nil { warnTokenOnCommandLine() }
     return token
+  }
+
+  /// Whether the `--token` warning was printed (once per process, however many times the
+  /// options are read).
+  private static let warnedOfCommandLineToken = Locked(false)
+
+  /// A token given with `--token` sits in the process list, where every user of the machine
+  /// can read it: say so on stderr, once, without the token.
+  private static func warnTokenOnCommandLine() {
+    let first = warnedOfCommandLineToken.withLock { warned -> Bool in
+      defer { warned = true }
+      return !warned
+    }
+    guard first else { return }
+    printError(
+      "warning: --token puts the token on the command line, where every user of this machine "
+        + "can read it (ps); give it with --token-file PATH (0600) or \(tokenVariable) instead")
   }
 
   /// The first line of `path`, without its line end; warns when others may read the file.
@@ -134,7 +155,8 @@ struct DeviceOptions {
     var info = stat()
     guard stat(path, &info) == 0 else {
       throw CommandFailure(
-        .ioError, "cannot read the token file \(path): \(String(cString: strerror(errno)))")
+        .ioError,
+        "cannot read the token file \(EchoedValue(path)): \(String(cString: strerror(errno)))")
     }
     if info.st_mode & 0o077 != 0 {
       printError(
@@ -142,7 +164,7 @@ struct DeviceOptions {
           + String(info.st_mode & 0o777, radix: 8) + "); chmod 600 \(path)")
     }
     guard let data = FileManager.default.contents(atPath: path) else {
-      throw CommandFailure(.ioError, "cannot read the token file \(path)")
+      throw CommandFailure(.ioError, "cannot read the token file \(EchoedValue(path))")
     }
     let firstLine =
       data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)

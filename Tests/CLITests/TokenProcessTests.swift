@@ -79,4 +79,30 @@ extension ProcessTests {
       }
     }
   }
+
+  @Test("--token on the command line works, with one warning on stderr that never shows the token")
+  func tokenOnCommandLineWarns() throws {
+    let directory = try TemporaryDirectory("token-argv")
+    let emulator = try EmulatorProcess(in: directory, token: Self.secretToken, minutes: [0.25])
+    defer { emulator.stop() }
+    let device = ["--device", emulator.url, "--token", Self.secretToken]
+    let runs: [(label: String, arguments: [String])] = [
+      ("ls-argv", ["ls", "--json"] + device),
+      (
+        "sync-argv",
+        ["sync", "--out", directory.file("out"), "--keep-on-device", "--json"] + device
+      ),
+    ]
+    for run in runs {
+      let result = try RecorderProcess.run(run.arguments, in: directory, label: run.label)
+      #expect(result.status == 0, "\(run.label): \(result.stderr)")
+      let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+      #expect(warnings.count == 1, "\(run.label): \(result.stderr)")
+      let warning = String(warnings.first ?? "")
+      #expect(warning.contains("--token"), "\(warning)")
+      #expect(warning.contains("--token-file") && warning.contains("RECORDER_TOKEN"), "\(warning)")
+      #expect(
+        !result.stdout.contains(Self.secretToken) && !result.stderr.contains(Self.secretToken))
+    }
+  }
 }

@@ -9,7 +9,12 @@ import RecorderProtocol
 /// - **Domain.** `platform-us.plaud.ai` (no scheme) means `https://platform-us.plaud.ai`;
 ///   every request goes to `{domain}/developer/api/…`. Plain http is only for loopback
 ///   hosts (the cloud emulator in tests): a loopback host with a port and no scheme
-///   (`127.0.0.1:PORT`) means http, and `http://` elsewhere is refused.
+///   (`127.0.0.1:PORT`) means http, and `http://` elsewhere is refused. Loopback is parsed
+///   (`LoopbackHost`: 127.0.0.0/8, `::1`, the name `localhost`), never a text prefix.
+/// - **Proxies.** A loopback destination never goes through a proxy, whatever the
+///   environment's proxy variables say (its plain-http requests carry the token); any other
+///   destination keeps the platform's proxy settings (libcurl's `https_proxy`, `ALL_PROXY`,
+///   `NO_PROXY`), the token then inside the TLS tunnel (docs/cloud.md, "Proxies").
 /// - **Token.** Every request carries `Authorization: Bearer <user JWT>`. The token in force
 ///   is read at each attempt, so a token refreshed with ``setUserToken(_:)`` while a request
 ///   waits to retry is the one its retry uses. A 401 asks ``Configuration/tokenRefresher``
@@ -336,7 +341,11 @@ public actor CloudClient {
     else { throw .invalidDomain(domain) }
     switch scheme {
     case "https": break
-    case "http": guard isLoopback(host) else { throw .insecureURL(trimmed) }
+    // Decided on the host as sent (percent escapes kept), the text the transport reads.
+    case "http":
+      guard LoopbackHost.isLoopback(components.percentEncodedHost ?? "") else {
+        throw .insecureURL(trimmed)
+      }
     default: throw .invalidDomain(domain)
     }
     let port = components.port.map { ":\($0)" } ?? ""
@@ -346,7 +355,8 @@ public actor CloudClient {
   /// `https`, or `http` for a loopback host with a port written without a scheme.
   private static func defaultScheme(of domain: String) -> String {
     guard let components = URLComponents(string: "http://" + domain),
-      let host = components.host, components.port != nil, isLoopback(host)
+      let host = components.percentEncodedHost, components.port != nil,
+      LoopbackHost.isLoopback(host)
     else { return "https" }
     return "http"
   }
@@ -366,15 +376,10 @@ public actor CloudClient {
     else { throw .malformedResponse(reason: "`download_url` is not a URL") }
     switch scheme {
     case "https": return url
-    case "http" where Self.isLoopback(host): return url
+    case "http" where LoopbackHost.isLoopback(url): return url
     case "http": throw .insecureURL(absolute)
     default: throw .malformedResponse(reason: "`download_url` is not http(s)")
     }
-  }
-
-  static func isLoopback(_ host: String) -> Bool {
-    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-    return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
   }
 
   private static func expectSuccess(_ exchange: HTTPExchange, serial: String) throws(CloudError) {

@@ -39,9 +39,10 @@ public enum CloudError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .malformedUserToken(let reason): "the user access token is malformed: \(reason)"
-    case .invalidDomain(let domain): "\"\(domain)\" is not a usable cloud domain"
+    case .invalidDomain(let domain): "\"\(EchoedValue(domain))\" is not a usable cloud domain"
     case .insecureURL(let url):
-      "refusing plain http to \(url): only https (or http on loopback, for tests)"
+      "refusing plain http to \(EchoedValue(url)): only https (or http to a loopback address, "
+        + "for tests)"
     case .tokenExpired: "the user access token has expired: refresh it and try again"
     case .boundToAnotherAccount(let serial):
       "device \(serial) is bound to another account: unbind it there first"

@@ -9,6 +9,13 @@
   /// cancellation is seen by the progress callback within about a second. Redirects are not
   /// followed, only http and https are spoken, bodies are never decompressed, and no signal
   /// is used for timeouts (`CURLOPT_NOSIGNAL`), so it is safe on any thread.
+  ///
+  /// Proxies: a loopback destination (`LoopbackHost`: the cloud emulator, where the token
+  /// travels in plain http) never goes through one, whatever `http_proxy`, `HTTPS_PROXY` or
+  /// `ALL_PROXY` say (`CURLOPT_PROXY` set empty), so the token is never handed in clear to a
+  /// proxy. Every other destination (https only) keeps libcurl's proxy variables, as a
+  /// gateway's administrator expects (docs/linux-gateway.md, "Proxies"); the token then
+  /// crosses the proxy inside the TLS tunnel (`CONNECT`).
   struct CurlTransport: HTTPTransport {
     /// `curl_global_init`, once, before the first handle.
     private static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -91,6 +98,9 @@
       func set(_ code: CURLcode) { if code != CURLE_OK { failed = true } }
       set(rk_curl_set_pointer(easy, CURLOPT_URL, request.url.absoluteString))
       set(rk_curl_set_pointer(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+      if LoopbackHost.isLoopback(request.url) {
+        set(rk_curl_set_pointer(easy, CURLOPT_PROXY, ""))
+      }
       set(rk_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0))
       set(rk_curl_set_long(easy, CURLOPT_NOSIGNAL, 1))
       set(rk_curl_set_long(easy, CURLOPT_TIMEOUT_MS, deadline))

@@ -33,6 +33,9 @@ struct URLSessionTransport: HTTPTransport {
     configuration.urlCache = nil
     configuration.httpCookieStorage = nil
     configuration.httpShouldSetCookies = false
+    // A loopback destination never through a proxy (the token may travel there in plain
+    // http): an empty dictionary is "no proxy", where nil would be the system's settings.
+    if LoopbackHost.isLoopback(request.url) { configuration.connectionProxyDictionary = [:] }
     let delegate = BoundedDelegate(sink: sink, bounds: bounds, received: received)
     let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }

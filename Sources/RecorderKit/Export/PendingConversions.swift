@@ -42,6 +42,10 @@ public struct ConversionReport: Sendable, Equatable {
   public var failed: [Failure] = []
   /// Conversions still owed when the call returned.
   public var remaining: [PendingConversion] = []
+  /// Conversions another converter (another process, or another call in this one) was
+  /// making when this call reached them: left to it, not encoded twice. Each stays in
+  /// `remaining` until its holder journals it.
+  public var heldElsewhere: [PendingConversion] = []
   /// True when `shouldStop` or the task's cancellation ended the call before the list did.
   public var stopped = false
 
@@ -101,6 +105,7 @@ extension SyncWorkspace {
         report.alreadyMade.append(conversion)
         converted(conversion)
       case .dropped: break
+      case .heldElsewhere: report.heldElsewhere.append(conversion)
       case .failed(let error):
         // A conversion cancelled mid-way (the task's expiry) is not a failure: it stays owed.
         if Task.isCancelled {
@@ -119,10 +124,13 @@ extension SyncWorkspace {
     case made, inPlace
     /// Nothing stored to convert any more (the recording started over): the entry went.
     case dropped
+    /// Another converter holds its claim (``ExportTemporary/claim(_:in:)``): left to it.
+    case heldElsewhere
     case failed(SyncError)
   }
 
-  /// One owed conversion; the entry is cleared in the export's own transaction.
+  /// One owed conversion, under its claim (a second converter skips it); the entry is
+  /// cleared in the export's own transaction.
   private func convert(_ conversion: PendingConversion) -> ConversionOutcome {
     do throws(SyncError) {
       let record: RecordingRecord?
@@ -138,6 +146,16 @@ extension SyncWorkspace {
         try forget(conversion)
         return .dropped
       }
+      // In the root, which exists (the export folder may not yet): the conversion's
+      // name is unique there, one owed entry per recording and format.
+      let claim: ExportTemporary?
+      do {
+        claim = try ExportTemporary.claim(fileName(of: conversion.path), in: root)
+      } catch {
+        throw .storage(error)
+      }
+      guard let claim else { return .heldElsewhere }
+      defer { claim.release() }
       guard rawCopyHolds(record, rawPath: rawPath) else {
         throw .export(
           sessionId: conversion.sessionId,
@@ -197,5 +215,10 @@ extension SyncWorkspace {
   private func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return String(path[..<slash])
+  }
+
+  private func fileName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
   }
 }

@@ -8,16 +8,27 @@ import RecorderConcurrency
 /// the lock tells a live temporary from one a crash left, in this process or any other on
 /// the same machine (a container too), without trusting process ids. The decrypted audio
 /// of an end-to-end encrypted recording (`<temporary>.plain`) lives and dies with it.
+///
+/// The same held file, under a fixed name, is a deferred converter's claim on one
+/// conversion (``claim(_:in:)``): `<root>/.converting-<final name>`, so a second converter,
+/// in this process or another, skips what the first is encoding.
 final class ExportTemporary: Sendable {
   static let prefix = ".partial-"
+  /// The name of a conversion's claim: this, then the final name.
+  static let claimPrefix = ".converting-"
 
   /// Where the export writes.
   let path: String
   private let descriptor: Locked<Int32?>
 
+  private init(path: String, descriptor: Int32) {
+    self.path = path
+    self.descriptor = Locked(descriptor)
+  }
+
   /// Creates and locks a fresh temporary for `name` in `directory` (which must exist).
   /// - Throws: ``StorageError`` when it cannot be created.
-  init(_ name: String, in directory: String) throws(StorageError) {
+  convenience init(_ name: String, in directory: String) throws(StorageError) {
     var random = SystemRandomNumberGenerator()
     let token = String(random.next() as UInt64, radix: 16)
     let path =
@@ -32,8 +43,37 @@ final class ExportTemporary: Sendable {
       unlink(path)
       throw .from(errno: code, path: path)
     }
-    self.path = path
-    descriptor = Locked(fd)
+    self.init(path: path, descriptor: fd)
+  }
+
+  /// Claims the conversion whose file will be `name`, in `directory` (which must exist):
+  /// `.converting-<name>`, opened (created if need be) and locked exclusively until
+  /// ``release()`` removes it. Nil when another holder has it: a converter in this process
+  /// or another. A file a crashed holder left is not held, and is taken over.
+  /// - Throws: ``StorageError`` when the file cannot be opened or locked for another reason.
+  static func claim(_ name: String, in directory: String) throws(StorageError) -> ExportTemporary? {
+    let path = directory + "/" + claimPrefix + name
+    // A holder letting go unlinks the file, then unlocks it: a lock taken in between is on
+    // a file no longer at `path`, so look again; a few times at most, then leave it be.
+    for _ in 0..<3 {
+      let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      guard fd >= 0 else { throw .from(errno: errno, path: path) }
+      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        let code = errno
+        close(fd)
+        if code == EWOULDBLOCK { return nil }
+        throw .from(errno: code, path: path)
+      }
+      var locked = stat()
+      var named = stat()
+      if fstat(fd, &locked) == 0, lstat(path, &named) == 0, locked.st_dev == named.st_dev,
+        locked.st_ino == named.st_ino
+      {
+        return ExportTemporary(path: path, descriptor: fd)
+      }
+      close(fd)
+    }
+    return nil
   }
 
   /// The export is renamed into place or gave up: whatever is still at ``path`` (an export

@@ -313,7 +313,7 @@ public actor WiFiLink {
     let filter = Locked<PeerFilter?>(nil)
     if case .address(let address) = configuration.peer {
       filter.withLock { $0 = .exact(address) }
-    } else if let host = configuration.host, isLoopback(host) {
+    } else if let host = configuration.host, LoopbackHost.isLoopback(host) {
       filter.withLock { $0 = .exact("127.0.0.1") }
     }
     let admit: @Sendable (String) -> Bool = { peer in
@@ -391,17 +391,13 @@ public actor WiFiLink {
     case .gateway:
       if let gateway = await joiner.gatewayAddress(of: hotspot) { return .exact(gateway) }
       if let network { return .network(network) }
-      guard let host = configuration.host, isLoopback(host) else {
+      guard let host = configuration.host, LoopbackHost.isLoopback(host) else {
         throw .wifiUnavailable(
           "cannot tell which client is the device: the hotspot joiner names no gateway; "
             + "set the Wi-Fi peer rule to the device's address")
       }
       return .exact("127.0.0.1")
     }
-  }
-
-  static func isLoopback(_ host: String) -> Bool {
-    host == "localhost" || host.hasPrefix("127.")
   }
 
   /// STOP and close 1000 (`WiFiTransport/finish()`), stop the server, leave the hotspot.
