@@ -139,6 +139,7 @@ public final class Journal: @unchecked Sendable {
         session_id INTEGER NOT NULL,
         generation INTEGER NOT NULL,
         size INTEGER NOT NULL,
+        channels INTEGER NOT NULL,
         stage TEXT NOT NULL,
         sha256 TEXT,
         raw_path TEXT,
@@ -377,11 +378,12 @@ public struct JournalTransaction {
     try connection.query(
       """
       INSERT OR REPLACE INTO earlier_generations
-        (serial, session_id, generation, size, stage, sha256, raw_path, reason)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        (serial, session_id, generation, size, channels, stage, sha256, raw_path, reason)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       """,
       key + [
-        .integer(Int64(record.generation)), .integer(record.size), .text(record.stage.rawValue),
+        .integer(Int64(record.generation)), .integer(record.size),
+        .integer(Int64(record.channels)), .text(record.stage.rawValue),
         record.sha256.map { .text($0) } ?? .null, record.rawPath.map { .text($0) } ?? .null,
         .text(reason),
       ])
@@ -398,7 +400,7 @@ public struct JournalTransaction {
   public func earlierGenerations(serial: String) throws -> [EarlierGeneration] {
     let rows = try connection.query(
       """
-      SELECT session_id, generation, size, stage, sha256, raw_path, reason
+      SELECT session_id, generation, size, channels, stage, sha256, raw_path, reason
       FROM earlier_generations WHERE serial = ? ORDER BY session_id, generation
       """,
       [.text(serial)])
@@ -419,7 +421,7 @@ public struct JournalTransaction {
       }
       return EarlierGeneration(
         serial: serial, sessionId: sessionId, generation: generation,
-        size: row["size"].integer ?? 0,
+        size: row["size"].integer ?? 0, channels: Int(row["channels"].integer ?? 1),
         stage: row["stage"].text.flatMap(RecordingStage.init(rawValue:)) ?? .stored,
         sha256: row["sha256"].text, rawPath: row["raw_path"].text,
         reason: row["reason"].text ?? "", exports: exports)

@@ -105,6 +105,7 @@ public struct EarlierGeneration: Sendable, Equatable {
   public var sessionId: UInt32
   public var generation: Int
   public var size: Int64
+  public var channels: Int
   /// Its stage when it was retired (``RecordingStage/deletedFromDevice`` when the device had
   /// deleted it).
   public var stage: RecordingStage

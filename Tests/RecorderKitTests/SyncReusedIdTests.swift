@@ -158,4 +158,30 @@ struct SyncReusedIdTests {
     #expect(kinds.count == 4, seedComment(seed, "every kind of round ran: \(kinds)"))
     print("reused ids: \(kinds), \(everHeld.count) recordings, \(deleted.count) deletes (seed \(seed))")
   }
+
+  @Test("a conversion owed to a recording replaced under its id is made before it is kept")
+  func owedConversionOfARetiredRecordingIsMade() async throws {
+    let bench = try SyncBench(seed: 7)
+    defer { bench.cleanUp() }
+    let device = bench.device
+    let id = SessionID(await device.unixTimeNow - 10_000)
+    try await device.addRecording(duration: .seconds(3), sessionId: id, contentPhase: 11)
+    var deferred = SyncEngine.Options.fast
+    deferred.exportPolicy = .deferConversion
+    deferred.deleteFromDevice = false
+    _ = try await bench.syncOnce(try bench.makeEngine(options: deferred))
+    #expect(bench.exportNames().filter { !$0.hasPrefix(".") }.isEmpty, "the export is owed")
+
+    // Other audio under the same id and size.
+    await device.eraseRecording(id)
+    try await device.addRecording(duration: .seconds(3), sessionId: id, contentPhase: 900)
+    let report = try await bench.syncOnce(try bench.makeEngine())
+
+    let exports = bench.exportNames().filter { !$0.hasPrefix(".") }.sorted()
+    let serial = device.serial
+    #expect(exports == ["\(serial)-\(id)-2.opus", "\(serial)-\(id).opus"], "\(exports)")
+    #expect(report.files.map(\.generation).sorted() == [0, 1], "\(report.files)")
+    let owed = try Journal(path: bench.journalPath).read { try $0.pendingConversions() }
+    #expect(owed.isEmpty)
+  }
 }

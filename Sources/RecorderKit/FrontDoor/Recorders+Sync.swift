@@ -146,7 +146,7 @@ extension Recorders {
         if options.wifi != nil, let reason = done.wifiFallback { report(.overBLE(reason)) }
         total.wifiFallback = done.wifiFallback
         for file in done.files { merged[file.key] = file }
-        for file in done.givenUp { givenUp[file.sessionId] = file }
+        for file in done.givenUp { Self.merge(file, into: &givenUp) }
         total.bytesReceived += done.bytesReceived
         total.reissues += done.reissues
         total.skippedInProgress = done.skippedInProgress
@@ -162,7 +162,7 @@ extension Recorders {
         // Files this attempt finished (and perhaps deleted) before it stopped.
         if let partial = await engine.interruptedReport {
           for file in partial.files { merged[file.key] = file }
-          for file in partial.givenUp { givenUp[file.sessionId] = file }
+          for file in partial.givenUp { Self.merge(file, into: &givenUp) }
           total.bytesReceived += partial.bytesReceived
           total.reissues += partial.reissues
         }
@@ -216,6 +216,15 @@ extension Recorders {
     }
     continuation.onTermination = { _ in task.cancel() }
     return events
+  }
+
+  /// Adds `file` to a run's given-up recordings: an attempt that tried it wins over a later
+  /// one that skipped it.
+  private static func merge(
+    _ file: SyncReport.GivenUp, into givenUp: inout [SessionID: SyncReport.GivenUp]
+  ) {
+    if file.notTried, let earlier = givenUp[file.sessionId], !earlier.notTried { return }
+    givenUp[file.sessionId] = file
   }
 
   /// ``RetryableError/isRetryable`` of `error`, true when it does not say.

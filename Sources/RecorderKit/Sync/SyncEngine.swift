@@ -92,6 +92,8 @@ public actor SyncEngine {
   /// Earlier generations this engine retired (``JournalTransaction/retire(_:reason:)``), by
   /// device, for the summary.
   private var retiredByDevice: [String: Set<SessionID>] = [:]
+  /// Ids whose earlier generation the running sync retired: its report names both.
+  private var retiredThisSync: Set<SessionID> = []
   /// Where the proof windows fall.
   private var proofRandom: SplitMix64
 
@@ -134,6 +136,7 @@ public actor SyncEngine {
     // The serial names a folder and export files: a hostile one must not reach a path.
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
+    retiredThisSync = []
     let listed: [Recording]
     let inProgress: SessionID?
     do {
@@ -181,6 +184,8 @@ public actor SyncEngine {
       throw .cancelled
     }
     interruptedReport = nil
+    report.files += try earlierGenerationFiles(serial: serial, ids: retiredThisSync)
+    report.files.sort { $0.key < $1.key }
     return report
   }
 
@@ -218,9 +223,15 @@ public actor SyncEngine {
           .fileSkipped(sessionId: recording.sessionId, reason: "listed with 0 bytes"))
         continue
       }
-      if givenUpThisRun.contains(recording.sessionId) { continue }
-      var record = try await reconciled(
-        try load(recording, serial: serial), listed: recording, via: transport)
+      let loaded = try load(recording, serial: serial)
+      if givenUpThisRun.contains(recording.sessionId) {
+        report.givenUp.append(
+          SyncReport.GivenUp(
+            sessionId: recording.sessionId, size: Int64(recording.size),
+            reason: loaded.giveUpReason ?? "", runs: loaded.giveUps, notTried: true))
+        continue
+      }
+      var record = try await reconciled(loaded, listed: recording, via: transport)
       if record.giveUps >= options.maximumGiveUps, record.stage < .stored {
         report.givenUp.append(
           SyncReport.GivenUp(
@@ -272,7 +283,8 @@ public actor SyncEngine {
   ) async throws(SyncError) {
     switch await Self.finished(task) {
     case .success(let file): report.files.append(file)
-    case .failure(.export(let sessionId, let reason)):
+    case .failure(.export(let sessionId, let reason)) where !Task.isCancelled:
+      // (An export the sync's cancellation stopped is no failure of the recording's.)
       guard
         let record = try journalRead({ tx in
           try tx.recording(serial: serial, sessionId: sessionId.rawValue)
@@ -516,9 +528,14 @@ public actor SyncEngine {
 
   /// Runs beside the next file's transfer, so it does not hold the simulated clock: the
   /// radio keeps moving while the CPU encodes (invariant 4).
-  private func export(_ record: RecordingRecord, format: ExportFormat) throws(SyncError)
-    -> RecordingRecord
-  {
+  /// - Parameters:
+  ///   - directory: where the export goes (default: the sync's export folder).
+  ///   - channels: output channels (default: the sync's).
+  private func export(
+    _ record: RecordingRecord, format: ExportFormat, into directory: String? = nil,
+    channels: Int?? = nil
+  ) throws(SyncError) -> RecordingRecord {
+    let exportDirectory = directory ?? self.exportDirectory
     let name = StorageLayout.exportName(
       serial: record.serial, sessionId: record.sessionId, generation: record.generation,
       fileExtension: format.fileExtension)
@@ -536,7 +553,7 @@ public actor SyncEngine {
     do {
       _ = try AudioExporter.export(
         from: plain.path, recordedChannels: plain.channels, to: temporary,
-        options: ExportOptions(format: format, channels: options.channels))
+        options: ExportOptions(format: format, channels: channels ?? options.channels))
     } catch {
       // A file that could not be read or written (a full disk) is a storage failure like
       // any other of the sync, not a property of the recording.
@@ -627,20 +644,35 @@ public actor SyncEngine {
         conversionPending: owed, generation: record.generation)
     }
     // The recordings this engine found replaced under their id: both are reported.
-    let retired = retiredByDevice[serial, default: []]
-    if !retired.isEmpty {
-      for earlier in try journalRead({ tx in try tx.earlierGenerations(serial: serial) })
-      where retired.contains(SessionID(earlier.sessionId)) {
-        let id = SessionID(earlier.sessionId)
-        let path = options.format.flatMap { earlier.exports[$0.rawValue] } ?? earlier.exports.values.first
-        files[SyncReport.FileKey(sessionId: id, generation: earlier.generation)] = SyncReport.File(
-          sessionId: id, size: earlier.size, durationMs: 0, verified: true,
-          exportPath: path.map(paths.resolved), deletedFromDevice: earlier.stage == .deletedFromDevice,
-          transport: nil, conversionPending: false, generation: earlier.generation)
-      }
+    for file in try earlierGenerationFiles(serial: serial, ids: retiredByDevice[serial, default: []]) {
+      files[file.key] = file
     }
     summary.files = files.values.sorted { $0.key < $1.key }
     return summary
+  }
+
+  /// The earlier generations of `ids` (recordings the device replaced under their id), as
+  /// the journal keeps them.
+  private func earlierGenerationFiles(serial: String, ids: Set<SessionID>) throws(SyncError)
+    -> [SyncReport.File]
+  {
+    guard !ids.isEmpty else { return [] }
+    return try journalRead { tx in try tx.earlierGenerations(serial: serial) }
+      .filter { ids.contains(SessionID($0.sessionId)) }
+      .map { earlier in
+        var held = RecordingRecord(
+          serial: serial, sessionId: earlier.sessionId, size: earlier.size,
+          channels: earlier.channels)
+        held.rawPath = earlier.rawPath
+        held.generation = earlier.generation
+        let path =
+          options.format.flatMap { earlier.exports[$0.rawValue] } ?? earlier.exports.values.first
+        return SyncReport.File(
+          sessionId: SessionID(earlier.sessionId), size: earlier.size,
+          durationMs: durationMs(of: held), verified: true, exportPath: path.map(paths.resolved),
+          deletedFromDevice: earlier.stage == .deletedFromDevice, transport: nil,
+          conversionPending: false, generation: earlier.generation)
+      }
   }
 
   // MARK: - Trust only what was checked (invariant 8)
@@ -731,6 +763,20 @@ public actor SyncEngine {
   private func retire(_ record: RecordingRecord, listed recording: Recording, reason: String)
     throws(SyncError) -> RecordingRecord
   {
+    // Conversions owed to the recording we keep are made now, while it is the one the
+    // journal's key names (the new recording may owe its own).
+    let owed = try journalRead { tx in
+      try tx.pendingConversions().filter {
+        $0.serial == record.serial && $0.sessionId == record.sessionId
+      }
+    }
+    var kept = record
+    for conversion in owed {
+      guard let format = ExportFormat(rawValue: conversion.format) else { continue }
+      kept = try export(
+        kept, format: format, into: paths.resolved(conversion.directory),
+        channels: .some(conversion.channels))
+    }
     var fresh = RecordingRecord(
       serial: record.serial, sessionId: record.sessionId, size: Int64(recording.size),
       channels: recording.channels, scene: recording.scene.map(Int.init))
@@ -739,13 +785,14 @@ public actor SyncEngine {
       try storage { () throws(StorageError) in try fileSystem.remove(path) }
     }
     retiredByDevice[record.serial, default: []].insert(record.session)
+    retiredThisSync.insert(record.session)
     eventContinuation.yield(
       .fileSkipped(
         sessionId: record.session,
         reason:
           "another recording under this id (\(reason)): ours is kept, the new one is synced too"))
     return try journalWrite { tx in
-      try tx.retire(record, reason: reason)
+      try tx.retire(kept, reason: reason)
       try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
       try tx.save(fresh)
       return fresh

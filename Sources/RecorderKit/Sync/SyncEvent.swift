@@ -63,8 +63,8 @@ public struct SyncReport: Sendable, Equatable {
     public var reason: String
     /// Runs that have given it up, this one included.
     public var runs: Int
-    /// True when this run did not try it at all: earlier runs gave it up
-    /// ``SyncEngine/Options/maximumGiveUps`` times.
+    /// True when this sync did not try it: earlier runs gave it up
+    /// ``SyncEngine/Options/maximumGiveUps`` times, or an earlier attempt of this run did.
     public var notTried: Bool
   }
   public var files: [File] = []
