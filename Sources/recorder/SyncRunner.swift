@@ -102,6 +102,7 @@ func renderSummaryJSON(_ report: SyncReport) -> String {
 func renderGivenUp(_ report: SyncReport) -> [String] {
   report.givenUp.map { file in
     let tried = file.notTried ? "not tried (given up by \(file.runs) runs)" : "given up"
-    return "recording \(file.sessionId): \(tried): \(escapingControls(file.reason)); kept on the device"
+    return
+      "recording \(file.sessionId): \(tried): \(escapingControls(file.reason)); kept on the device"
   }
 }

@@ -5,7 +5,8 @@ import Testing
 /// `recorder sync` against `recorder emulate`: a DELETE only for bytes the run proved to be
 /// the device's copy, a recording the journal cannot account for synced as a new one, and a
 /// damaged recording given up for the run while the rest are synced.
-@Suite("recorder sync: proof before delete, reused ids, damaged recordings", .serialized, .blockingWaits)
+@Suite(
+  "recorder sync: proof before delete, reused ids, damaged recordings", .serialized, .blockingWaits)
 struct DeleteProofProcessTests {
   static let token = "feedfacecafebeef0123456789abcdef"
   /// Two recordings at fixed ids, so two emulators with other seeds list the same ids and
@@ -32,7 +33,8 @@ struct DeleteProofProcessTests {
     return try emulator.manifest()
   }
 
-  private func sync(_ out: String, _ emulator: EmulatorProcess, in directory: TemporaryDirectory,
+  private func sync(
+    _ out: String, _ emulator: EmulatorProcess, in directory: TemporaryDirectory,
     _ extra: [String] = [], label: String
   ) throws -> (status: Int32?, stdout: String, stderr: String) {
     try RecorderProcess.run(
@@ -40,7 +42,9 @@ struct DeleteProofProcessTests {
       in: directory, label: label, timeout: .seconds(120))
   }
 
-  @Test("same id and size, other audio after --keep-on-device: transferred, both kept, DELETE only after")
+  @Test(
+    "same id and size, other audio after --keep-on-device: transferred, both kept, DELETE only after"
+  )
   func collisionAfterKeepIsTransferred() throws {
     let work = try TemporaryDirectory("collision")
     let out = work.file("out")
@@ -55,7 +59,8 @@ struct DeleteProofProcessTests {
     let manifest = try second.manifest()
     let firstDigests = firstRecordings.map(\.sha256)
     #expect(manifest.recordings.map(\.size) == firstRecordings.map(\.size))
-    #expect(manifest.recordings.map(\.sha256) != firstDigests, "the second device holds other audio")
+    #expect(
+      manifest.recordings.map(\.sha256) != firstDigests, "the second device holds other audio")
 
     let result = try sync(out, second, in: secondDirectory, label: "sync")
     #expect(result.status == 0, "\(result.stderr)")
@@ -97,7 +102,9 @@ struct DeleteProofProcessTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/exports").count == 2)
   }
 
-  @Test("an id deleted earlier and listed again with other audio is a new recording: synced under its own name")
+  @Test(
+    "an id deleted earlier and listed again with other audio is a new recording: synced under its own name"
+  )
   func relistedAfterDeleteIsNew() throws {
     let work = try TemporaryDirectory("relisted")
     let out = work.file("out")
@@ -145,7 +152,9 @@ struct DeleteProofProcessTests {
     #expect(result.status == 3, "stdout: \(result.stdout) stderr: \(result.stderr)")
     let files = try jsonArray(result.stdout)
     let synced = files.filter { $0["givenUp"] is NSNull }
-    #expect(Set(synced.compactMap { int64($0["sessionId"]) }) == Set(manifest.recordings.dropFirst().map(\.sessionId)))
+    #expect(
+      Set(synced.compactMap { int64($0["sessionId"]) })
+        == Set(manifest.recordings.dropFirst().map(\.sessionId)))
     #expect(synced.allSatisfy { $0["deletedFromDevice"] as? Bool == true })
     let givenUp = files.filter { $0["givenUp"] is String }
     #expect(givenUp.compactMap { int64($0["sessionId"]) } == [bad], "\(result.stdout)")

@@ -156,7 +156,8 @@ struct SyncReusedIdTests {
     let deleted = watch.deleted.withLock { $0 }
     #expect(Set(deleted).isSubset(of: Set(held)), seedComment(seed, "a DELETE only for bytes held"))
     #expect(kinds.count == 4, seedComment(seed, "every kind of round ran: \(kinds)"))
-    print("reused ids: \(kinds), \(everHeld.count) recordings, \(deleted.count) deletes (seed \(seed))")
+    print(
+      "reused ids: \(kinds), \(everHeld.count) recordings, \(deleted.count) deletes (seed \(seed))")
   }
 
   @Test("a conversion owed to a recording replaced under its id is made before it is kept")

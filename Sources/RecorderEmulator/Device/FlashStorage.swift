@@ -112,7 +112,9 @@ final class FlashStorage {
     guard fd >= 0 else { throw .flashIO(path: path, operation: "open", errno: errno) }
     defer { close(fd) }
     let result = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, bytes.count, off_t(offset)) }
-    guard result == bytes.count else { throw .flashIO(path: path, operation: "write", errno: errno) }
+    guard result == bytes.count else {
+      throw .flashIO(path: path, operation: "write", errno: errno)
+    }
   }
 
   /// Sets a recording's size: cut, or extended with zeros (a sparse file: no disk used).

@@ -644,7 +644,9 @@ public actor SyncEngine {
         conversionPending: owed, generation: record.generation)
     }
     // The recordings this engine found replaced under their id: both are reported.
-    for file in try earlierGenerationFiles(serial: serial, ids: retiredByDevice[serial, default: []]) {
+    for file in try earlierGenerationFiles(
+      serial: serial, ids: retiredByDevice[serial, default: []])
+    {
       files[file.key] = file
     }
     summary.files = files.values.sorted { $0.key < $1.key }
