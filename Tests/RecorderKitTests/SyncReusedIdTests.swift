@@ -22,30 +22,17 @@ struct SyncReusedIdTests {
   }
 
   /// The bench's transport, noting the SHA-256 of each recording the moment before its DELETE.
-  private struct NotingTransport: RecordingTransport {
-    let base: any RecordingTransport
-    let device: EmulatedDevice
-    let watch: DeviceWatch
-    var name: String { base.name }
-    var serial: String { get async { await base.serial } }
-    var audioChannels: Int { get async { await base.audioChannels } }
-    func listRecordings() async throws(DeviceError) -> [Recording] {
-      try await base.listRecordings()
-    }
-    func recordingInProgress() async throws(DeviceError) -> SessionID? {
-      try await base.recordingInProgress()
-    }
-    func stream(
-      sessionId: SessionID, start: UInt32, end: UInt32,
-      receive: @Sendable (BulkFrame) async -> StreamDecision
-    ) async throws(DeviceError) -> SyncTail? {
-      try await base.stream(sessionId: sessionId, start: start, end: end, receive: receive)
-    }
-    func delete(sessionId: SessionID) async throws(DeviceError) {
-      let digest = (try? await device.recordings(includingDigests: true))?
-        .first { $0.sessionId == sessionId }?.sha256
-      if let digest { watch.deleted.withLock { $0.append(digest) } }
-      try await base.delete(sessionId: sessionId)
+  private static func noting(_ device: EmulatedDevice, _ watch: DeviceWatch)
+    -> @Sendable (BLETransport) -> any RecordingTransport
+  {
+    { base in
+      var transport = WatchedTransport(base: base)
+      transport.beforeDelete = { sessionId in
+        let digest = (try? await device.recordings(includingDigests: true))?
+          .first { $0.sessionId == sessionId }?.sha256
+        if let digest { watch.deleted.withLock { $0.append(digest) } }
+      }
+      return transport
     }
   }
 
@@ -82,6 +69,8 @@ struct SyncReusedIdTests {
       try await add(SessionID(nextId), seconds: random.next(in: 1...4))
     }
     var kinds: [String: Int] = [:]
+    var drops = 0
+    var dropsFired = 0
     for round in 0..<50 {
       let onDevice = try await device.recordings().map(\.sessionId)
       let gone = lengths.keys.filter { !onDevice.contains($0) }.sorted()
@@ -119,11 +108,10 @@ struct SyncReusedIdTests {
       await device.setFaults(
         drop ? FaultPlan(dropLinkAfterNotifiedBytes: random.next(in: 300...12_000)) : .none)
       // A fresh engine each round: a process that was killed and started again.
+      defer { drops += drop ? 1 : 0 }
       let engine = try bench.makeEngine(options: options)
       do {
-        _ = try await bench.syncOnce(engine) {
-          NotingTransport(base: $0, device: device, watch: watch)
-        }
+        _ = try await bench.syncOnce(engine, wrap: Self.noting(device, watch))
       } catch let error as SyncError {
         guard case .device = error else {
           Issue.record(seedComment(seed, "round \(round): not a link failure: \(error)"))
@@ -132,15 +120,15 @@ struct SyncReusedIdTests {
       } catch {
         // The drop hit the connection's set-up.
       }
+      if drop, await device.faultPlan.dropLinkAfterNotifiedBytes == nil { dropsFired += 1 }
     }
     // Then the device is left to sync to the end.
     await device.setFaults(.none)
     var options = SyncEngine.Options.fast
     options.proofSeed = random.next()
     for _ in 0..<5 where try await !device.recordings().isEmpty {
-      _ = try? await bench.syncOnce(try bench.makeEngine(options: options)) {
-        NotingTransport(base: $0, device: device, watch: watch)
-      }
+      _ = try? await bench.syncOnce(
+        try bench.makeEngine(options: options), wrap: Self.noting(device, watch))
     }
     #expect(try await device.recordings().isEmpty, seedComment(seed))
 
@@ -156,8 +144,10 @@ struct SyncReusedIdTests {
     let deleted = watch.deleted.withLock { $0 }
     #expect(Set(deleted).isSubset(of: Set(held)), seedComment(seed, "a DELETE only for bytes held"))
     #expect(kinds.count == 4, seedComment(seed, "every kind of round ran: \(kinds)"))
+    #expect(dropsFired > 0, seedComment(seed, "link drops armed \(drops), fired \(dropsFired)"))
     print(
-      "reused ids: \(kinds), \(everHeld.count) recordings, \(deleted.count) deletes (seed \(seed))")
+      "reused ids: \(kinds), \(everHeld.count) recordings, \(deleted.count) deletes, "
+        + "\(dropsFired) of \(drops) drops fired (seed \(seed))")
   }
 
   @Test("a conversion owed to a recording replaced under its id is made before it is kept")

@@ -200,6 +200,8 @@ package struct WatchedTransport: RecordingTransport {
   package var onFrame: @Sendable (BulkFrame) -> Void = { _ in }
   /// Changes what LIST reports (a device that lies about sizes or repeats an entry).
   package var alterList: @Sendable ([Recording]) -> [Recording] = { $0 }
+  /// Sees each DELETE before the device does.
+  package var beforeDelete: @Sendable (SessionID) async -> Void = { _ in }
 
   package init(
     base: any RecordingTransport, alterTail: @escaping @Sendable (SyncTail) -> SyncTail = { $0 },
@@ -239,6 +241,7 @@ package struct WatchedTransport: RecordingTransport {
     return tail.map(alterTail)
   }
   package func delete(sessionId: SessionID) async throws(DeviceError) {
+    await beforeDelete(sessionId)
     try await base.delete(sessionId: sessionId)
     onDeleted()
   }
