@@ -37,6 +37,9 @@ package struct Cooldown: Sendable {
   /// Ends the cooldown of `identifier` (its read was not kept after all).
   public mutating func forget(_ identifier: String) { coolingDown.remove(identifier) }
 
+  /// Peripherals it keeps a time for.
+  package var trackedCount: Int { lastHeard.count }
+
   /// Whether `identifier` is cooling down.
   public func isCoolingDown(_ identifier: String) -> Bool { coolingDown.contains(identifier) }
 }

@@ -97,6 +97,9 @@ public actor PassiveReader {
   private var nextDiscovery = 0
   /// How many ``run()`` calls are scanning (they own the scan and feed the discoveries).
   private var runs = 0
+  /// Child tasks the ``run()`` calls' task groups hold (a task group keeps each child until
+  /// it is awaited).
+  private var runTasks = 0
   /// The scan discoveries run while no ``run()`` does; when stopped, it is kept until it
   /// ended so the next scan starts after it (one scan at a time).
   private var discoveryScan: Task<Void, Never>?
@@ -160,6 +163,13 @@ public actor PassiveReader {
 
   deinit { eventContinuation.finish() }
 
+  /// What the reader holds now (see ``PassiveHoldings``).
+  package var holdings: PassiveHoldings {
+    PassiveHoldings(
+      runTasks: runTasks, cooldownEntries: cooldown.withLock { $0.trackedCount },
+      retryEntries: retryAfter.count, discoveries: discoveries.count)
+  }
+
   /// The registered peripherals.
   public var registeredPeripherals: [PassivePeripheral] {
     registered.values.sorted { $0.identifier < $1.identifier }
@@ -191,11 +201,19 @@ public actor PassiveReader {
     }
     await stoppedDiscoveryScan?.value
     let (work, queue) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+    var added = 0
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.scanWindows(into: queue) }
-      for await operation in work { group.addTask(operation: operation) }
+      added += 1
+      runTasks += 1
+      for await operation in work {
+        group.addTask(operation: operation)
+        added += 1
+        runTasks += 1
+      }
       group.cancelAll()
     }
+    runTasks -= added
     runs -= 1
     scanDemandChanged()
   }

@@ -1,0 +1,48 @@
+import Foundation
+import HealthProfiles
+import RecorderEmulator
+import RecorderKit
+import TestSupport
+import Testing
+
+/// Issue 39, item 7: a gateway runs for months, so what the reader holds must not grow with
+/// the number of readings. Peripherals power on, are read, power off and stay quiet past the
+/// cooldown, again and again, in virtual time.
+@Suite("Passive: what a long run holds")
+struct RunBoundsTests {
+  static let cycles = 12
+
+  @Test func whatTheReaderHoldsDoesNotGrowWithTheReadings() async throws {
+    let bench = try PassiveBench([.thermometer, .scale])
+    let reader = try PassiveReader(
+      journal: try bench.journal(), central: bench.central, clock: bench.anyClock)
+    for index in bench.peripherals.indices {
+      try await reader.register(await bench.registration(index))
+    }
+    let task = Task { await reader.run() }
+    defer { task.cancel() }
+    var samples: [PassiveHoldings] = []
+    for cycle in 1...Self.cycles {
+      for peripheral in bench.peripherals { await peripheral.powerOn() }
+      let read = try await bench.within(.seconds(60)) {
+        for peripheral in bench.peripherals
+        where await peripheral.deliveredReadings.count < cycle {
+          return false
+        }
+        return true
+      }
+      try #require(read, "cycle \(cycle): not every peripheral was read")
+      for peripheral in bench.peripherals { await peripheral.powerOff() }
+      try await bench.pass(.seconds(20))  // quiet past the 15 s cooldown
+      samples.append(await reader.holdings)
+    }
+    #expect(try bench.pendingOutbox().count == Self.cycles * bench.peripherals.count)
+    // One scan and one worker, however many readings.
+    #expect(samples.map(\.runTasks).allSatisfy { $0 <= 2 }, "\(samples.map(\.runTasks))")
+    #expect(samples.allSatisfy { $0.cooldownEntries <= bench.peripherals.count })
+    #expect(samples.allSatisfy { $0.retryEntries == 0 && $0.discoveries == 0 })
+    task.cancel()
+    await task.value
+    #expect(await reader.holdings.runTasks == 0)
+  }
+}
