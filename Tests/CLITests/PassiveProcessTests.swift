@@ -181,9 +181,9 @@ struct PassiveProcessTests {
   }
 
   /// The `stats` lines of `stdout`.
-  static func stats(_ stdout: String) -> [
-    (readings: Int, runTasks: Int, cooldown: Int, retries: Int, text: String)
-  ] {
+  static func stats(_ stdout: String) -> [(
+    readings: Int, runTasks: Int, cooldown: Int, retries: Int, text: String
+  )] {
     stdout.split(separator: "\n").compactMap { line in
       let words = line.split(separator: " ").map(String.init)
       guard words.first == "stats", words.count >= 8, let readings = Int(words[1]),
@@ -221,7 +221,7 @@ final class EndpointProcess: @unchecked Sendable {
       .deletingLastPathComponent().appendingPathComponent("Interop/passive_endpoint.py")
     log = directory.file("endpoint.log")
     let output = directory.file("endpoint.stdout")
-    FileManager.default.createFile(atPath: output, contents: nil)
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [script.path, log] + (holdFirst ? ["--hold-first"] : [])
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))

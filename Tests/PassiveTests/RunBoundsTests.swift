@@ -45,4 +45,17 @@ struct RunBoundsTests {
     await task.value
     #expect(await reader.holdings.runTasks == 0)
   }
+
+  @Test func anUnregisteredPeripheralLeavesNothingBehind() async throws {
+    let bench = try PassiveBench([.thermometer])
+    let thermometer = bench.peripherals[0]
+    let (reader, task) = try await CooldownTests.startReader(bench)
+    defer { task.cancel() }
+    await thermometer.powerOn()
+    // Committed to the outbox after its cooldown began.
+    #expect(try await bench.within(.seconds(30)) { try bench.pendingOutbox().count == 1 })
+    #expect(await reader.holdings.cooldownEntries == 1)
+    try await reader.unregister(await thermometer.address.rawValue)
+    #expect(await reader.holdings.cooldownEntries == 0)
+  }
 }

@@ -88,8 +88,11 @@ public actor PassiveReader {
 
   private var registered: [String: PassivePeripheral] = [:]
   /// In a lock so a read the app makes through ``controller`` starts its cooldown before
-  /// that read returns.
+  /// that read returns. An entry per peripheral read, or heard while registered; an
+  /// unregistered one's goes with it.
   private nonisolated let cooldown: Locked<Cooldown>
+  /// Peripherals whose last operation failed, until when they are not tried again; an entry
+  /// goes once its time has passed and it is heard, or when it is unregistered.
   private var retryAfter: [String: Duration] = [:]
 
   /// The discoveries listening, each with what it reported.
@@ -97,8 +100,7 @@ public actor PassiveReader {
   private var nextDiscovery = 0
   /// How many ``run()`` calls are scanning (they own the scan and feed the discoveries).
   private var runs = 0
-  /// Child tasks the ``run()`` calls' task groups hold (a task group keeps each child until
-  /// it is awaited).
+  /// Child tasks the ``run()`` calls' task groups hold: two per run (see ``run()``).
   private var runTasks = 0
   /// The scan discoveries run while no ``run()`` does; when stopped, it is kept until it
   /// ended so the next scan starts after it (one scan at a time).
@@ -186,12 +188,20 @@ public actor PassiveReader {
   public func unregister(_ identifier: String) throws(PassiveError) {
     try registry.unregister(identifier)
     registered[identifier] = nil
+    cooldown.withLock { $0.remove(identifier) }
+    retryAfter[identifier] = nil
   }
 
   /// Scans until the calling task is cancelled, reading registered peripherals as they
-  /// appear. Operations run one at a time in their own tasks; the scan never waits for them.
+  /// appear. Operations run one at a time on a worker task; the scan never waits for them.
   /// The scan covers ``Options/scope`` and restarts every ``Options/rescanInterval``; while
   /// a ``discover()`` listens, it covers the four health services instead.
+  ///
+  /// **Bounded for months**: a run holds two child tasks, its scan and its worker, however
+  /// many readings it makes. (A task group keeps each finished child until it is awaited: a
+  /// child task per operation, never awaited, kept one task, about 6 KB, per reading; issue
+  /// 39.) One worker delays nothing: an operation is queued only once it reserved the
+  /// controller, which runs one at a time, so at most one operation is queued or running.
   public func run() async {
     runs += 1
     if let standalone = discoveryScan {
@@ -201,19 +211,16 @@ public actor PassiveReader {
     }
     await stoppedDiscoveryScan?.value
     let (work, queue) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
-    var added = 0
     await withTaskGroup(of: Void.self) { group in
+      // Both end when the calling task is cancelled: the scan first, which ends the queue.
       group.addTask { await self.scanWindows(into: queue) }
-      added += 1
-      runTasks += 1
-      for await operation in work {
-        group.addTask(operation: operation)
-        added += 1
-        runTasks += 1
+      group.addTask {
+        for await operation in work { await operation() }
       }
-      group.cancelAll()
+      runTasks += 2
+      await group.waitForAll()
     }
-    runTasks -= added
+    runTasks -= 2
     runs -= 1
     scanDemandChanged()
   }
@@ -379,7 +386,10 @@ public actor PassiveReader {
   /// The cooldown and the retry delay together.
   private func mayStart(_ identifier: String, at now: Duration) -> Bool {
     guard cooldown.withLock({ $0.heard(identifier, at: now) }) else { return false }
-    if let after = retryAfter[identifier], now < after { return false }
+    if let after = retryAfter[identifier] {
+      if now < after { return false }
+      retryAfter[identifier] = nil
+    }
     return true
   }
 
