@@ -46,6 +46,54 @@ struct RunBoundsTests {
     #expect(await reader.holdings.runTasks == 0)
   }
 
+  @Test func eventsNobodyReadsAreKeptUpToTheBuffer() async throws {
+    let bench = try PassiveBench([.thermometer])
+    let thermometer = bench.peripherals[0]
+    var options = PassiveReader.Options()
+    options.eventBuffer = 2
+    let reader = try PassiveReader(
+      journal: try bench.journal(), central: bench.central, clock: bench.anyClock,
+      options: options)
+    try await reader.register(await bench.registration())
+    let task = Task { await reader.run() }
+    defer { task.cancel() }
+    // Restored, then three readings, and nobody listening.
+    for reading in 1...3 {
+      await thermometer.powerOn()
+      #expect(try await bench.within(.seconds(30)) { try bench.pendingOutbox().count == reading })
+      await thermometer.powerOff()
+      try await bench.pass(.seconds(20))
+    }
+    // Two are buffered, so both arrive at once: the newest two.
+    var iterator = reader.events.makeAsyncIterator()
+    var kept: [PassiveEvent] = []
+    for _ in 0..<2 { kept += [await iterator.next()].compactMap { $0 } }
+    let keys = try bench.pendingOutbox().map(\.idempotencyKey)
+    let recorded = kept.compactMap { event -> String? in
+      guard case .recorded(let record) = event else { return nil }
+      return record.idempotencyKey
+    }
+    #expect(recorded == Array(keys.suffix(2)), "\(kept)")
+  }
+
+  @Test func uploadEventsNobodyReadsAreKeptUpToTheBuffer() async throws {
+    let bench = try PassiveBench([])
+    let journal = try bench.journal()
+    var options = RecordUploader.Options(endpoint: try #require(URL(string: "http://records")))
+    options.eventBuffer = 2
+    let uploader = RecordUploader(
+      journal: journal, options: options, poster: EndpointModel(), clock: bench.anyClock)
+    let keys = ["k1", "k2", "k3"]
+    for key in keys {
+      try journal.write { _ = try $0.enqueueOutbox(idempotencyKey: key, body: Array("{}".utf8)) }
+    }
+    #expect(await uploader.uploadPending().delivered == keys)
+    var iterator = uploader.events.makeAsyncIterator()
+    var kept: [UploadEvent] = []
+    for _ in 0..<2 { kept += [await iterator.next()].compactMap { $0 } }
+    #expect(kept == [.delivered(idempotencyKey: "k2"), .delivered(idempotencyKey: "k3")])
+  }
+
   @Test func anUnregisteredPeripheralLeavesNothingBehind() async throws {
     let bench = try PassiveBench([.thermometer])
     let thermometer = bench.peripherals[0]

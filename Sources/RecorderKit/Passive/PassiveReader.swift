@@ -72,11 +72,17 @@ public actor PassiveReader {
     /// After a failed operation, the peripheral is not tried again for this long.
     public var retryDelay: Duration = .seconds(5)
     public var controller = PeripheralController.Options()
+    /// How many of the newest ``PassiveReader/events`` are kept for a consumer that falls
+    /// behind or never listens; older ones are dropped (the records are in the outbox
+    /// regardless). Bounds what a long run holds when nobody reads the events.
+    public var eventBuffer = 1024
     public init() {}
   }
 
   public nonisolated let controller: PeripheralController
   public nonisolated let registry: PassiveRegistry
+  /// What the reader did; the newest ``Options/eventBuffer`` are kept for a consumer that
+  /// falls behind or never listens.
   public nonisolated let events: AsyncStream<PassiveEvent>
   private let eventContinuation: AsyncStream<PassiveEvent>.Continuation
   private let central: any Central
@@ -151,7 +157,8 @@ public actor PassiveReader {
         appRead.withLock { $0 }?(record.peripheral)
       })
     cooldown = Locked(Cooldown(quietPeriod: options.quietPeriod))
-    (events, eventContinuation) = AsyncStream.makeStream(of: PassiveEvent.self)
+    (events, eventContinuation) = AsyncStream.makeStream(
+      of: PassiveEvent.self, bufferingPolicy: .bufferingNewest(max(options.eventBuffer, 1)))
     let restored = try registry.peripherals()
     registered = Dictionary(restored.map { ($0.identifier, $0) }) { $1 }
     eventContinuation.yield(.restored(restored))
