@@ -58,4 +58,6 @@ while ((shown < READINGS)); do
   shown=$(echo "$line" | awk '{ print $2 }')
   echo "readings $shown rss-kb $(echo "$line" | sed 's/.* rss-kb //') ($line)"
 done
-echo "$READINGS readings in $((SECONDS - started)) s; failures: $(grep -c "^failed" "$work/run.err" || true)"
+echo "$READINGS readings in $((SECONDS - started)) s; failed operations: $(grep -c "^failed" "$work/run.err" || true)"
+# Why, if any did (a busy machine can stretch a 10 ms advertising gap past the 50 ms cooldown).
+grep "^failed" "$work/run.err" | sed 's/^failed [^:]*: //' | sort | uniq -c | head -n 5 || true
