@@ -205,10 +205,8 @@ public actor PassiveReader {
   /// a ``discover()`` listens, it covers the four health services instead.
   ///
   /// **Bounded for months**: a run holds two child tasks, its scan and its worker, however
-  /// many readings it makes. (A task group keeps each finished child until it is awaited: a
-  /// child task per operation, never awaited, kept one task, about 6 KB, per reading; issue
-  /// 39.) One worker delays nothing: an operation is queued only once it reserved the
-  /// controller, which runs one at a time, so at most one operation is queued or running.
+  /// many readings it makes, and at most one operation queued or running (one is queued only
+  /// once it reserved the controller, which runs one at a time; so one worker delays nothing).
   public func run() async {
     runs += 1
     if let standalone = discoveryScan {
@@ -219,7 +217,10 @@ public actor PassiveReader {
     await stoppedDiscoveryScan?.value
     let (work, queue) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     await withTaskGroup(of: Void.self) { group in
-      // Both end when the calling task is cancelled: the scan first, which ends the queue.
+      // Both end when the calling task is cancelled (the worker also when the scan ends the
+      // queue). One worker, not a child task per operation: a task group keeps each finished
+      // child until it is awaited, and nothing awaited those: one task, about 5 KB of RSS,
+      // kept per reading for the life of the run (issue 39).
       group.addTask { await self.scanWindows(into: queue) }
       group.addTask {
         for await operation in work { await operation() }
