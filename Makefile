@@ -15,7 +15,7 @@ DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev 
 # The same for Homebrew, for a machine without apt.
 BREW_PACKAGES := pkg-config opus lame libogg sqlite openssl@3 ffmpeg opus-tools
 
-.PHONY: deps build test demo fuzz bench tsan docs format lint clean
+.PHONY: deps build test demo fuzz bench passive-rss tsan docs format lint clean
 
 ## deps: install exactly the missing Debian packages (quiet when all are there)
 deps:
@@ -50,6 +50,12 @@ fuzz: deps
 bench: deps
 	$(SWIFT) build -c release --product RecorderBench
 	$$($(SWIFT) build -c release --show-bin-path)/RecorderBench $(BENCH)
+
+## passive-rss: the resident set of `recorder passive run` at start and every 1,000 readings up
+##       to READINGS (10,000: about 5 minutes) against `recorder emulate --health`; figures only
+passive-rss: deps
+	$(SWIFT) build --product recorder $(TEST_TRAITS)
+	RECORDER=$$($(SWIFT) build --show-bin-path $(TEST_TRAITS))/recorder ./scripts/passive-rss.sh
 
 ## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps

@@ -21,6 +21,7 @@ struct PassiveCommand: RecorderCommand {
            recorder passive list --root DIR [--json]
            recorder passive run --root DIR --device URL [--endpoint URL] [--quiet-seconds S]
                                 [--token-file PATH | --token T] [--format F]
+                                [--stats-every N]
            recorder passive outbox --root DIR [--json]
            recorder passive decode --characteristic UUID [--json] [--reject-reserved] HEX...
 
@@ -40,6 +41,9 @@ struct PassiveCommand: RecorderCommand {
       --token-file PATH     The recorders' device token (or RECORDER_TOKEN, or --token T);
                             needed only when a recorder is registered.
       --format F            Recorders' export format: mp3 (default), wav, opus, pcm.
+      --stats-every N       Every N readings, print `stats N run-tasks T cooldown C retries R
+                            discoveries D rss-kb K`: what the reader holds (each figure
+                            stays bounded however long it runs) and the resident set.
       --characteristic UUID 2A1C (temperature), 2A9D (weight), 2A35 (blood pressure),
                             2A5E (PLX spot-check); also 0x2A1C or the 128-bit form.
       HEX                   The characteristic value in hex; spaces and colons ignored.
@@ -48,7 +52,7 @@ struct PassiveCommand: RecorderCommand {
       -h, --help            Show this help.
 
     `passive run` prints one line per event on stdout (read, paired, instructions, uploaded,
-    synced) and runs until interrupted. `passive decode` exits 65 with the reason on stderr
+    synced, stats) and runs until interrupted. `passive decode` exits 65 with the reason on stderr
     when the bytes do not decode.
     """
 

@@ -22,6 +22,8 @@ struct PassiveRun {
   var quietPeriod: Duration
   var token: DeviceToken?
   var format: ExportFormat?
+  /// Print a `stats` line every this many readings (nil: never).
+  var statsEvery: Int?
 
   init(arguments: inout Arguments) throws {
     root = try arguments.required("root")
@@ -43,6 +45,10 @@ struct PassiveRun {
     }
     let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm"]) ?? "mp3"
     format = ExportFormat(rawValue: formatName)
+    if let every = try arguments.option("stats-every", as: Int.self) {
+      guard every > 0 else { throw UsageError("--stats-every must be at least 1") }
+      statsEvery = every
+    }
   }
 
   func run() async throws {
@@ -77,7 +83,7 @@ struct PassiveRun {
     }
 
     await withTaskGroup(of: Void.self) { group in
-      group.addTask { await Self.report(reader.events) }
+      group.addTask { [statsEvery] in await Self.report(reader, statsEvery: statsEvery) }
       group.addTask { await reader.run() }
       if let uploader {
         group.addTask { await Self.report(uploader.events) }
@@ -87,9 +93,11 @@ struct PassiveRun {
     }
   }
 
-  /// One stdout line per reader event (flushed: another process may be watching).
-  private static func report(_ events: AsyncStream<PassiveEvent>) async {
-    for await event in events {
+  /// One stdout line per reader event (flushed: another process may be watching), and every
+  /// `statsEvery` readings a `stats` line.
+  private static func report(_ reader: PassiveReader, statsEvery: Int?) async {
+    var readings = 0
+    for await event in reader.events {
       switch event {
       case .restored(let peripherals):
         printError(
@@ -100,6 +108,10 @@ struct PassiveRun {
       case .paired(let id): emit("paired \(id)")
       case .recorded(let record):
         emit("read \(record.peripheral) \(record.kind) \(record.idempotencyKey)")
+        readings += 1
+        if let statsEvery, readings % statsEvery == 0 {
+          emit(stats(await reader.holdings, readings: readings))
+        }
       case .recorderSynced(let serial, let files): emit("synced \(serial) \(files)")
       case .failed(let id, let error): printError("failed \(id): \(error)")
       }
@@ -113,6 +125,26 @@ struct PassiveRun {
       case .failed(let key, let error): printError("upload of \(key) failed: \(error)")
       }
     }
+  }
+
+  /// `stats READINGS run-tasks T cooldown C retries R discoveries D [rss-kb K]`: what the
+  /// reader holds after READINGS readings (each figure bounded however long it runs), and the
+  /// process's resident set where the system tells it.
+  static func stats(_ holdings: PassiveHoldings, readings: Int) -> String {
+    var line =
+      "stats \(readings) run-tasks \(holdings.runTasks) cooldown \(holdings.cooldownEntries)"
+      + " retries \(holdings.retryEntries) discoveries \(holdings.discoveries)"
+    if let kilobytes = residentKilobytes() { line += " rss-kb \(kilobytes)" }
+    return line
+  }
+
+  /// VmRSS from /proc/self/status (Linux); nil elsewhere.
+  static func residentKilobytes() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return nil }
+    let fields = line.split { $0 == " " || $0 == "\t" }
+    return fields.dropFirst().first.flatMap { Int($0) }
   }
 
   private static func emit(_ line: String) {

@@ -126,6 +126,72 @@ struct PassiveProcessTests {
       ["passive", "outbox", "--root", root], in: directory, label: "outbox-2")
     #expect(delivered.stdout == "\(key) delivered attempts 1\n")
   }
+
+  // MARK: run, a long time
+
+  /// Issue 39, item 7: four emulated peripherals power-cycling 100 times faster than real
+  /// time, read a few hundred times; every `stats` line reports the same bounded holdings
+  /// (one scan and one worker task, a cooldown entry per peripheral), however many readings.
+  @Test func whatALongRunHoldsStaysBounded() throws {
+    let directory = try TemporaryDirectory("passive-long-run")
+    let root = directory.file("root")
+    let emulator = try EmulatorProcess(
+      in: directory, recordings: 0, timeScale: 100, manifest: false,
+      extra: [
+        "--no-wifi", "--health", "thermometer,scale,bp,oximeter", "--health-linger", "0.5",
+        "--health-cycle", "10",
+      ])
+    defer { emulator.stop() }
+    var addresses: [(kind: String, address: String)] = []
+    waitUntil(timeout: .seconds(30)) {
+      addresses = emulator.child.stdout.split(separator: "\n")
+        .filter { $0.hasPrefix("health ") }
+        .map { line in
+          let words = line.split(separator: " ")
+          return (String(words[1]), String(words[2]))
+        }
+      return addresses.count == 4
+    }
+    try #require(addresses.count == 4, "health lines: \(emulator.child.stdout)")
+    for (kind, address) in addresses {
+      let registered = try RecorderProcess.run(
+        ["passive", "register", "--root", root, "--kind", kind, "--id", address],
+        in: directory, label: "register-\(kind)", timeout: .seconds(60))
+      #expect(registered.status == 0, "\(registered.stderr)")
+    }
+
+    let run = try RecorderProcess(
+      [
+        "passive", "run", "--root", root, "--device", emulator.url, "--quiet-seconds", "0.05",
+        "--stats-every", "50",
+      ], in: directory, label: "run")
+    defer { run.kill() }
+    let target = 200
+    let reached = waitUntil(timeout: .seconds(180)) {
+      Self.stats(run.stdout).contains { $0.readings >= target } || !run.process.isRunning
+    }
+    run.kill()
+    #expect(reached, "stdout: \(run.stdout.suffix(2000)); stderr: \(run.stderr.suffix(2000))")
+    let lines = Self.stats(run.stdout)
+    #expect(lines.count >= target / 50, "\(run.stdout.suffix(2000))")
+    for line in lines {
+      #expect(line.runTasks <= 2, "after \(line.readings) readings: \(line.text)")
+      #expect(line.cooldown <= 4 && line.retries <= 4, "\(line.text)")
+    }
+  }
+
+  /// The `stats` lines of `stdout`.
+  static func stats(_ stdout: String) -> [(
+    readings: Int, runTasks: Int, cooldown: Int, retries: Int, text: String
+  )] {
+    stdout.split(separator: "\n").compactMap { line in
+      let words = line.split(separator: " ").map(String.init)
+      guard words.first == "stats", words.count >= 8, let readings = Int(words[1]),
+        let runTasks = Int(words[3]), let cooldown = Int(words[5]), let retries = Int(words[7])
+      else { return nil }
+      return (readings, runTasks, cooldown, retries, String(line))
+    }
+  }
 }
 
 /// The python3 that runs the endpoint, if there is one.
@@ -155,7 +221,7 @@ final class EndpointProcess: @unchecked Sendable {
       .deletingLastPathComponent().appendingPathComponent("Interop/passive_endpoint.py")
     log = directory.file("endpoint.log")
     let output = directory.file("endpoint.stdout")
-    FileManager.default.createFile(atPath: output, contents: nil)
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [script.path, log] + (holdFirst ? ["--hold-first"] : [])
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))

@@ -37,6 +37,16 @@ package struct Cooldown: Sendable {
   /// Ends the cooldown of `identifier` (its read was not kept after all).
   public mutating func forget(_ identifier: String) { coolingDown.remove(identifier) }
 
+  /// Forgets `identifier` altogether (it was unregistered).
+  package mutating func remove(_ identifier: String) {
+    lastHeard[identifier] = nil
+    coolingDown.remove(identifier)
+  }
+
+  /// Peripherals it keeps a time for: one per peripheral it was told of (``heard(_:at:)``,
+  /// ``didRead(_:at:)``) and not told to ``remove(_:)``.
+  package var trackedCount: Int { lastHeard.count }
+
   /// Whether `identifier` is cooling down.
   public func isCoolingDown(_ identifier: String) -> Bool { coolingDown.contains(identifier) }
 }

@@ -72,11 +72,17 @@ public actor PassiveReader {
     /// After a failed operation, the peripheral is not tried again for this long.
     public var retryDelay: Duration = .seconds(5)
     public var controller = PeripheralController.Options()
+    /// How many of the newest ``PassiveReader/events`` are kept for a consumer that falls
+    /// behind or never listens; older ones are dropped (the records are in the outbox
+    /// regardless). Bounds what a long run holds when nobody reads the events.
+    public var eventBuffer = 1024
     public init() {}
   }
 
   public nonisolated let controller: PeripheralController
   public nonisolated let registry: PassiveRegistry
+  /// What the reader did; the newest ``Options/eventBuffer`` are kept for a consumer that
+  /// falls behind or never listens.
   public nonisolated let events: AsyncStream<PassiveEvent>
   private let eventContinuation: AsyncStream<PassiveEvent>.Continuation
   private let central: any Central
@@ -88,8 +94,11 @@ public actor PassiveReader {
 
   private var registered: [String: PassivePeripheral] = [:]
   /// In a lock so a read the app makes through ``controller`` starts its cooldown before
-  /// that read returns.
+  /// that read returns. An entry per peripheral read, or heard while registered; an
+  /// unregistered one's goes with it.
   private nonisolated let cooldown: Locked<Cooldown>
+  /// Peripherals whose last operation failed, until when they are not tried again; an entry
+  /// goes once its time has passed and it is heard, or when it is unregistered.
   private var retryAfter: [String: Duration] = [:]
 
   /// The discoveries listening, each with what it reported.
@@ -97,6 +106,8 @@ public actor PassiveReader {
   private var nextDiscovery = 0
   /// How many ``run()`` calls are scanning (they own the scan and feed the discoveries).
   private var runs = 0
+  /// Child tasks the ``run()`` calls' task groups hold: two per run (see ``run()``).
+  private var runTasks = 0
   /// The scan discoveries run while no ``run()`` does; when stopped, it is kept until it
   /// ended so the next scan starts after it (one scan at a time).
   private var discoveryScan: Task<Void, Never>?
@@ -146,7 +157,8 @@ public actor PassiveReader {
         appRead.withLock { $0 }?(record.peripheral)
       })
     cooldown = Locked(Cooldown(quietPeriod: options.quietPeriod))
-    (events, eventContinuation) = AsyncStream.makeStream(of: PassiveEvent.self)
+    (events, eventContinuation) = AsyncStream.makeStream(
+      of: PassiveEvent.self, bufferingPolicy: .bufferingNewest(max(options.eventBuffer, 1)))
     let restored = try registry.peripherals()
     registered = Dictionary(restored.map { ($0.identifier, $0) }) { $1 }
     eventContinuation.yield(.restored(restored))
@@ -159,6 +171,13 @@ public actor PassiveReader {
   }
 
   deinit { eventContinuation.finish() }
+
+  /// What the reader holds now (see ``PassiveHoldings``).
+  package var holdings: PassiveHoldings {
+    PassiveHoldings(
+      runTasks: runTasks, cooldownEntries: cooldown.withLock { $0.trackedCount },
+      retryEntries: retryAfter.count, discoveries: discoveries.count)
+  }
 
   /// The registered peripherals.
   public var registeredPeripherals: [PassivePeripheral] {
@@ -176,12 +195,18 @@ public actor PassiveReader {
   public func unregister(_ identifier: String) throws(PassiveError) {
     try registry.unregister(identifier)
     registered[identifier] = nil
+    cooldown.withLock { $0.remove(identifier) }
+    retryAfter[identifier] = nil
   }
 
   /// Scans until the calling task is cancelled, reading registered peripherals as they
-  /// appear. Operations run one at a time in their own tasks; the scan never waits for them.
+  /// appear. Operations run one at a time on a worker task; the scan never waits for them.
   /// The scan covers ``Options/scope`` and restarts every ``Options/rescanInterval``; while
   /// a ``discover()`` listens, it covers the four health services instead.
+  ///
+  /// **Bounded for months**: a run holds two child tasks, its scan and its worker, however
+  /// many readings it makes, and at most one operation queued or running (one is queued only
+  /// once it reserved the controller, which runs one at a time; so one worker delays nothing).
   public func run() async {
     runs += 1
     if let standalone = discoveryScan {
@@ -192,10 +217,18 @@ public actor PassiveReader {
     await stoppedDiscoveryScan?.value
     let (work, queue) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     await withTaskGroup(of: Void.self) { group in
+      // Both end when the calling task is cancelled (the worker also when the scan ends the
+      // queue). One worker, not a child task per operation: a task group keeps each finished
+      // child until it is awaited, and nothing awaited those: one task, about 5 KB of RSS,
+      // kept per reading for the life of the run (issue 39).
       group.addTask { await self.scanWindows(into: queue) }
-      for await operation in work { group.addTask(operation: operation) }
-      group.cancelAll()
+      group.addTask {
+        for await operation in work { await operation() }
+      }
+      runTasks += 2
+      await group.waitForAll()
     }
+    runTasks -= 2
     runs -= 1
     scanDemandChanged()
   }
@@ -361,7 +394,10 @@ public actor PassiveReader {
   /// The cooldown and the retry delay together.
   private func mayStart(_ identifier: String, at now: Duration) -> Bool {
     guard cooldown.withLock({ $0.heard(identifier, at: now) }) else { return false }
-    if let after = retryAfter[identifier], now < after { return false }
+    if let after = retryAfter[identifier] {
+      if now < after { return false }
+      retryAfter[identifier] = nil
+    }
     return true
   }
 

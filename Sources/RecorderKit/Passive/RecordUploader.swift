@@ -91,6 +91,10 @@ public actor RecordUploader {
     public var requestTimeout: Duration = .seconds(30)
     /// With nothing to send, the outbox is looked at again this often (besides ``RecordUploader/poke()``).
     public var pollInterval: Duration = .seconds(30)
+    /// How many of the newest ``RecordUploader/events`` are kept for a consumer that falls
+    /// behind or never listens; older ones are dropped (the outbox is the record). Bounds
+    /// what a long run holds when nobody reads the events.
+    public var eventBuffer = 1024
     public init(endpoint: URL) { self.endpoint = endpoint }
   }
 
@@ -98,6 +102,8 @@ public actor RecordUploader {
   public static let idempotencyHeader = "Idempotency-Key"
 
   public let options: Options
+  /// What the uploader did; the newest ``Options/eventBuffer`` are kept for a consumer that
+  /// falls behind or never listens.
   public nonisolated let events: AsyncStream<UploadEvent>
   private let eventContinuation: AsyncStream<UploadEvent>.Continuation
   private let journal: Journal
@@ -114,7 +120,8 @@ public actor RecordUploader {
     self.options = options
     self.poster = poster
     self.clock = clock
-    (events, eventContinuation) = AsyncStream.makeStream(of: UploadEvent.self)
+    (events, eventContinuation) = AsyncStream.makeStream(
+      of: UploadEvent.self, bufferingPolicy: .bufferingNewest(max(options.eventBuffer, 1)))
     (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
