@@ -174,7 +174,8 @@ actor AgentCore {
       fail(.operationFailed(error.description))
       let port = Int(target.discovered?.portVersion ?? 0)
       switch error {
-      case .tokenRejected:
+      case .tokenRejected, .boundToAnotherAccount:
+        // The vendor reports a recorder bound elsewhere as a rejected handshake.
         emit { $0.bleBind(sn: serial, status: 1, protVersion: port, timezone: timezone) }
         emit { $0.bleConnectState(state: -2) }
       case .handshakeRefused(let status):

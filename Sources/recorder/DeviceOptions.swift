@@ -221,13 +221,14 @@ struct DeviceOptions {
     return configuration
   }
 
-  /// The exit code of a device failure: a rejected token or a Mode B key problem 77;
+  /// The exit code of a device failure: a rejected token, a Mode B key problem or a recorder
+  /// bound to another account 77;
   /// anything else (timeouts, link loss, a refused session) means the device could not be
   /// reached, 69.
   static func exitCode(connecting error: DeviceError) -> ExitCode {
     switch error {
     case .tokenRejected, .modeB(.noUserKey), .modeB(.wrongUserKey), .modeB(.invalidUserKey),
-      .modeB(.encryptedUserKey), .modeB(.keyStore):
+      .modeB(.encryptedUserKey), .modeB(.keyStore), .boundToAnotherAccount:
       .noPermission
     default: .unavailable
     }

@@ -49,6 +49,9 @@ struct EmulateCommand: RecorderCommand {
       --mode-b-wifi-cipher chacha20-poly1305|aes-256-gcm
                               The AEAD the device seals Wi-Fi PDUs with (default
                               chacha20-poly1305); the phone takes either.
+      --mode-b-bound-elsewhere
+                              Mode B: the device is bound to another account; a HANDSHAKE
+                              with another token drops the link (no status 1).
       --mode-b-require-signature
                               With --cloud: the device answers FE10 only with the cloud
                               emulator's serial signature (sn-sign); by default any.
@@ -192,6 +195,7 @@ struct EmulateCommand: RecorderCommand {
     {
       parameters.wifiCipher = AEADAlgorithm(rawValue: cipher) ?? parameters.wifiCipher
     }
+    parameters.boundToAnotherAccount = arguments.flag("mode-b-bound-elsewhere")
     if let path = try arguments.option("user-public-key") {
       guard let data = FileManager.default.contents(atPath: path),
         (try? parameters.provisionUserKey(pem: String(decoding: data, as: UTF8.self))) != nil

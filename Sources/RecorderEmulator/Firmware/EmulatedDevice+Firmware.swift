@@ -81,6 +81,10 @@ extension EmulatedDevice {
     }
     if accepted {
       connection?.authenticated = true
+    } else if speaksModeB, configuration.modeB.boundToAnotherAccount, let link = connection {
+      // Locked to another account: no status, the link goes.
+      disconnect(link.id, reason: .remoteTerminated)
+      return
     } else {
       connection?.rejected = true
     }

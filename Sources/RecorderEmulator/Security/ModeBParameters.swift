@@ -29,6 +29,10 @@ public struct ModeBParameters: Sendable, Equatable {
   /// `sn-sign` answer, base64-decoded); a message with another one is left unanswered. nil:
   /// any signature is taken [project: how a real device checks it is unknown].
   public var requiredSerialSignature: [UInt8]?
+  /// The device is bound to another account: a HANDSHAKE whose token is not that account's
+  /// is answered by dropping the link, not with status 1 (PROTOCOL.md §3.1 [sdk-code]: what a
+  /// Mode B device locked to another account does).
+  public var boundToAnotherAccount = false
 
   public init(
     chunkIndexBase: ChunkIndexBase = ModeB.chunkIndexBase,

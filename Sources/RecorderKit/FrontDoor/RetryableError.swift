@@ -22,7 +22,9 @@ extension DeviceError: RetryableError {
   /// a radio switched off, a garbled reply, a failed Wi-Fi join.
   public var isRetryable: Bool {
     switch self {
-    case .tokenRejected, .unsupportedPortVersion, .cancelled, .depairClearRefused: false
+    case .tokenRejected, .unsupportedPortVersion, .cancelled, .depairClearRefused,
+      .boundToAnotherAccount:
+      false
     case .handshakeRefused(let status):
       status == HandshakeStatus.recording.rawValue
         || status == HandshakeStatus.notInConnectMode.rawValue

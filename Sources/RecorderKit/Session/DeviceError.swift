@@ -41,6 +41,11 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
   /// recordings, and what firmware does with DEPAIR's clear byte is not known (PROTOCOL.md
   /// names it `clearFiles`): sync them off the device first.
   case depairClearRefused(recordings: Int)
+  /// A Mode B recorder (portVersion ≥ 20) dropped the link before its HANDSHAKE answered
+  /// status 0: what a recorder bound to another account does instead of refusing the token
+  /// (PROTOCOL.md §3.1, §4 [sdk-code]). Not retried: the account it is bound to must unbind
+  /// it, or its binding must be cleared. The link's own words are kept.
+  case boundToAnotherAccount(DisconnectReason)
 
   public var description: String {
     switch self {
@@ -63,6 +68,10 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible {
     case .depairClearRefused(let count):
       "DEPAIR clearing all connections was not sent: the device still holds \(count) "
         + "recording\(count == 1 ? "" : "s") (sync them first; the clear byte may erase them)"
+    case .boundToAnotherAccount(let reason):
+      "the recorder dropped the link before its handshake (\(reason)): a Mode B recorder does "
+        + "that when it is bound to another account; that account must unbind it (or its "
+        + "binding be cleared) before this one can connect"
     }
   }
 }

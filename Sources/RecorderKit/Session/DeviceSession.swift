@@ -176,12 +176,17 @@ public actor DeviceSession {
     } catch {
       throw .connectFailed(error)
     }
-    if modeB, let credentials = configuration.modeB {
-      try await channel.establishModeB(
-        credentials: credentials, serial: setUpInfo.serial,
-        timeout: configuration.handshakeTimeout)
+    do throws(DeviceError) {
+      if modeB, let credentials = configuration.modeB {
+        try await channel.establishModeB(
+          credentials: credentials, serial: setUpInfo.serial,
+          timeout: configuration.handshakeTimeout)
+      }
+      try await handshake()
+    } catch .disconnected(let reason) where modeB && reason != .localRequest {
+      // A Mode B recorder bound to another account drops the link instead of answering.
+      throw .boundToAnotherAccount(reason)
     }
-    try await handshake()
     if serialUnknown {
       setUpInfo.serial = try await readSerial()
       if setUpInfo.model == nil {
