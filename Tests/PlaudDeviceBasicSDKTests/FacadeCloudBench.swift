@@ -26,12 +26,17 @@ struct FacadeCloudBench {
   let userToken: String
 
   /// `portVersion` 20 or more: a Mode B device; with `requireSignature` it answers `FE10`
-  /// only with the cloud's serial signature (`--mode-b-require-signature`).
-  init(seed: UInt64 = 1, portVersion: UInt16 = 10, requireSignature: Bool = false) throws {
+  /// only with the cloud's serial signature (`--mode-b-require-signature`); with
+  /// `boundElsewhere` it drops the link on another account's handshake token.
+  init(
+    seed: UInt64 = 1, portVersion: UInt16 = 10, requireSignature: Bool = false,
+    boundElsewhere: Bool = false
+  ) throws {
     directory = NSTemporaryDirectory() + "plaud-facade-cloud-\(UUID().uuidString)"
     cloud = try CloudEmulator()
     var deviceConfiguration = DeviceConfiguration(seed: seed)
     deviceConfiguration.portVersion = portVersion
+    deviceConfiguration.modeB.boundToAnotherAccount = boundElsewhere
     if requireSignature {
       deviceConfiguration.modeB.requiredSerialSignature = cloud.serialSignature(
         for: deviceConfiguration.serial)

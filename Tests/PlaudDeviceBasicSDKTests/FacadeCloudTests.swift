@@ -114,6 +114,20 @@ struct FacadeCloudTests {
     #expect(other.requestLog.count == 2)
   }
 
+  @Test("a Mode B recorder bound to another account: the rejected-handshake callbacks, once")
+  func boundElsewhereIsARejectedHandshake() async throws {
+    let bench = try FacadeCloudBench(seed: 0x26_0109, portVersion: 20, boundElsewhere: true)
+    defer { bench.cleanUp() }
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    let stranger = bench.cloud.issueToken(userID: "ffffffff-0000-1111-2222-333333333333")
+    bench.agent.initSDK(userAccessToken: stranger, customDomain: bench.domain)
+    bench.agent.connectBySN(bench.serial)
+    try await eventually("refused") { log.count("bleConnectState -2") == 1 }
+    #expect(log.count("bleBind \(bench.serial) status=1") == 1)
+    #expect(await bench.device.counters.connections == 1, "not retried")
+  }
+
   @Test("setUserAccessToken: the next handshake and every request use it at once; nil clears")
   func userTokenInForce() async throws {
     let bench = try FacadeCloudBench(seed: 0x26_0102)

@@ -176,15 +176,17 @@ public actor DeviceSession {
     } catch {
       throw .connectFailed(error)
     }
+    if modeB, let credentials = configuration.modeB {
+      try await channel.establishModeB(
+        credentials: credentials, serial: setUpInfo.serial,
+        timeout: configuration.handshakeTimeout)
+    }
     do throws(DeviceError) {
-      if modeB, let credentials = configuration.modeB {
-        try await channel.establishModeB(
-          credentials: credentials, serial: setUpInfo.serial,
-          timeout: configuration.handshakeTimeout)
-      }
       try await handshake()
     } catch .disconnected(let reason) where modeB && reason != .localRequest {
-      // A Mode B recorder bound to another account drops the link instead of answering.
+      // The channel opened, then the HANDSHAKE got no answer but a dropped link: what a Mode B
+      // recorder bound to another account does. (A drop before the channel opened, an
+      // unanswered FE10, stays a disconnect: the serial signature is the likelier cause.)
       throw .boundToAnotherAccount(reason)
     }
     if serialUnknown {
