@@ -607,7 +607,10 @@ public actor SyncEngine {
     var summary = report
     var files = Dictionary(report.files.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
     let ids = listedByDevice[serial, default: []].union(files.keys.map(\.sessionId))
-    for id in ids.sorted() {
+    // A recording given up (stored, but its export could not be made: an E2EE file whose
+    // key does not unwrap) is reported once, as given up, never also as synced.
+    let givenUp = Set(report.givenUp.map(\.sessionId))
+    for id in ids.sorted() where !givenUp.contains(id) {
       guard
         let record = try journalRead({ tx in try tx.recording(serial: serial, sessionId: id) }),
         record.stage >= .stored
@@ -885,12 +888,14 @@ public actor SyncEngine {
     paths.partial(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
   /// The duration of a stored recording: from the pages of an Ogg file (its last granule
-  /// position; the whole stream was checked once, when it was stored), else from its size
-  /// (`size / (80 × channels) × 20`).
+  /// position; the whole stream was checked once, when it was stored), else from the size of
+  /// its audio (`audio / (80 × channels) × 20`), where `audio` leaves out the 512-byte header
+  /// of an end-to-end encrypted file (PROTOCOL.md §5: the LIST size includes it).
   private func durationMs(of record: RecordingRecord) -> Int {
     let path = record.rawPath.map(paths.resolved) ?? rawPath(record)
     if let duration = AudioExporter.oggDurationMs(ofRecordingAt: path) { return duration }
-    return Int(record.size) / (80 * max(1, record.channels)) * 20
+    let header = E2EEFile.isEncrypted(path: path) ? Int64(E2EEFileHeader.length) : 0
+    return Int(max(0, record.size - header)) / (80 * max(1, record.channels)) * 20
   }
 
   /// Whether the file at `path` starts with Ogg's capture pattern (never raw device audio,
