@@ -18,17 +18,27 @@ public final class SegmentedChaCha20 {
   private var position = 0
 
   /// A keystream for `key` (32 bytes) and `nonce` (12 bytes), each segment from block
-  /// `counter`.
-  /// - Throws: ``CryptoError/invalidLength(what:expected:actual:)`` for a bad key or nonce.
-  public init(key: [UInt8], nonce: [UInt8], counter: UInt32 = 0, segment: Int)
+  /// `counter`, positioned at byte `offset` of the stream (0: its start), so a piece in the
+  /// middle of a file can be decrypted without the bytes before it.
+  /// - Throws: ``CryptoError/invalidLength(what:expected:actual:)`` for a bad key or nonce;
+  ///   ``CryptoError/unsupported(_:)`` when `offset` lies past the 32-bit block counter.
+  public init(key: [UInt8], nonce: [UInt8], counter: UInt32 = 0, segment: Int, offset: Int = 0)
     throws(CryptoError)
   {
-    precondition(segment >= 0, "a segment length is never negative")
+    precondition(segment >= 0 && offset >= 0, "a segment length or offset is never negative")
     self.key = key
     self.nonce = nonce
     self.counter = counter
     self.segment = segment
-    stream = try ChaCha20Stream(key: key, nonce: nonce, counter: counter)
+    let within = segment > 0 ? offset % segment : offset
+    let block = UInt64(counter) + UInt64(within / 64)
+    guard block <= UInt64(UInt32.max) else {
+      throw .unsupported("ChaCha20 past its 32-bit block counter")
+    }
+    stream = try ChaCha20Stream(key: key, nonce: nonce, counter: UInt32(block))
+    var skipped = [UInt8](repeating: 0, count: within % 64)
+    try stream.apply(&skipped)
+    position = within
   }
 
   /// XORs the next `bytes.count` bytes of the segmented keystream into `bytes`.

@@ -117,6 +117,9 @@ struct EmulateCommand: RecorderCommand {
                               status (the captured 8-byte form).
       --battery-level-only    BATTERY replies with the level byte only, as V0095 does.
       --ogg-audio             Record Ogg-wrapped Opus; the HANDSHAKE reply says oggAudio = 1.
+      --ogg-audio-flag 0|1    What the HANDSHAKE reply's oggAudio says, whatever the
+                              recordings hold (default: the truth); the phone must judge
+                              the content (PROTOCOL.md §5).
       --depair-clear erases-recordings|connections
                               What DEPAIR's clear byte does: erase every recording (default,
                               the worst reading of its name clearFiles) or forget every
@@ -322,6 +325,9 @@ struct EmulateCommand: RecorderCommand {
       link: link)
     configuration.modeB = modeB
     configuration.oggAudio = arguments.flag("ogg-audio")
+    if let flag = try arguments.choice("ogg-audio-flag", ["0", "1"]) {
+      configuration.oggAudioFlag = flag == "1"
+    }
     if try arguments.choice("stereo-layout", ["two-mono", "stereo-packet"]) == "stereo-packet" {
       configuration.stereoLayout = .stereoPacket
     }

@@ -81,6 +81,50 @@ struct E2EESegmentProcessTests {
     }
   }
 
+  /// Issue 43 item 2: Mode B files (PROTOCOL.md §5): `ls` durations leave the 512-byte
+  /// header out; the container (raw, or Ogg as a Note Pro's may be) is judged from the
+  /// content whatever the HANDSHAKE's `oggAudio` flag says.
+  @Test(
+    "Mode B layouts: ls leaves the header out; raw or Ogg content syncs whatever the flag says",
+    arguments: [
+      [],  // raw frames, as a NotePin S's
+      ["--ogg-audio-flag", "1"],  // raw frames, the flag says Ogg
+      ["--ogg-audio", "--ogg-audio-flag", "0"],  // Ogg pages, the flag says raw
+      ["--ogg-audio"],  // Ogg pages, the flag says so
+    ])
+  func modeBLayouts(_ container: [String]) async throws {
+    let directory = try TemporaryDirectory("e2ee-layout")
+    let user = try ModeBProcessTests.keyPair(in: directory, name: "user")
+    let emulator = try EmulatorProcess(
+      in: directory, token: Self.token, minutes: [0.5], portVersion: 20,
+      extra: ["--e2ee-public-key", user.publicKey] + container)
+    defer { emulator.stop() }
+    let device = [
+      "--device", emulator.url, "--token", Self.token, "--private-key", user.privateKey,
+    ]
+    let frames = 1_500
+    let ls = try RecorderProcess.run(["ls", "--json"] + device, in: directory, label: "ls")
+    #expect(ls.status == 0, "\(container): \(ls.stderr)")
+    if container.isEmpty {
+      // Raw frames (and a flag that says so: `ls` reads no content, the flag is its only
+      // guess of the container): the size gives the duration once the header is left out.
+      #expect(try jsonArray(ls.stdout).map { int64($0["durationMs"]) } == [Int64(frames * 20)])
+    }
+    let sync = try RecorderProcess.run(
+      ["sync", "--out", directory.file("out"), "--format", "wav", "--json"] + device,
+      in: directory, label: "sync")
+    #expect(sync.status == 0, "\(container): \(sync.stderr)")
+    let files = try jsonArray(sync.stdout)
+    #expect(files.count == 1)
+    for file in files {
+      #expect(int64(file["durationMs"]) == Int64(frames * 20), "\(container)")
+      let wav = try #require(file["exportPath"] as? String, "\(container): \(file)")
+      let sessionId = try #require(int64(file["sessionId"]))
+      let mismatch = try await Self.firstMismatch(wav: wav, sessionId: sessionId, frames: frames)
+      #expect(mismatch == nil, "\(container): first differing sample \(mismatch ?? -1)")
+    }
+  }
+
   @Test(
     "an E2EE recording whose key does not unwrap is given up (exit 3, kept); the rest export")
   func unreadableRecordingGivenUp() async throws {

@@ -39,6 +39,30 @@ import Testing
     }
   }
 
+  /// A keystream positioned at any offset gives the bytes the whole stream has there: what
+  /// decrypting an E2EE file's last page alone relies on.
+  @Test func positionedAtAnOffsetMatchesTheWholeStream() throws {
+    let seed = TestSeed.current
+    var random = SplitMix64(seed: seed)
+    for trial in 0..<100 {
+      let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+      let nonce = (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) }
+      let counter = trial % 2 == 0 ? 0 : UInt32.random(in: 1...1_000, using: &random)
+      let segment = [0, 100, 4096][trial % 3]
+      let whole = [UInt8](repeating: 0, count: 12_000)
+      var stream = whole
+      try SegmentedChaCha20(key: key, nonce: nonce, counter: counter, segment: segment)
+        .apply(&stream)
+      let offset = Int.random(in: 0..<whole.count, using: &random)
+      var piece = [UInt8](repeating: 0, count: whole.count - offset)
+      try SegmentedChaCha20(
+        key: key, nonce: nonce, counter: counter, segment: segment, offset: offset
+      ).apply(&piece)
+      #expect(piece == Array(stream[offset...]), "trial \(trial), offset \(offset), seed \(seed)")
+      if piece != Array(stream[offset...]) { return }
+    }
+  }
+
   @Test func segmentZeroIsOneContinuousStream() throws {
     let key = [UInt8](repeating: 7, count: 32)
     let nonce = [UInt8](repeating: 9, count: 12)

@@ -151,6 +151,38 @@ public enum E2EEFile {
     }
   }
 
+  /// The duration of an E2EE recording whose audio is Ogg Opus, from its pages (as
+  /// `AudioExporter.oggDurationMs(ofRecordingAt:)`): only the audio's first 64 bytes and its
+  /// last 64 KiB are decrypted (the keystream is positioned, not run through the file).
+  /// nil when the audio is not Ogg, or the file cannot be read or decrypted with `userKey`.
+  package static func oggDurationMs(ofEncrypted path: String, userKey: RSAPrivateKey) -> Int? {
+    guard let header = try? header(path: path),
+      let key = try? fileKey(of: header, userKey: userKey),
+      let counter = try? blockCounter(path, header: header, key: key),
+      let reader = FileHandle(forReadingAtPath: path)
+    else { return nil }
+    defer { try? reader.close() }
+    func decrypted(_ count: Int, at offset: Int) -> [UInt8]? {
+      guard
+        let stream = try? SegmentedChaCha20(
+          key: key, nonce: header.nonce, counter: counter, segment: Int(header.segment),
+          offset: offset),
+        (try? reader.seek(toOffset: UInt64(E2EEFileHeader.length + offset))) != nil,
+        var bytes = (try? reader.read(upToCount: count)).map({ Array($0) }),
+        bytes.count == count, (try? stream.apply(&bytes)) != nil
+      else { return nil }
+      return bytes
+    }
+    guard let end = try? reader.seekToEnd() else { return nil }
+    let audio = Int(end) - E2EEFileHeader.length
+    let tailLength = min(audio, AudioExporter.oggTailBytes)
+    guard audio > 0, let head = decrypted(min(64, audio), at: 0),
+      head.starts(with: Array("OggS".utf8)),
+      let tail = decrypted(tailLength, at: audio - tailLength)
+    else { return nil }
+    return AudioExporter.oggDurationMs(head: head, tail: tail)
+  }
+
   /// Raw device frames of `channels` (each frame's framing as far as the bytes reach: two
   /// mono packets or one stereo packet) or an Ogg page's capture pattern.
   static func looksLikeDeviceAudio(_ bytes: [UInt8], channels: Int) -> Bool {

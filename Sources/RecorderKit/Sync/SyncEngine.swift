@@ -888,14 +888,23 @@ public actor SyncEngine {
     paths.partial(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
   /// The duration of a stored recording: from the pages of an Ogg file (its last granule
-  /// position; the whole stream was checked once, when it was stored), else from the size of
-  /// its audio (`audio / (80 × channels) × 20`), where `audio` leaves out the 512-byte header
-  /// of an end-to-end encrypted file (PROTOCOL.md §5: the LIST size includes it).
+  /// position; the whole stream was checked once, when it was stored), also inside an E2EE
+  /// file when the user key opens it, else from the size of its audio
+  /// (`audio / (80 × channels) × 20`), where `audio` leaves out the 512-byte header of an
+  /// end-to-end encrypted file (PROTOCOL.md §5: the LIST size includes it).
   private func durationMs(of record: RecordingRecord) -> Int {
     let path = record.rawPath.map(paths.resolved) ?? rawPath(record)
     if let duration = AudioExporter.oggDurationMs(ofRecordingAt: path) { return duration }
-    let header = E2EEFile.isEncrypted(path: path) ? Int64(E2EEFileHeader.length) : 0
-    return Int(max(0, record.size - header)) / (80 * max(1, record.channels)) * 20
+    guard E2EEFile.isEncrypted(path: path) else {
+      return Int(record.size) / (80 * max(1, record.channels)) * 20
+    }
+    if let key = try? options.userKey?.userKey(),
+      let duration = E2EEFile.oggDurationMs(ofEncrypted: path, userKey: key)
+    {
+      return duration
+    }
+    let audio = max(0, record.size - Int64(E2EEFileHeader.length))
+    return Int(audio) / (80 * max(1, record.channels)) * 20
   }
 
   /// Whether the file at `path` starts with Ogg's capture pattern (never raw device audio,
