@@ -543,6 +543,9 @@ public actor SyncEngine {
       if case .io(let path, _, let code, _) = error {
         throw .storage(.from(errno: code, path: path))
       }
+      // A cancelled sync stops the export too: the run ends cancelled, and the recording is
+      // not given up (nothing is wrong with it; the next run exports it).
+      if case .cancelled = error { throw .cancelled }
       throw .export(sessionId: record.session, reason: "\(error)")
     }
     try storage { () throws(StorageError) in
