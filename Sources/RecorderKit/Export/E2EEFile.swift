@@ -145,7 +145,7 @@ public enum E2EEFile {
       throw .wrongKey  // unreachable: the same keystream decrypted the sample
     }
     guard !head.starts(with: Array("OggS".utf8)) else { return nil }
-    let frameBytes = 80 * (header.channels == 2 ? 2 : 1)
+    let frameBytes = DeviceAudioFormat.packetBytes * (header.channels == 2 ? 2 : 1)
     return { bytes, offset in
       RangeReceiver.isDeviceOpus(bytes, at: offset, frameBytes: frameBytes)
     }
