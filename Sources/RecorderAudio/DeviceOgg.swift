@@ -245,18 +245,28 @@ extension AudioExporter {
       }
       return got > 0 ? Array(bytes.prefix(got)) : []
     }
-    let head = read(64, at: 0)
+    let size = Int64(lseek(descriptor, 0, SEEK_END))
+    guard size > 0 else { return nil }
+    let tailLength = min(size, Int64(oggTailBytes))
+    let tail = read(Int(tailLength), at: size - tailLength)
+    guard tail.count == Int(tailLength) else { return nil }
+    return oggDurationMs(head: read(64, at: 0), tail: tail)
+  }
+
+  /// How many bytes at the end of an Ogg recording ``oggDurationMs(head:tail:)`` needs: the
+  /// largest page (header and 255 × 255 body bytes fit) and a capture pattern.
+  public static let oggTailBytes = 65_536 + 27
+
+  /// ``oggDurationMs(ofRecordingAt:)`` from the recording's first 64 bytes and its last
+  /// `min(size, oggTailBytes)` bytes (already decrypted, for an E2EE file).
+  public static func oggDurationMs(head: [UInt8], tail: [UInt8]) -> Int? {
     guard head.count >= 47, head.starts(with: Array("OggS".utf8)) else { return nil }
     let bodyStart = 27 + Int(head[26])
     guard head.count >= bodyStart + 12,
       head[bodyStart..<bodyStart + 8].elementsEqual("OpusHead".utf8)
     else { return nil }
     let preSkip = Int64(head[bodyStart + 10]) | Int64(head[bodyStart + 11]) << 8
-    let size = Int64(lseek(descriptor, 0, SEEK_END))
-    guard size > 0 else { return nil }
-    let tailLength = min(size, 65_536 + 27)
-    let tail = read(Int(tailLength), at: size - tailLength)
-    guard tail.count == Int(tailLength), tail.count >= 27 else { return nil }
+    guard tail.count >= 27 else { return nil }
     // The last page: the last capture pattern whose page runs exactly to the end.
     var start = tail.count - 27
     while start >= 0 {

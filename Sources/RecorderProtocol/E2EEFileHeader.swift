@@ -2,12 +2,13 @@
 /// `magic[8]` `PLAUD.AI` · `version u16` · `headerSize u16` · `crc u32` · `userId[32]` ·
 /// `fileType u16` · `channels u16` · `encryptType u16` · `durationSeconds u32` ·
 /// reserved[70] · `counter u32` · `nonce[12]` · `segment u32` · `algParams[108]` ·
-/// `keyCipher[256]`. The audio after byte 512 is ChaCha20 (RFC 7539, block counter 0) under
-/// the 32-byte key RSA-wrapped in `keyCipher`, with `nonce`.
+/// `keyCipher[256]`. The audio after byte 512 is ChaCha20 (RFC 7539) under the 32-byte key
+/// RSA-wrapped in `keyCipher`, with `nonce`, restarted every `segment` bytes (0: one
+/// stream), each segment from block `counter` or 0 [sdk-code][client].
 ///
-/// [project] The roles of `crc`, `counter` and `segment` are unknown: they are read and
-/// kept, never acted on; the audio always starts at byte 512, whatever `headerSize` says
-/// (docs/mode-b.md).
+/// [project] The role of `crc` is unknown: read and kept, never acted on; the audio always
+/// starts at byte 512, whatever `headerSize` says (docs/mode-b.md, where the decryption
+/// rules are).
 public struct E2EEFileHeader: Sendable, Equatable {
   /// The header's length, and where the audio starts.
   public static let length = 512

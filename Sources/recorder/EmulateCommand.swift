@@ -28,7 +28,8 @@ struct EmulateCommand: RecorderCommand {
                               unix seconds), comma-separated, one per length.
       --damage LIST           Damage written into recordings on the flash, as INDEX:KIND
                               (INDEX from 0, oldest first; comma-separated). KIND: bad-frame,
-                              zeros-4g, ogg-page-crc, ogg-lacing-64k, ogg-page-cut.
+                              zeros-4g, ogg-page-crc, ogg-lacing-64k, ogg-page-cut,
+                              e2ee-key-cipher.
       --token T               The device token the HANDSHAKE must carry
                               (default the PROTOCOL.md example token).
       --seed S                Seeds addresses and generated audio (default 1).
@@ -65,6 +66,8 @@ struct EmulateCommand: RecorderCommand {
       --e2ee-counter-role zero|field
                               Encrypt the audio from block counter 0 (default) or from the
                               counter field: the two readings of PROTOCOL.md §9.
+      --e2ee-segment N        The keystream restarts every N bytes of ciphertext, the
+                              header's segment (default 4096); 0: one continuous stream.
       --channels 1|2          Audio channels (default 1).
       --stereo-layout two-mono|stereo-packet
                               A 2-channel frame's 160 bytes: two mono packets B8… B8…
@@ -117,6 +120,9 @@ struct EmulateCommand: RecorderCommand {
                               status (the captured 8-byte form).
       --battery-level-only    BATTERY replies with the level byte only, as V0095 does.
       --ogg-audio             Record Ogg-wrapped Opus; the HANDSHAKE reply says oggAudio = 1.
+      --ogg-audio-flag 0|1    What the HANDSHAKE reply's oggAudio says, whatever the
+                              recordings hold (default: the truth); the phone must judge
+                              the content (PROTOCOL.md §5).
       --depair-clear erases-recordings|connections
                               What DEPAIR's clear byte does: erase every recording (default,
                               the worst reading of its name clearFiles) or forget every
@@ -211,6 +217,9 @@ struct EmulateCommand: RecorderCommand {
     }
     if let role = try arguments.choice("e2ee-counter-role", ["zero", "field"]) {
       parameters.e2eeStartsAtCounterField = role == "field"
+    }
+    if let segment = try arguments.option("e2ee-segment", as: UInt32.self) {
+      parameters.e2eeSegment = segment
     }
     return parameters
   }
@@ -320,6 +329,9 @@ struct EmulateCommand: RecorderCommand {
       link: link)
     configuration.modeB = modeB
     configuration.oggAudio = arguments.flag("ogg-audio")
+    if let flag = try arguments.choice("ogg-audio-flag", ["0", "1"]) {
+      configuration.oggAudioFlag = flag == "1"
+    }
     if try arguments.choice("stereo-layout", ["two-mono", "stereo-packet"]) == "stereo-packet" {
       configuration.stereoLayout = .stereoPacket
     }

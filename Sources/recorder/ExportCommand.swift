@@ -150,7 +150,7 @@ struct ExportCommand: RecorderCommand {
       let code: ExitCode =
         switch error {
         case .wrongKey, .noKey, .userKey: .noPermission
-        case .header, .unknownCounterRole: .dataError
+        case .header, .unknownCounterRole, .notDeviceAudio: .dataError
         case .io: .ioError
         case .unsupported: .failure
         }

@@ -71,8 +71,12 @@ struct E2EEFileTests {
     let sealed = Self.temporary("sealed")
     let opened = Self.temporary("opened")
     defer { unlink(plainPath); unlink(sealed); unlink(opened) }
-    // 3.5 chunks, not a multiple of the ChaCha20 block: every boundary is crossed.
-    let plain = (0..<(E2EEFile.chunkBytes * 7 / 2 + 13)).map { UInt8(truncatingIfNeeded: $0 * 31) }
+    // 3.5 chunks, not a multiple of the ChaCha20 block: every boundary is crossed. Device
+    // audio (two mono packets a frame: TOC 0xB8 every 80 bytes), since decryption checks
+    // the framing over the whole length.
+    let plain = (0..<(E2EEFile.chunkBytes * 7 / 2 + 13)).map {
+      $0 % 80 == 0 ? 0xB8 : UInt8(truncatingIfNeeded: $0 * 31)
+    }
     Self.write(plain, to: plainPath)
     let key = try TestUserKey.key()
     try E2EEFile.encrypt(plainPath, to: sealed, for: try key.publicKey(), channels: 2)
@@ -126,6 +130,73 @@ struct E2EEFileTests {
       try E2EEFile.decrypt(sealed, to: opened, userKey: key)
     }
     #expect(!FileManager.default.fileExists(atPath: opened))
+  }
+
+  /// An E2EE file as a device writes it (PROTOCOL.md §9), built here without RecorderKit's
+  /// encryption: the header, then `plain` XORed segment by segment with a fresh ChaCha20
+  /// keystream (same key and nonce) from block `startCounter`; `segment` 0, one stream.
+  static func deviceFile(
+    _ plain: [UInt8], userKey: RSAPrivateKey, counterField: UInt32, startCounter: UInt32,
+    segment: UInt32, headerSegment: UInt32? = nil
+  ) throws -> [UInt8] {
+    let fileKey = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+    let nonce = (0..<12).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+    let header = E2EEFileHeader(
+      counter: counterField, nonce: nonce, segment: headerSegment ?? segment,
+      keyCipher: try userKey.publicKey().encrypt(fileKey, padding: .pkcs1v15))
+    var body: [UInt8] = []
+    let step = segment == 0 ? max(1, plain.count) : Int(segment)
+    for start in stride(from: 0, to: plain.count, by: step) {
+      body += try ChaCha20Stream(key: fileKey, nonce: nonce, counter: startCounter)
+        .applied(to: Array(plain[start..<min(plain.count, start + step)]))
+    }
+    return header.encoded + body
+  }
+
+  @Test(
+    "the keystream restarts every segment: each segment length and counter reading decrypts",
+    arguments: [
+      (UInt32(4096), UInt32(0), UInt32(0)), (4096, 7, 0), (4096, 7, 7), (100, 0, 0),
+      (16_000, 3, 3), (0, 0, 0), (0, 7, 7),
+    ])
+  func segmentedKeystream(_ segment: UInt32, _ counterField: UInt32, _ startCounter: UInt32)
+    throws
+  {
+    let input = Self.temporary("segmented")
+    let output = Self.temporary("segmented-out")
+    defer { unlink(input); unlink(output) }
+    // 600 device frames (48 000 bytes): about 12 segments of 4 KiB, a boundary inside a
+    // frame, and more than one 64 KiB read when the chunking is small.
+    let plain = (0..<(80 * 600)).map { $0 % 80 == 0 ? 0xB8 : UInt8(truncatingIfNeeded: $0 &* 7) }
+    let key = try TestUserKey.key()
+    Self.write(
+      try Self.deviceFile(
+        plain, userKey: key, counterField: counterField, startCounter: startCounter,
+        segment: segment), to: input)
+    let header = try E2EEFile.decrypt(input, to: output, userKey: key)
+    #expect(header.segment == segment)
+    let opened = try #require(FileManager.default.contents(atPath: output).map(Array.init))
+    let first = zip(opened, plain).enumerated().first { $1.0 != $1.1 }?.offset
+    #expect(opened.count == plain.count && first == nil, "first differing byte \(first ?? -1)")
+  }
+
+  @Test("a header whose segment is not the one the audio was written with is refused, no output")
+  func wrongSegmentRefused() throws {
+    let input = Self.temporary("wrong-segment")
+    let output = Self.temporary("wrong-segment-out")
+    defer { unlink(input); unlink(output) }
+    let plain = (0..<(80 * 600)).map { $0 % 80 == 0 ? 0xB8 : UInt8(truncatingIfNeeded: $0 &* 7) }
+    let key = try TestUserKey.key()
+    // Written restarting every 4 KiB, but the header says one stream: the first segment
+    // decrypts, the rest would be noise.
+    Self.write(
+      try Self.deviceFile(
+        plain, userKey: key, counterField: 0, startCounter: 0, segment: 4096, headerSegment: 0),
+      to: input)
+    #expect(throws: E2EEError.notDeviceAudio(offset: 0)) {
+      try E2EEFile.decrypt(input, to: output, userKey: key)
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
   }
 
   @Test("another user's key is wrongKey; the output is not left behind")

@@ -34,6 +34,11 @@ public struct DeviceConfiguration: Sendable {
   /// end-of-stream; a recording in progress grows a whole page at a time. The real
   /// device's page geometry is not known [project].
   public var oggAudio = false
+  /// What the HANDSHAKE reply's `oggAudio` byte says; nil: the truth (``oggAudio``). A
+  /// device whose flag and content disagree shows the phone judges the content, as the
+  /// vendor SDK does (PROTOCOL.md §5, §12 [sdk-code]); which container a Note Pro records
+  /// is unknown (§5), so both are options.
+  public var oggAudioFlag: Bool?
   /// Newer firmware's two-stage HANDSHAKE (PROTOCOL.md §3.1 [sdk]): the first HANDSHAKE
   /// (token checked) is answered with GET_SERIAL, and only a second one with `appVerify` 1
   /// gets the HANDSHAKE reply. Off: the V0095's single stage.

@@ -315,7 +315,8 @@ extension EmulatedDevice {
       try E2EEEncryption(
         for: key, channels: UInt16(configuration.audioChannels),
         counterField: configuration.modeB.e2eeCounterField,
-        startsAtCounterField: configuration.modeB.e2eeStartsAtCounterField)
+        startsAtCounterField: configuration.modeB.e2eeStartsAtCounterField,
+        segment: configuration.modeB.e2eeSegment)
     }
     // Ogg: each packet gains its lacing byte (and a stereo one its length byte), each page
     // of 50 its 27-byte header; the two header pages stay under 1 KiB.
@@ -352,6 +353,18 @@ extension EmulatedDevice {
     return RecordingInfo(
       sessionId: id, size: flash.entries[id]?.size ?? Int(needed), scene: scene, isRecording: false,
       durationMs: frames * 20, sha256: nil, path: path)
+  }
+
+  /// Frames `first ..< first + count` of the audio ``addRecording(duration:scene:sessionId:contentPhase:)``
+  /// writes for `sessionId` with the same `contentPhase`, as raw device bytes before any
+  /// container or encryption: what a test compares a decrypted export with.
+  /// - Throws: encoder errors.
+  public func plainFrames(
+    of sessionId: SessionID, contentPhase: Int? = nil, first: Int, count: Int
+  ) throws(EmulatorError) -> [UInt8] {
+    let source = try content()
+    let phase = (contentPhase ?? Int(sessionId.rawValue)) % source.cycleFrames
+    return source.frames(phase: phase, first: first, count: count)
   }
 
   /// Removes a finished recording from the flash, as the device's own erase would (no

@@ -15,6 +15,10 @@ public enum RecordingDamage: String, Sendable, CaseIterable {
   case oggLacing = "ogg-lacing-64k"
   /// The recording ends halfway through its last Ogg page.
   case oggPageCut = "ogg-page-cut"
+  /// An end-to-end encrypted recording's `keyCipher` (its file key, RSA-wrapped to the
+  /// user, PROTOCOL.md §9) is replaced by other bytes: the user's key no longer unwraps it,
+  /// as if the file were another user's. The audio is untouched.
+  case e2eeKeyCipher = "e2ee-key-cipher"
 }
 
 extension EmulatedDevice {
@@ -34,6 +38,15 @@ extension EmulatedDevice {
     case .zeros:
       try flash.resize(sessionId, to: 0)
       try flash.resize(sessionId, to: Int(UInt32.max))
+    case .e2eeKeyCipher:
+      guard size >= E2EEFileHeader.length,
+        E2EEFileHeader.looksEncrypted(try flash.read(sessionId, offset: 0, count: 8))
+      else { throw .damage("recording \(sessionId) is not end-to-end encrypted") }
+      let keyCipher = E2EEFileHeader.length - E2EEFileHeader.keyCipherLength
+      // A wrapped key of all 0x01 is not PKCS#1 v1.5 under any key: it never unwraps.
+      try flash.overwrite(
+        [UInt8](repeating: 1, count: E2EEFileHeader.keyCipherLength), in: sessionId,
+        at: keyCipher)
     case .oggPageCRC, .oggLacing, .oggPageCut:
       // Ogg pages are found by reading the recording whole: damage is for short test
       // recordings.

@@ -99,7 +99,7 @@ extension EmulatedDevice {
           status: status.rawValue, portVersion: portVersion, tzHours: tzHours,
           tzMinutes: tzMinutes, audioChannels: configuration.audioChannels,
           supportWifi: configuration.supportWifi, noNsAgc: 0,
-          oggAudio: configuration.oggAudio ? 1 : 0,
+          oggAudio: (configuration.oggAudioFlag ?? configuration.oggAudio) ? 1 : 0,
           firmware: firmware)),
       readyAt: readyAt)
   }

@@ -22,6 +22,17 @@ public struct ModeBParameters: Sendable, Equatable {
   /// encrypted from that block counter (else from 0): the two readings the SDK must take.
   public var e2eeCounterField: UInt32 = 0
   public var e2eeStartsAtCounterField = false
+  /// The E2EE header's `segment` and the keystream's layout: the audio's ChaCha20 restarts
+  /// (same key, nonce and initial counter) every this many bytes of ciphertext; 0, one
+  /// continuous stream (the other reading, kept as an option). Default
+  /// ``defaultE2EESegment``.
+  public var e2eeSegment: UInt32 = Self.defaultE2EESegment
+
+  /// The segment length a NotePin S-like device writes: PROTOCOL.md §9 says the keystream
+  /// restarts every `segment` bytes [sdk-code][client] but no source gives the value a
+  /// device puts there, so this is [project]: 4 KiB (a flash page; not a multiple of the
+  /// 80-byte frame, so segments split frames, the harder case for a reader).
+  public static let defaultE2EESegment: UInt32 = 4096
   /// The AEAD the device seals its Wi-Fi PDUs with (§9: "AES-256-GCM or ChaCha20-Poly1305,
   /// chosen by a flag" whose source is unknown); the phone must cope with either.
   public var wifiCipher: AEADAlgorithm
@@ -127,25 +138,27 @@ struct DeviceChannel {
 
 /// The encryption of one recording stored end-to-end encrypted (PROTOCOL.md §9): a fresh
 /// file key and nonce, the key RSA-wrapped to the user (PKCS#1 v1.5 [project]), the audio
-/// ChaCha20 from block counter 0 (or from the header's `counter` field, under
+/// ChaCha20 restarted every `segment` bytes (``ModeBParameters/e2eeSegment``; 0: one
+/// stream), each segment from block counter 0 (or from the header's `counter` field, under
 /// ``ModeBParameters/e2eeStartsAtCounterField``), applied chunk by chunk as the recording is
 /// written.
 struct E2EEEncryption {
   let header: E2EEFileHeader
-  private let stream: ChaCha20Stream
+  private let stream: SegmentedChaCha20
 
   init(
     for userKey: RSAPublicKey, channels: UInt16, counterField: UInt32 = 0,
-    startsAtCounterField: Bool = false
+    startsAtCounterField: Bool = false, segment: UInt32 = ModeBParameters.defaultE2EESegment
   ) throws(EmulatorError) {
     do {
       let key = try SecureRandom.bytes(ChaChaPoly.keyLength)
       let nonce = try SecureRandom.bytes(ChaChaPoly.nonceLength)
       header = E2EEFileHeader(
-        channels: channels, counter: counterField, nonce: nonce,
+        channels: channels, counter: counterField, nonce: nonce, segment: segment,
         keyCipher: try userKey.encrypt(key, padding: .pkcs1v15))
-      stream = try ChaCha20Stream(
-        key: key, nonce: nonce, counter: startsAtCounterField ? counterField : 0)
+      stream = try SegmentedChaCha20(
+        key: key, nonce: nonce, counter: startsAtCounterField ? counterField : 0,
+        segment: Int(segment))
     } catch {
       throw .encryption("\(error)")
     }

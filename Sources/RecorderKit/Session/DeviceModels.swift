@@ -57,12 +57,19 @@ public struct Recording: Sendable, Equatable, Hashable {
   public var attribute: UInt8?
   /// Audio channels (1 on the Note V0095); sets the frame size (80 bytes per channel).
   public var channels: Int
-  /// Raw packets or Ogg pages.
+  /// Raw packets or Ogg pages: what the HANDSHAKE's `oggAudio` flag says, a guess for the
+  /// estimate of ``durationMs`` only. A sync judges the bytes themselves (PROTOCOL.md §5:
+  /// `PLAUD.AI`, then `OggS`, else raw).
   public var container: RecordingContainer
+  /// The device stores its recordings end-to-end encrypted, so ``size`` counts the 512-byte
+  /// `PLAUD.AI` header before the audio (PROTOCOL.md §5, §9): a Mode B device's files
+  /// (portVersion 20 and up), as a NotePin S's were [client]. A guess for the estimate of
+  /// ``durationMs`` only; a sync judges the bytes.
+  public var startsWithE2EEHeader: Bool
 
   package init(
     sessionId: SessionID, size: UInt32, scene: UInt8?, attribute: UInt8?, channels: Int,
-    container: RecordingContainer = .raw
+    container: RecordingContainer = .raw, startsWithE2EEHeader: Bool = false
   ) {
     self.sessionId = sessionId
     self.size = size
@@ -70,19 +77,23 @@ public struct Recording: Sendable, Equatable, Hashable {
     self.attribute = attribute
     self.channels = channels
     self.container = container
+    self.startsWithE2EEHeader = startsWithE2EEHeader
   }
 
   /// Bytes per 20 ms frame (PROTOCOL.md §5).
   public var bytesPerFrame: Int { 80 * max(1, channels) }
 
-  /// Duration in milliseconds: `size / (80 × channels) × 20` [sdk]. For an Ogg recording an
-  /// estimate from its size (each 20 ms packet with its lacing byte, page headers ignored:
-  /// within 1 %); the synced file's exact duration comes from its pages
-  /// (``SyncReport/File/durationMs``).
+  /// Duration in milliseconds: `audio / (80 × channels) × 20` [sdk], `audio` being the
+  /// size less the 512-byte E2EE header when ``startsWithE2EEHeader`` (PROTOCOL.md §5
+  /// [client]). For an Ogg recording an estimate from its size (each 20 ms packet with its
+  /// lacing byte, page headers ignored: within 1 %); the synced file's duration comes from
+  /// its content (``SyncReport/File/durationMs``).
   public var durationMs: Int {
+    let header = startsWithE2EEHeader ? E2EEFileHeader.length : 0
+    let audio = max(0, Int(size) - header)
     switch container {
-    case .raw: Int(size) / bytesPerFrame * 20
-    case .ogg: Int(size) / (bytesPerFrame + max(1, channels)) * 20
+    case .raw: return audio / bytesPerFrame * 20
+    case .ogg: return audio / (bytesPerFrame + max(1, channels)) * 20
     }
   }
 }

@@ -383,7 +383,8 @@ public actor DeviceSession {
       .map {
         Recording(
           sessionId: $0.sessionId, size: $0.size, scene: $0.scene, attribute: $0.attribute,
-          channels: channels, container: container)
+          channels: channels, container: container,
+          startsWithE2EEHeader: info.portVersion >= ProtocolDefaults.modeBPortVersion)
       }
       .sorted { $0.sessionId < $1.sessionId }
   }

@@ -142,9 +142,11 @@ final class RangeReceiver: @unchecked Sendable {
       state.withLock { $0.pastListedSize = true }
       return .stop
     }
-    // An E2EE file is known by its magic at offset 0 (never Opus: that byte is the TOC).
+    // The format is known from the content at offset 0, never from the HANDSHAKE's
+    // `oggAudio` flag (PROTOCOL.md §5, §12 [sdk-code]): the E2EE magic `PLAUD.AI` (never
+    // Opus: that byte is the TOC), else `OggS` (Ogg pages), else raw packets.
     let encrypted = state.withLock { state -> Bool in
-      if start == 0, E2EEFileHeader.looksEncrypted(data) { state.endToEndEncrypted = true }
+      if start == 0 { Self.recognise(data, in: &state) }
       return state.endToEndEncrypted
     }
     let ogg = !encrypted && state.withLock { $0.ogg != nil }
@@ -219,6 +221,22 @@ final class RangeReceiver: @unchecked Sendable {
       // Ogg: `offset` is always a page boundary.
       state.durableOffset =
         state.ogg != nil ? state.offset : state.offset - state.offset % Int64(frameBytes)
+    }
+  }
+
+  /// The first bytes of every Ogg page.
+  static let oggCapturePattern = Array("OggS".utf8)
+
+  /// Sets what the recording is from its first bytes: end-to-end encrypted, Ogg pages
+  /// (checked page by page from here) or raw packets, whatever the listing guessed.
+  private static func recognise(_ first: [UInt8], in state: inout State) {
+    if E2EEFileHeader.looksEncrypted(first) {
+      state.endToEndEncrypted = true
+      state.ogg = nil
+    } else if first.starts(with: Self.oggCapturePattern) {
+      if state.ogg == nil { state.ogg = OggPageValidator(midStream: false) }
+    } else if first.count >= Self.oggCapturePattern.count {
+      state.ogg = nil
     }
   }
 

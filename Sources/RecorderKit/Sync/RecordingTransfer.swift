@@ -60,7 +60,7 @@ struct RecordingTransfer {
   func run(report: inout SyncReport) async throws(SyncError) -> Outcome {
     let frameBytes = Int64(recording.bytesPerFrame)
     var offset = min(initial.durableBytes, fileSystem.size(of: partPath) ?? 0)
-    if recording.container == .ogg {
+    if container(resumingAt: offset) == .ogg {
       // Journaled durable offsets are page boundaries; a file shorter than its journal is
       // not known to end on one: start the recording again.
       if offset < initial.durableBytes { offset = 0 }
@@ -285,6 +285,15 @@ struct RecordingTransfer {
 
   // MARK: - Files and journal
 
+  /// How the bytes already held are stored, from their content (PROTOCOL.md §5: `OggS` at
+  /// the start → Ogg, else raw packets or an E2EE file; the HANDSHAKE's `oggAudio` flag is
+  /// never the judge). From byte 0 the receiver decides on the first bytes itself; the
+  /// listing's guess is only where it starts.
+  private func container(resumingAt offset: Int64) -> RecordingContainer {
+    guard offset > 0 else { return recording.container }
+    return SyncEngine.isOgg(partPath) ? .ogg : .raw
+  }
+
   private func makeReceiver(file: any DurableFile, offset: Int64) -> RangeReceiver {
     let journal = self.journal
     let recording = self.recording
@@ -295,7 +304,7 @@ struct RecordingTransfer {
       size: Int64(recording.size), checkpointBytes: policy.checkpointBytes,
       computesCRC: transport.tailCarriesDeviceCRC, events: events,
       endToEndEncrypted: offset > 0 && E2EEFile.isEncrypted(path: partPath),
-      container: recording.container,
+      container: container(resumingAt: offset),
       onCheckpoint: { durable in
         // Journal each fsync'd checkpoint as it happens (a SIGKILL runs no catch block); a
         // failure here is retried by the next checkpoint and by the one when the stream ends.

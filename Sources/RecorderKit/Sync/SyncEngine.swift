@@ -560,6 +560,9 @@ public actor SyncEngine {
       if case .io(let path, _, let code, _) = error {
         throw .storage(.from(errno: code, path: path))
       }
+      // A cancelled sync stops the export too: the run ends cancelled, and the recording is
+      // not given up (nothing is wrong with it; the next run exports it).
+      if case .cancelled = error { throw .cancelled }
       throw .export(sessionId: record.session, reason: "\(error)")
     }
     try storage { () throws(StorageError) in
@@ -624,7 +627,10 @@ public actor SyncEngine {
     var summary = report
     var files = Dictionary(report.files.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
     let ids = listedByDevice[serial, default: []].union(files.keys.map(\.sessionId))
-    for id in ids.sorted() {
+    // A recording given up (stored, but its export could not be made: an E2EE file whose
+    // key does not unwrap) is reported once, as given up, never also as synced.
+    let givenUp = Set(report.givenUp.map(\.sessionId))
+    for id in ids.sorted() where !givenUp.contains(id) {
       guard
         let record = try journalRead({ tx in try tx.recording(serial: serial, sessionId: id) }),
         record.stage >= .stored
@@ -934,12 +940,23 @@ public actor SyncEngine {
     paths.partial(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
   /// The duration of a stored recording: from the pages of an Ogg file (its last granule
-  /// position; the whole stream was checked once, when it was stored), else from its size
-  /// (`size / (80 × channels) × 20`).
+  /// position; the whole stream was checked once, when it was stored), also inside an E2EE
+  /// file when the user key opens it, else from the size of its audio
+  /// (`audio / (80 × channels) × 20`), where `audio` leaves out the 512-byte header of an
+  /// end-to-end encrypted file (PROTOCOL.md §5: the LIST size includes it).
   private func durationMs(of record: RecordingRecord) -> Int {
     let path = record.rawPath.map(paths.resolved) ?? rawPath(record)
     if let duration = AudioExporter.oggDurationMs(ofRecordingAt: path) { return duration }
-    return Int(record.size) / (80 * max(1, record.channels)) * 20
+    guard E2EEFile.isEncrypted(path: path) else {
+      return Int(record.size) / (80 * max(1, record.channels)) * 20
+    }
+    if let key = try? options.userKey?.userKey(),
+      let duration = E2EEFile.oggDurationMs(ofEncrypted: path, userKey: key)
+    {
+      return duration
+    }
+    let audio = max(0, record.size - Int64(E2EEFileHeader.length))
+    return Int(audio) / (80 * max(1, record.channels)) * 20
   }
 
   /// Whether the file at `path` starts with Ogg's capture pattern (never raw device audio,

@@ -220,7 +220,9 @@ package actor WiFiTransport: RecordingTransport {
     let listed = entries.map {
       Recording(
         sessionId: $0.sessionId, size: $0.size, scene: UInt8(exactly: $0.scene), attribute: nil,
-        channels: configuration.audioChannels, container: configuration.oggAudio ? .ogg : .raw)
+        channels: configuration.audioChannels, container: configuration.oggAudio ? .ogg : .raw,
+        // A sealed (Mode B) device stores E2EE files (PROTOCOL.md §5): a guess for `ls`.
+        startsWithE2EEHeader: configuration.sealing != nil)
     }
     if let expected = configuration.expectedListing {
       let recording = await configuration.recordingInProgress()

@@ -27,11 +27,12 @@ package final class SyncBench: Sendable {
 
   /// A device whose flash is a copy of `template` (or empty when nil); `portVersion` 20 or
   /// more makes it a Mode B device, which the bench's sessions reach with ``TestUserKey``.
+  /// `configure` changes the device configuration last (a container, a flag).
   package init(
     seed: UInt64, template: SyncFlashTemplate? = nil, link: LinkParameters = LinkParameters(),
     wifi: WiFiParameters = WiFiParameters(), tailCRCCoverage: TailCRCCoverage = .requestBytes,
     portVersion: UInt16 = ProtocolDefaults.portVersion, modeB: ModeBParameters = ModeBParameters(),
-    userKey: RSAPrivateKey? = nil
+    userKey: RSAPrivateKey? = nil, configure: (inout DeviceConfiguration) -> Void = { _ in }
   ) throws {
     self.seed = seed
     self.userKey = try userKey ?? TestUserKey.key()
@@ -49,6 +50,7 @@ package final class SyncBench: Sendable {
     configuration.tailCRCCoverage = tailCRCCoverage
     configuration.portVersion = portVersion
     configuration.modeB = modeB
+    configure(&configuration)
     device = try EmulatedDevice(
       configuration: configuration, flashDirectory: flash, time: .manual(clock))
     central = EmulatorCentral(device: device)
