@@ -47,6 +47,8 @@ public final class CloudEmulator: Sendable {
     var nextToken = 0
     /// Serial → user id.
     var bindings: [String: String] = [:]
+    /// Every user a serial was bound to, one entry per bind, oldest first.
+    var bindHistory: [String: [String]] = [:]
     /// Device type → latest firmware.
     var firmware: [String: Firmware] = [:]
     var faults = CloudFaults.none
@@ -105,7 +107,10 @@ public final class CloudEmulator: Sendable {
 
   /// Binds `serial` to `userID` as if another app had (for 403 tests).
   public func setBinding(serial: String, userID: String?) {
-    state.withLock { $0.bindings[serial] = userID }
+    state.withLock { state in
+      state.bindings[serial] = userID
+      if let userID { state.bindHistory[serial, default: []].append(userID) }
+    }
   }
 
   /// The user `serial` is bound to, if any.
@@ -254,6 +259,7 @@ public final class CloudEmulator: Sendable {
         return .json(403, #"{"code":403,"msg":"device bound to another account"}"#)
       }
       state.bindings[serial] = owner
+      if let owner { state.bindHistory[serial, default: []].append(owner) }
       return .json(200, #"{"code":0,"msg":"success"}"#)
     }
   }
@@ -299,8 +305,12 @@ public final class CloudEmulator: Sendable {
     guard let serial = request.query["sn"], !serial.isEmpty else {
       return .json(400, #"{"code":400,"msg":"sn is required"}"#)
     }
-    let bound = state.withLock { $0.bindings[serial] != nil }
-    return .json(200, #"{"code":0,"data":{"is_bind":\#(bound),"bind_history":[]}}"#)
+    let (bound, history) = state.withLock {
+      ($0.bindings[serial] != nil, $0.bindHistory[serial, default: []])
+    }
+    // Newest first, one entry per bind event [sdk-code].
+    let entries = JSONValue.array(history.reversed().map { .string($0) }).serialized
+    return .json(200, #"{"code":0,"data":{"is_bind":\#(bound),"bind_history":\#(entries)}}"#)
   }
 
   private static func latestFirmware(_ request: HTTPRequest, state: Locked<State>) -> HTTPResponse {

@@ -40,6 +40,11 @@ public actor EmulatedDevice {
   var tzMinutes: UInt8
   var tags: [Tag] = []
   var deletes: [DeleteRecord] = []
+  /// The token a Mode B device took from its owner after a DEPAIR left it unbound; nil: the
+  /// configured token.
+  var ownerToken: DeviceToken?
+  /// A Mode B device a DEPAIR left unbound: the next HANDSHAKE's token becomes its owner's.
+  var awaitingNewOwner = false
   var counterValues = DeviceCounters()
   var faults = FaultPlan.none
   /// Counter values when the fault plan was set (faults count from there).

@@ -57,9 +57,15 @@ extension EmulatedDevice {
   }
 
   private func handshake(_ request: HandshakeRequest, readyAt: Duration) {
-    let accepted =
+    var accepted =
       request.token.normalized(portVersion: portVersion)
-      == configuration.token.normalized(portVersion: portVersion)
+      == (ownerToken ?? configuration.token).normalized(portVersion: portVersion)
+    if !accepted, awaitingNewOwner {
+      // Unbound by a DEPAIR: whoever hand-shakes next owns it.
+      ownerToken = request.token
+      awaitingNewOwner = false
+      accepted = true
+    }
     connection?.authenticationTimer?.cancel()
     connection?.authenticationTimer = nil
     if accepted, configuration.twoStageHandshake {
@@ -128,6 +134,8 @@ extension EmulatedDevice {
         // Either reading: every connection is forgotten; under the worst one, recordings too.
         if configuration.depairClearErasesRecordings { clearAllRecordings() }
       }
+      // A Mode B device forgets its owner (PROTOCOL.md §4's recovery ends with this DEPAIR).
+      if speaksModeB { awaitingNewOwner = true }
       reply(.depair(status: 0), readyAt: readyAt)
     case .storage: reply(.storage(storageInfo()), readyAt: readyAt)
     case .settings(let request):

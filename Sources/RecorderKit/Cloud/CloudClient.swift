@@ -103,6 +103,14 @@ public actor CloudClient {
 
   /// `GET /open/partner/sdk/binding?type=&sn=`: `is_bind` (nil when the cloud does not know).
   public func isBound(serial: String) async throws(CloudError) -> Bool? {
+    try await bindingStatus(serial: serial).isBound
+  }
+
+  /// What the cloud says of `serial`'s binding (PROTOCOL.md §8): `is_bind`, and `bind_history`,
+  /// the users it was bound to, newest first, one entry per bind event (so repeated).
+  /// Entries that are not strings, or are longer than 256 characters, are skipped; at most
+  /// 1,000 are read.
+  public func bindingStatus(serial: String) async throws(CloudError) -> CloudBindingStatus {
     let type = CloudDeviceType(serial: serial).rawValue
     let exchange = try await perform(
       "GET", path: "/open/partner/sdk/binding", query: [("type", type), ("sn", serial)])
@@ -110,11 +118,19 @@ public actor CloudClient {
     let body = try Self.json(exchange.body)
     try Self.checkBusinessCode(body)
     let fields = body["data"].flatMap { $0 == .null ? nil : $0 } ?? body
+    let isBound: Bool?
     switch fields["is_bind"] {
-    case .bool(let value)?: return value
-    case .null?, nil: return nil
+    case .bool(let value)?: isBound = value
+    case .null?, nil: isBound = nil
     default: throw .malformedResponse(reason: "`is_bind` is not a boolean")
     }
+    var history: [String] = []
+    if case .array(let entries)? = fields["bind_history"] {
+      for entry in entries.prefix(1_000) {
+        if case .string(let id) = entry, !id.isEmpty, id.count <= 256 { history.append(id) }
+      }
+    }
+    return CloudBindingStatus(isBound: isBound, history: history)
   }
 
   private func binding(_ action: String, serial: String) async throws(CloudError) {
@@ -450,4 +466,12 @@ public actor CloudClient {
     try DownloadScratch.publish(part, to: finalPath)
     return file.moved(to: finalPath)
   }
+}
+
+/// The cloud's word on a device's binding (``CloudClient/bindingStatus(serial:)``).
+public struct CloudBindingStatus: Sendable, Equatable {
+  /// True: bound to an account now (only that account can unbind it); nil: unknown.
+  public var isBound: Bool?
+  /// The user ids it was bound to, newest first, one entry per bind event.
+  public var history: [String]
 }
