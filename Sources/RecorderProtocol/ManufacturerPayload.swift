@@ -20,6 +20,9 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   public var reserved: [UInt8]?
   /// nil when absent.
   public var bindInfo: UInt8?
+  /// Whether the payload starts with the `02 <projectCode>` field: the Note's layout
+  /// [device]; a NotePin S's may start at the version field [sdk-code] (§1).
+  public var hasProjectCodeField: Bool
 
   /// Company ids seen with this payload.
   public static let noteCompanyID: UInt16 = 0x0059
@@ -30,8 +33,9 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   /// A payload; `reserved` is cut or zero-padded to four bytes.
   public init(
     projectCode: UInt16, firmware: FirmwareVersion, serial: String, portVersion: UInt16,
-    reserved: [UInt8]? = [0, 0, 0, 0], bindInfo: UInt8? = 0
+    reserved: [UInt8]? = [0, 0, 0, 0], bindInfo: UInt8? = 0, hasProjectCodeField: Bool = true
   ) {
+    self.hasProjectCodeField = hasProjectCodeField
     self.projectCode = projectCode
     self.firmware = firmware
     self.serial = serial
@@ -47,6 +51,7 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   /// - Throws: ``FrameError`` when a field up to `portVersion` is missing or malformed.
   public init<C: Collection>(decoding bytes: C) throws(FrameError) where C.Element == UInt8 {
     var reader = ByteReader(bytes)
+    hasProjectCodeField = true
     try Self.expectLength(2, &reader, "projectCode")
     projectCode = try reader.u16("projectCode")
     try Self.expectLength(4, &reader, "firmware")
@@ -71,11 +76,16 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     }
   }
 
+  /// The product (PHASE2 STUB).
+  public var model: RecorderModel? { RecorderModel(rawValue: projectCode) }
+
   /// The payload after the company id.
   public var encoded: [UInt8] {
     var writer = ByteWriter()
-    writer.u8(2)
-    writer.u16(projectCode)
+    if hasProjectCodeField {
+      writer.u8(2)
+      writer.u16(projectCode)
+    }
     writer.u8(4)
     firmware.write(to: &writer)
     let serialBytes = Self.packDigits(serial) ?? Array(serial.utf8)
