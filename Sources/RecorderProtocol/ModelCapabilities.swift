@@ -4,20 +4,22 @@
 /// other rows of DESIGN.md's list join it as they are moved here.
 public enum ModelCapabilities {
   /// Models that speak Mode B (portVersion 20 and up) as sold: the Note Pro (serials 881…)
-  /// and the NotePin S (882… and 883…) [client]. A recorder of these models is treated as
-  /// Mode B-capable whatever its advertisement seemed to say (``mayUseModeB(model:portVersion:name:)``).
+  /// and the NotePin S (882… and 883…) [client].
   public static let modeBModels: Set<RecorderModel> = [.notePro, .notePinS]
 
   /// Whether a recorder heard this way may speak Mode B, so that the HANDSHAKE token must
-  /// never go to it in clear [project]: an advertised portVersion of 20 or more; a Note Pro
-  /// or NotePin S by project code or serial prefix, whatever portVersion it advertised; or a
-  /// portVersion not known at all (heard by name only) unless the name is the V0095 Note's
-  /// `PLAUD_NOTE` [device].
+  /// never go to it in clear [project]:
+  /// - a portVersion it advertised decides: 20 and up is Mode B (the payload parsed field by
+  ///   field in one of §1's two layouts, so the value is the device's);
+  /// - with no portVersion known, a Note Pro or NotePin S (by serial prefix or project code)
+  ///   is Mode B, and so is any other recorder except one named like the V0095 Note
+  ///   (`PLAUD_NOTE` [device]): a recorder heard by name only is not sent the token in clear
+  ///   on a guess.
   public static func mayUseModeB(model: RecorderModel?, portVersion: UInt16?, name: String?)
     -> Bool
   {
-    if let model, modeBModels.contains(model) { return true }
     if let portVersion { return SecurityGeneration(portVersion: portVersion) == .modeB }
+    if let model, modeBModels.contains(model) { return true }
     return name?.uppercased() != modeANoteName
   }
 

@@ -30,7 +30,8 @@ import Testing
     #expect(payload.reserved == [0xAA, 0xBB, 0xCC, 0xDD])
     #expect(payload.bindInfo == 0)
     #expect(payload.encoded == Self.notePinSPayload)
-    let withCompany = try ManufacturerPayload(manufacturerData: [0x5D, 0x00] + Self.notePinSPayload)
+    let withCompany = try ManufacturerPayload(
+      manufacturerData: [0x5D, 0x00] + Self.notePinSPayload)
     #expect(withCompany == payload)
   }
 
@@ -114,7 +115,10 @@ import Testing
     let signature = (0..<256).map { UInt8(truncatingIfNeeded: $0) }
     let frames = PreHandshakeChunk.chunks(type: ModeB.signatureType, payload: signature)
       .map(\.encoded)
-    #expect(frames.map { Array($0.prefix(4)) } == [[0x10, 0xFE, 3, 0], [0x10, 0xFE, 3, 1], [0x10, 0xFE, 3, 2]])
+    #expect(
+      frames.map { Array($0.prefix(4)) } == [
+        [0x10, 0xFE, 3, 0], [0x10, 0xFE, 3, 1], [0x10, 0xFE, 3, 2],
+      ])
     #expect(frames.map(\.count) == [104, 104, 60])
   }
 
@@ -154,12 +158,14 @@ import Testing
     #expect(SecurityGeneration(portVersion: 20) == .modeB)
   }
 
-  @Test("who may speak Mode B: portVersion ≥ 20, a Note Pro or NotePin S, or unknown by name")
+  @Test(
+    "who may speak Mode B: portVersion ≥ 20; unknown: a Note Pro, NotePin S or any name but PLAUD_NOTE"
+  )
   func mayUseModeB() {
     typealias Caps = ModelCapabilities
     #expect(Caps.mayUseModeB(model: .note, portVersion: 20, name: nil))
     #expect(!Caps.mayUseModeB(model: .note, portVersion: 10, name: "PLAUD_NOTE"))
-    #expect(Caps.mayUseModeB(model: .notePinS, portVersion: 10, name: nil))
+    #expect(!Caps.mayUseModeB(model: .notePinS, portVersion: 10, name: "Plaud NotePin S"))
     #expect(Caps.mayUseModeB(model: .notePro, portVersion: nil, name: nil))
     #expect(Caps.mayUseModeB(model: nil, portVersion: nil, name: "Plaud NotePin S"))
     #expect(Caps.mayUseModeB(model: nil, portVersion: nil, name: nil))

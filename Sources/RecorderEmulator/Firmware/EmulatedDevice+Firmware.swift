@@ -44,7 +44,8 @@ extension EmulatedDevice {
     guard link.authenticated else {
       if case .handshake(let request) = message, !link.rejected {
         // A Mode B device is slow to answer HANDSHAKE too (``ModeBParameters/replyDelay``).
-        handshake(request, readyAt: readyAt + (speaksModeB ? configuration.modeB.replyDelay : .zero))
+        handshake(
+          request, readyAt: readyAt + (speaksModeB ? configuration.modeB.replyDelay : .zero))
       } else {
         counterValues.ignoredRequests += 1
       }
