@@ -190,6 +190,11 @@ public enum RecorderModel: UInt16, Sendable, CaseIterable, CustomStringConvertib
     RecorderModel(rawValue: prefix == 883 ? 882 : prefix)
   }
 
+  /// The model `serial`'s first three digits name, nil when they are not digits or name none.
+  public static func of(serial: String) -> RecorderModel? {
+    ManufacturerPayload.serialPrefix(serial).flatMap(withSerialPrefix)
+  }
+
   public var description: String {
     switch self {
     case .note: "Plaud Note"
