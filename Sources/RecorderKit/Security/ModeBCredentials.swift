@@ -119,7 +119,8 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
       "the device did not answer Mode B's FE10 (silent, or it ended the link): no serial"
         + " signature was sent (no cloud given),"
         + " and a device that checks the cloud's serial signature (PROTOCOL.md §9) refuses"
-        + " the exchange this way: give the cloud account that issues it (sn-sign)"
+        + " the exchange this way: give the cloud account that issues it (sn-sign). A recorder"
+        + " heard by name only may instead be a Mode A one, which ignores FE10"
     case .serialSignatureUnanswered(signed: true):
       "the device did not answer Mode B's FE10 with its serial signature (silent, or it ended"
         + " the link): the signature is"

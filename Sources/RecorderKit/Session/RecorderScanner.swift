@@ -6,8 +6,8 @@ import RecorderProtocol
 /// with a timeout, and finding a recorder by serial.
 ///
 /// Recorders are recognised by their advertising (PROTOCOL.md §1): a manufacturer payload
-/// that parses as the recorder's, whatever the company id, or failing that a `PLAUD…` name
-/// (then the serial is known only after connecting).
+/// that parses as the recorder's (either layout), whatever the company id, or failing that a
+/// name containing `plaud` in any case (then the serial is known only after connecting).
 ///
 /// A `Central` runs one scan at a time, so a scanner starts the radio's scan for its first
 /// listener, fans each recognised advertisement out to every listener, and stops the radio
@@ -130,7 +130,7 @@ public final class RecorderScanner: Sendable {
   /// Connects to the recorder with `serial` (PROTOCOL.md §1 [project]): to `heard` when it
   /// is that recorder (just heard in a scan); else, within one search of `findTimeout`, to
   /// the first recorder heard advertising `serial`, taken at its word, or to a recorder heard
-  /// by its `PLAUD*` name only, connected to and confirmed by the serial it reports
+  /// by its name only (containing `plaud`), connected to and confirmed by the serial it reports
   /// (GET_SERIAL): another serial is disconnected and the search goes on.
   /// - Returns: the authenticated session and the advertisement it was reached by.
   /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no recorder proved to have that
