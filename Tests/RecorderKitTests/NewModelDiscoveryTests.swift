@@ -1,6 +1,9 @@
 import RecorderBluetooth
+import RecorderConcurrency
+import RecorderEmulator
 import RecorderKit
 import RecorderProtocol
+import TestSupport
 import Testing
 
 /// Issue 43 items 9 and 10 in the scanner: a NotePin S advertising without the project-code
@@ -39,5 +42,46 @@ struct NewModelDiscoveryTests {
     let device = RecorderScanner.recognise(Self.advertisement(name: name))
     #expect((device != nil) == recognised, "\(name)")
     #expect(device?.isNameOnly ?? true)
+  }
+
+  /// A NotePin S heard by name only: its portVersion is unknown, so it may speak Mode B and
+  /// the token must not go to it in clear. Without a user key the session is refused before
+  /// anything is written; with one it opens Mode B first and the HANDSHAKE goes sealed.
+  @Test(
+    "a NotePin S heard by name only is never sent the token in clear", arguments: [false, true])
+  func nameOnlyNotePinS(withUserKey: Bool) async throws {
+    var configuration = ModelPreset.notePinS.configuration
+    configuration.advertising = .nameOnly
+    let bench = try TestBench(configuration: configuration)
+    defer { bench.cleanUp() }
+    let device = try await bench.letTimePass { () async throws -> DiscoveredDevice in
+      let advertisement = try #require(await bench.firstAdvertisement())
+      return try #require(RecorderScanner.recognise(advertisement))
+    }
+    #expect(device.isNameOnly)
+    var session = DeviceSession.Configuration(token: configuration.token)
+    session.clock = AnyClock(bench.clock)
+    session.modeB = withUserKey ? ModeBCredentials(userKey: try TestUserKey.key()) : nil
+    let connected = await bench.letTimePass { () async -> Result<DeviceSession, DeviceError> in
+      do throws(DeviceError) {
+        return .success(
+          try await DeviceSession.connect(to: device, using: bench.central, configuration: session))
+      } catch {
+        return .failure(error)
+      }
+    }
+    #expect(await bench.device.counters.clearHandshakes == 0)
+    switch connected {
+    case .success(let opened):
+      #expect(withUserKey)
+      #expect(await opened.isEncrypted)
+      #expect(await opened.info.serial == configuration.serial)
+      #expect(await opened.info.portVersion == 20)
+      await opened.close()
+    case .failure(let error):
+      #expect(!withUserKey, "\(error)")
+      #expect(error == .modeB(.noUserKey))
+      #expect(await bench.device.counters.writesReceived == 0)
+    }
   }
 }
