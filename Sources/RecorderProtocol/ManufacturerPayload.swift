@@ -1,6 +1,7 @@
 /// The recorder's manufacturer-specific advertising payload (PROTOCOL.md §1) [sdk], checked
 /// byte by byte on a V0095 Note [device]: length-prefixed fields except `portVersion`:
-/// `02 <projectCode u16>` · `04 <versionType> <versionCode u24>` · `<n> <serial>` (n < 10:
+/// [`02 <projectCode u16>`] (absent on a NotePin S [sdk-code]) ·
+/// `04 <versionType> <versionCode u24>` · `<n> <serial>` (n < 10:
 /// decimal digits packed two per byte as hex nibbles, else ASCII) · `<portVersion u16>` (no
 /// length byte) · `04 <4 bytes>` (unknown) · `01 <bindInfo u8>`.
 ///
@@ -20,6 +21,9 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   public var reserved: [UInt8]?
   /// nil when absent.
   public var bindInfo: UInt8?
+  /// Whether the payload starts with the `02 <projectCode>` field: the Note's layout
+  /// [device]; a NotePin S's may start at the version field [sdk-code] (§1).
+  public var hasProjectCodeField: Bool
 
   /// Company ids seen with this payload.
   public static let noteCompanyID: UInt16 = 0x0059
@@ -30,8 +34,9 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   /// A payload; `reserved` is cut or zero-padded to four bytes.
   public init(
     projectCode: UInt16, firmware: FirmwareVersion, serial: String, portVersion: UInt16,
-    reserved: [UInt8]? = [0, 0, 0, 0], bindInfo: UInt8? = 0
+    reserved: [UInt8]? = [0, 0, 0, 0], bindInfo: UInt8? = 0, hasProjectCodeField: Bool = true
   ) {
+    self.hasProjectCodeField = hasProjectCodeField
     self.projectCode = projectCode
     self.firmware = firmware
     self.serial = serial
@@ -43,12 +48,25 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     self.bindInfo = bindInfo
   }
 
-  /// Decodes the payload that follows the 2-byte company id.
+  /// Decodes the payload that follows the 2-byte company id, in either layout of §1: with
+  /// the `02 <projectCode>` field (the Note's [device]) or starting at the version field (a
+  /// NotePin S's [sdk-code]): the field is there when the first length byte is 2.
+  ///
+  /// `portVersion` is read right after the serial field. The vendor reads it at a fixed
+  /// offset instead (18 when the project code says 881 or 888, else 15, and only for a
+  /// serial field shorter than 10 bytes) [sdk-code]: the same bytes for the 9-byte serials
+  /// of every layout seen, without reading into the serial when a payload carries the
+  /// project-code field with another code [project]. When the project-code field is absent,
+  /// ``projectCode`` is the serial's first three digits (0 when they are not digits).
   /// - Throws: ``FrameError`` when a field up to `portVersion` is missing or malformed.
   public init<C: Collection>(decoding bytes: C) throws(FrameError) where C.Element == UInt8 {
     var reader = ByteReader(bytes)
-    try Self.expectLength(2, &reader, "projectCode")
-    projectCode = try reader.u16("projectCode")
+    hasProjectCodeField = bytes.first == 2
+    var fieldCode: UInt16?
+    if hasProjectCodeField {
+      try Self.expectLength(2, &reader, "projectCode")
+      fieldCode = try reader.u16("projectCode")
+    }
     try Self.expectLength(4, &reader, "firmware")
     firmware = try FirmwareVersion(from: &reader, field: "firmware")
     let serialLength = Int(try reader.u8("serialLength"))
@@ -58,6 +76,7 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     }
     let raw = try reader.bytes(serialLength, "serial")
     serial = serialLength < 10 ? Self.unpackDigits(raw) : try decodeText(raw, field: "serial")
+    projectCode = fieldCode ?? Self.serialPrefix(serial) ?? 0
     portVersion = try reader.u16("portVersion")
     // The optional tail: length-prefixed fields, unknown ones skipped [project].
     while let length = reader.optionalU8() {
@@ -71,11 +90,27 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
     }
   }
 
+  /// The product: the serial's first three digits when they are digits, else the project
+  /// code (§1 [sdk-code]); nil for a code no model has.
+  public var model: RecorderModel? {
+    if let prefix = Self.serialPrefix(serial) { return RecorderModel.withSerialPrefix(prefix) }
+    return RecorderModel(rawValue: projectCode)
+  }
+
+  /// The first three characters of `serial` as a number, when they are three digits.
+  static func serialPrefix(_ serial: String) -> UInt16? {
+    let digits = Array(serial.utf8.prefix(3))
+    guard digits.count == 3, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+    return digits.reduce(0) { $0 * 10 + UInt16($1 - 0x30) }
+  }
+
   /// The payload after the company id.
   public var encoded: [UInt8] {
     var writer = ByteWriter()
-    writer.u8(2)
-    writer.u16(projectCode)
+    if hasProjectCodeField {
+      writer.u8(2)
+      writer.u16(projectCode)
+    }
     writer.u8(4)
     firmware.write(to: &writer)
     let serialBytes = Self.packDigits(serial) ?? Array(serial.utf8)
@@ -148,6 +183,17 @@ public enum RecorderModel: UInt16, Sendable, CaseIterable, CustomStringConvertib
   case notePin = 880
   case notePro = 881
   case notePinS = 882
+
+  /// The model a serial's first three digits name: a project code, or 883, a NotePin S too
+  /// [client]; nil for any other number.
+  public static func withSerialPrefix(_ prefix: UInt16) -> RecorderModel? {
+    RecorderModel(rawValue: prefix == 883 ? 882 : prefix)
+  }
+
+  /// The model `serial`'s first three digits name, nil when they are not digits or name none.
+  public static func of(serial: String) -> RecorderModel? {
+    ManufacturerPayload.serialPrefix(serial).flatMap(withSerialPrefix)
+  }
 
   public var description: String {
     switch self {

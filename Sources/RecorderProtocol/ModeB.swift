@@ -15,13 +15,17 @@ public enum ModeB {
 
   /// The plaintext the session key's box must open to [sdk].
   public static let sessionKeyCheck = Array("PLAUD.AI".utf8)
-  /// The first sequence number either side seals with [sdk] (device side [project]).
+  /// The first sequence number either side seals with: 1, as the working client sends; the
+  /// vendor's SDK sends 2 and the device accepted both (PROTOCOL.md §9, §12) [client]
+  /// (device side [project]).
   public static let firstSequence: UInt32 = 1
 
-  /// [project] Chunk indices RecorderKit *sends* start at 1 (the one published vector,
-  /// PROTOCOL.md §11 #15, is `count 1, index 1`). Received chunks are sorted by index and
-  /// accepted with either base (``PreHandshakeAssembler``).
-  public static let chunkIndexBase: ChunkIndexBase = .one
+  /// Chunk indices RecorderKit sends start at 0, the count before the index (PROTOCOL.md §2,
+  /// §9, §11 vectors 15–16) [sdk-code][client]: a device reassembling by the vendor's
+  /// convention never completes a 1-based message. Received chunks are sorted by index and
+  /// accepted with either base, in case a device numbers from 1 (``PreHandshakeAssembler``)
+  /// [project].
+  public static let chunkIndexBase: ChunkIndexBase = .zero
   /// [project] Which notifications RecorderKit accepts: a sequence number above the last
   /// one accepted (gaps allowed, a repeat or a step back dropped and counted).
   public static let sequencePolicy: SequencePolicy = .increasing
@@ -46,7 +50,8 @@ public enum ModeB {
   }
 }
 
-/// Where pre-handshake chunk indices start (§9: unknown).
+/// Where pre-handshake chunk indices start: 0 (§2, §9 [sdk-code][client]); 1 was the
+/// project's earlier guess, kept for a device that might number from 1.
 public enum ChunkIndexBase: UInt8, Sendable, CaseIterable {
   case zero = 0
   case one = 1

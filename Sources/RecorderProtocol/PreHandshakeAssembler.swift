@@ -3,14 +3,20 @@
 /// every rule is checked and a broken message is a typed error, never a crash or a hang;
 /// memory is bounded by 255 chunks of one frame each.
 ///
-/// The index base is unknown (§9), so both are accepted: a complete message's indices must
-/// be exactly `0..<count` or exactly `1...count` [project].
+/// Indices are 0-based (§2, §9 [sdk-code][client]); a receiver made without a base also takes
+/// a message numbered `1...count` (RecorderKit does, in case a device numbers from 1
+/// [project]). A receiver made with a base takes only that one: a device reassembling by the
+/// vendor's convention (``ChunkIndexBase/zero``) finds a 1-based message's last index out of
+/// range and never completes it.
 public struct PreHandshakeAssembler: Sendable {
   private var type: UInt16?
   private var count: UInt8 = 0
   private var pieces: [UInt8: [UInt8]] = [:]
+  /// The only index base taken; nil takes either.
+  public let indexBase: ChunkIndexBase?
 
-  public init() {}
+  /// - Parameter indexBase: the only index base taken; nil (default) takes either.
+  public init(indexBase: ChunkIndexBase? = nil) { self.indexBase = indexBase }
 
   /// True while part of a message is held.
   public var isPartial: Bool { type != nil }
@@ -24,7 +30,7 @@ public struct PreHandshakeAssembler: Sendable {
     do {
       return try accept(chunk)
     } catch {
-      self = PreHandshakeAssembler()
+      self = PreHandshakeAssembler(indexBase: indexBase)
       throw error
     }
   }
@@ -33,7 +39,8 @@ public struct PreHandshakeAssembler: Sendable {
     type: UInt16, payload: [UInt8]
   )? {
     guard chunk.count > 0 else { throw .zeroCount }
-    guard chunk.index <= chunk.count else {
+    let highest = indexBase == .zero ? chunk.count - 1 : chunk.count
+    guard chunk.index <= highest, indexBase != .one || chunk.index > 0 else {
       throw .indexOutOfRange(index: chunk.index, count: chunk.count)
     }
     if let type, type != chunk.type || count != chunk.count {
@@ -45,12 +52,12 @@ public struct PreHandshakeAssembler: Sendable {
     pieces[chunk.index] = chunk.chunk
     guard pieces.count == Int(count) else { return nil }
     let indices = pieces.keys.sorted()
-    let zeroBased = indices == Array(0..<count)
-    let oneBased = indices == Array(1...count)
+    let zeroBased = indexBase != .one && indices == Array(0..<count)
+    let oneBased = indexBase != .zero && indices == Array(1...count)
     guard zeroBased || oneBased else { throw .indicesNotContiguous }
     let payload = indices.flatMap { pieces[$0] ?? [] }
     let complete = (chunk.type, payload)
-    self = PreHandshakeAssembler()
+    self = PreHandshakeAssembler(indexBase: indexBase)
     return complete
   }
 }

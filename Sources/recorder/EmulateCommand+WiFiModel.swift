@@ -8,6 +8,15 @@ extension EmulateCommand {
                               NotePin S. It names the hotspot (PROTOCOL.md §6): `Plaud` for
                               881 from portVersion 20 and for 882, else `PLAUD`, then the
                               serial's last four characters.
+      --model note|note-pro|notepin-s
+                              A whole product as the evidence describes it (ModelPreset):
+                              note-pro: V1.7.0, portVersion 20, serial 881…, named Plaud Note
+                              Pro; notepin-s: V1.2.7, portVersion 20, serial 882… (18 digits),
+                              named Plaud NotePin S, advertising without the project-code field
+                              (portVersion at offset 15). --port-version, --serial and
+                              --advertising still override.
+      --name NAME             The advertised and GATT name (1-32 bytes; default by --model,
+                              PLAUD_NOTE for the Note).
       --wifi-ssid NAME        The hotspot's SSID whatever the model (1-32 bytes, no spaces);
                               only a phone told it in the WIFI_OPEN reply can then join.
       --wifi-open-reply none|text|length
@@ -19,12 +28,27 @@ extension EmulateCommand {
                               then needs a new connection).
     """
 
-  /// `--model`, `--wifi-ssid`, `--wifi-open-reply` and `--wifi-drops-ble` into `configuration`.
+  /// `--model`: a preset by name, or a bare project code (then only the model changes; every
+  /// other item stays the Note's).
+  static func modelChoice(_ arguments: inout Arguments) throws -> (
+    preset: ModelPreset?, code: RecorderModel?
+  ) {
+    let codes = RecorderModel.allCases.map { "\($0.rawValue)" }
+    guard let choice = try arguments.choice("model", codes + ModelPreset.allCases.map(\.rawValue))
+    else { return (nil, nil) }
+    return (ModelPreset(rawValue: choice), UInt16(choice).flatMap(RecorderModel.init))
+  }
+
+  /// `--name`, `--wifi-ssid`, `--wifi-open-reply` and `--wifi-drops-ble` into
+  /// `configuration`.
   static func applyModelOptions(
     _ arguments: inout Arguments, to configuration: inout DeviceConfiguration
   ) throws {
-    if let code = try arguments.choice("model", RecorderModel.allCases.map { "\($0.rawValue)" }) {
-      configuration.model = UInt16(code).flatMap(RecorderModel.init) ?? .note
+    if let name = try arguments.option("name") {
+      guard (1...32).contains(name.utf8.count) else {
+        throw UsageError("--name takes 1-32 bytes")
+      }
+      configuration.name = name
     }
     if let ssid = try arguments.option("wifi-ssid") {
       guard (1...WiFiSSIDField.maximumLength).contains(ssid.utf8.count),

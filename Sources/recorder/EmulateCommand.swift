@@ -43,7 +43,13 @@ struct EmulateCommand: RecorderCommand {
       --port-version N        portVersion (default 10); 20 and up speaks Mode B security
                               (PROTOCOL.md §9, docs/mode-b.md): a fresh emulator holds no
                               user key, asks for one (FE11) and takes any.
-      --mode-b-index-base 0|1 Mode B chunk indices start at 0 or 1 (default 1).
+      --mode-b-index-base 0|1 Where the device numbers its Mode B chunks from: 0 (default,
+                              PROTOCOL.md §2/§9; it then takes only 0-based chunks from the
+                              phone, as the vendor's firmware does) or 1 (it then takes either).
+      --handshake-delay-ms N  Mode B: real milliseconds the device takes to answer each
+                              pre-handshake message and each HANDSHAKE stage (default 4000 of
+                              device time, scaled by --time-scale: a NotePin S handshake can
+                              take more than 10 s in all).
       --mode-b-seq strict|increasing
                               How the device checks the phone's sealed sequence numbers
                               (default increasing).
@@ -190,6 +196,8 @@ struct EmulateCommand: RecorderCommand {
     var parameters = ModeBParameters()
     if let base = try arguments.choice("mode-b-index-base", ["0", "1"]) {
       parameters.chunkIndexBase = base == "0" ? .zero : .one
+      // A device numbering from 1 is the project's old guess: it takes either from the phone.
+      parameters.phoneChunkIndexBase = base == "0" ? .zero : nil
     }
     if let policy = try arguments.choice(
       "mode-b-seq", SequencePolicy.allCases.map(\.rawValue))
@@ -312,9 +320,18 @@ struct EmulateCommand: RecorderCommand {
       link.phy =
         ["1m": .le1M, "2m": .le2M, "coded2": .leCodedS2, "coded8": .leCodedS8][phy] ?? .le2M
     }
-    let portVersion = try arguments.option("port-version", as: UInt16.self) ?? 10
+    let (preset, modelCode) = try Self.modelChoice(&arguments)
+    let portVersion =
+      try arguments.option("port-version", as: UInt16.self) ?? preset?.portVersion ?? 10
     guard portVersion >= 1 else { throw UsageError("--port-version must be 1 or more") }
-    let modeB = try Self.modeBParameters(&arguments)
+    var modeB = try Self.modeBParameters(&arguments)
+    if let delay = try arguments.option("handshake-delay-ms", as: Double.self) {
+      guard delay >= 0, delay <= 600_000 else {
+        throw UsageError("--handshake-delay-ms must be 0-600000")
+      }
+      // Real milliseconds: device time runs timeScale × faster.
+      modeB.replyDelay = .milliseconds(delay * timeScale)
+    }
     let channels = try arguments.option("channels", as: UInt8.self) ?? 1
     guard channels == 1 || channels == 2 else { throw UsageError("--channels must be 1 or 2") }
     hotspotPort = try arguments.option("hotspot-port", as: UInt16.self) ?? 0
@@ -323,11 +340,14 @@ struct EmulateCommand: RecorderCommand {
       throw UsageError("--wifi-lose-join-answer must be 0-100")
     }
     configuration = DeviceConfiguration(
-      portVersion: portVersion, serial: try arguments.option("serial") ?? "8881234567890123",
+      portVersion: portVersion,
+      serial: try arguments.option("serial") ?? preset?.serial ?? "8881234567890123",
       token: token, audioChannels: channels, supportWifi: arguments.flag("no-wifi") ? 0 : 1,
       seed: seed, batteryReplyIncludesCharging: !arguments.flag("battery-level-only"),
       link: link)
     configuration.modeB = modeB
+    preset?.apply(to: &configuration)
+    if let modelCode { configuration.model = modelCode }
     configuration.oggAudio = arguments.flag("ogg-audio")
     if let flag = try arguments.choice("ogg-audio-flag", ["0", "1"]) {
       configuration.oggAudioFlag = flag == "1"
@@ -593,6 +613,7 @@ struct EmulateCommand: RecorderCommand {
     var writtenConnections = -1
     var writtenDepairs = -1
     var writtenWiFi = -1
+    var writtenClearHandshakes = -1
     while true {
       if let manifest {
         let deletes = await device.deleteLog
@@ -600,6 +621,7 @@ struct EmulateCommand: RecorderCommand {
         let wifi = await device.wifiControlLog
         if deletes.count != written || counters.connections != writtenConnections
           || counters.depairs != writtenDepairs || wifi.count != writtenWiFi
+          || counters.clearHandshakes != writtenClearHandshakes
         {
           try writeManifest(
             manifest, recordings: recordings, deletes: deletes, counters: counters, wifi: wifi)
@@ -607,6 +629,7 @@ struct EmulateCommand: RecorderCommand {
           writtenConnections = counters.connections
           writtenDepairs = counters.depairs
           writtenWiFi = wifi.count
+          writtenClearHandshakes = counters.clearHandshakes
         }
       }
       try await Task.sleep(for: .milliseconds(20))
@@ -647,6 +670,8 @@ struct EmulateCommand: RecorderCommand {
       ("depairsClearing", .int(Int64(counters.depairsClearing))),
       ("wifiJoinsRefused", .int(Int64(counters.wifiJoinsRefused))),
       ("wifiJoinsWhileActive", .int(Int64(counters.wifiJoinsWhileActive))),
+      // Mode B: plain HANDSHAKEs (a token in clear) received before the channel was open.
+      ("clearHandshakes", .int(Int64(counters.clearHandshakes))),
       // WIFI_OPEN granted, BLE dropped for Wi-Fi, WIFI_CLOSE, idle close: in order, each with
       // the BLE connection (from 1) it happened on.
       (

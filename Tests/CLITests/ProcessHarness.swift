@@ -247,6 +247,8 @@ struct Manifest {
   /// Hotspot joins the device refused, and those it took while a Wi-Fi session was active.
   var wifiJoinsRefused: Int
   var wifiJoinsWhileActive: Int
+  /// Mode B: plain HANDSHAKEs (a token in clear) the device received before its channel.
+  var clearHandshakes: Int
 
   init(data: Data) throws {
     let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -270,6 +272,7 @@ struct Manifest {
     depairsClearing = (object["depairsClearing"] as? NSNumber)?.intValue ?? 0
     wifiJoinsRefused = try #require((object["wifiJoinsRefused"] as? NSNumber)?.intValue)
     wifiJoinsWhileActive = try #require((object["wifiJoinsWhileActive"] as? NSNumber)?.intValue)
+    clearHandshakes = (object["clearHandshakes"] as? NSNumber)?.intValue ?? 0
   }
 }
 

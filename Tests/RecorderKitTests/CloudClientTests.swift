@@ -96,8 +96,8 @@ struct CloudClientTests {
     let key = try TestUserKey.key()
 
     // No cloud: an empty signature, which this device leaves unanswered until it drops a
-    // central that did not authenticate in time.
-    await #expect(throws: DeviceError.disconnected(.remoteTerminated)) {
+    // central that did not authenticate in time: refused, and the error says why.
+    await #expect(throws: DeviceError.modeB(.serialSignatureUnanswered(signed: false))) {
       try await device.connect(modeB: ModeBCredentials(userKey: key))
     }
     #expect(await device.device.counters.refusedSerialSignatures == 1)

@@ -4,9 +4,9 @@ import Testing
 /// Mode B's pre-handshake framing (PROTOCOL.md §9): chunking, reassembly with either index
 /// base, and the typed errors for every broken rule.
 @Suite struct ModeBFramingTests {
-  @Test("§11 vector 15 assembles: count 1, index 1")
+  @Test("§11 vector 15 assembles: count 1, index 0")
   func vector15() throws {
-    guard case .preHandshake(let chunk) = try Frame(decoding: [0x12, 0xFE, 0x01, 0x01, 0xAA, 0xBB])
+    guard case .preHandshake(let chunk) = try Frame(decoding: [0x12, 0xFE, 0x01, 0x00, 0xAA, 0xBB])
     else {
       Issue.record("not a prehandshake frame")
       return
@@ -39,7 +39,7 @@ import Testing
   @Test("an empty payload is one empty chunk")
   func emptyPayload() throws {
     let chunks = PreHandshakeChunk.chunks(type: ModeB.wantsUserKeyType, payload: [])
-    #expect(chunks == [PreHandshakeChunk(type: 0xFE11, count: 1, index: 1, chunk: [])])
+    #expect(chunks == [PreHandshakeChunk(type: 0xFE11, count: 1, index: 0, chunk: [])])
     var assembler = PreHandshakeAssembler()
     #expect(try assembler.add(chunks[0])?.payload == [])
   }

@@ -168,11 +168,11 @@ struct TestVectorTests {
     #expect(expected.name == "PLAUD_NOTE")
   }
 
-  @Test("#15 D→P prehandshake 0xFE12, count 1, index 1, chunk aa bb")
+  @Test("#15 D→P prehandshake 0xFE12, count 1, index 0 (0-based), chunk aa bb")
   func vector15() throws {
     try checkFrame(
-      Self.bytes("12 fe 01 01 aa bb"),
-      .preHandshake(PreHandshakeChunk(type: 0xFE12, count: 1, index: 1, chunk: [0xAA, 0xBB])))
+      Self.bytes("12 fe 01 00 aa bb"),
+      .preHandshake(PreHandshakeChunk(type: 0xFE12, count: 1, index: 0, chunk: [0xAA, 0xBB])))
   }
 
   /// The decoder names of §2 for the two frames `recorder decode` users see most.

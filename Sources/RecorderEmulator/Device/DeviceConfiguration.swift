@@ -70,6 +70,9 @@ public struct DeviceConfiguration: Sendable {
   /// What the advertisement carries besides the name: the §1 payload as the V0095 sends it
   /// (default), any bytes, or nothing (a recorder known only by its `PLAUD*` name).
   public var advertising: AdvertisingData
+  /// Whether ``manufacturerPayload`` starts with the `02 <projectCode>` field (the Note's
+  /// layout, default) or at the version field, as a NotePin S's may (PROTOCOL.md §1).
+  public var advertisesProjectCode = true
   /// How DELETE is answered: `001F` [sdk] (default) or `001E` + session + status, the form
   /// the one capture suggests [device] (PROTOCOL.md §3.3).
   public var deleteReply: DeleteReplyStyle
@@ -183,7 +186,8 @@ public struct DeviceConfiguration: Sendable {
   public var manufacturerPayload: ManufacturerPayload {
     ManufacturerPayload(
       projectCode: model.rawValue, firmware: firmware, serial: serial, portVersion: portVersion,
-      reserved: [0xDA, 0x6D, 0xA7, 0xCE], bindInfo: 1)
+      reserved: [0xDA, 0x6D, 0xA7, 0xCE], bindInfo: 1,
+      hasProjectCodeField: advertisesProjectCode)
   }
 
   /// The manufacturer data advertised (company id first), nil for ``AdvertisingData/nameOnly``.

@@ -109,6 +109,9 @@ public struct DeviceCounters: Sendable, Equatable {
   /// Mode B: `FE10`/`FE20` messages whose serial signature was not the required one
   /// (``ModeBParameters/requiredSerialSignature``), left unanswered.
   public var refusedSerialSignatures = 0
+  /// Mode B: plain HANDSHAKE writes that reached the device before its channel was open: a
+  /// token sent in clear to a Mode B device (ignored, as every plain write then is).
+  public var clearHandshakes = 0
   /// Writes that did not decode as a phone frame or message.
   public var malformedWrites = 0
   /// Requests ignored: before HANDSHAKE, or after a rejected token.

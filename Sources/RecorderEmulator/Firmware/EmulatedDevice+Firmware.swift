@@ -43,7 +43,9 @@ extension EmulatedDevice {
     let readyAt = instant + faults.processingDelay
     guard link.authenticated else {
       if case .handshake(let request) = message, !link.rejected {
-        handshake(request, readyAt: readyAt)
+        // A Mode B device is slow to answer HANDSHAKE too (``ModeBParameters/replyDelay``).
+        handshake(
+          request, readyAt: readyAt + (speaksModeB ? configuration.modeB.replyDelay : .zero))
       } else {
         counterValues.ignoredRequests += 1
       }

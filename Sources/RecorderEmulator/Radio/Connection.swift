@@ -43,6 +43,8 @@ struct Connection {
   /// The next reply queued drops the link once sent (``WiFiParameters/dropsBLEOnOpen``).
   var dropAfterNextReply = false
   /// Mode B: the pre-handshake message being received.
+  /// (Its index base is set from ``ModeBParameters/phoneChunkIndexBase`` when the link comes
+  /// up.)
   var preHandshake = PreHandshakeAssembler()
   /// Mode B: the open channel (nil before the pre-handshake ends, and on a plain device).
   var channel: DeviceChannel?

@@ -69,6 +69,7 @@ extension EmulatedDevice {
     var link = Connection(
       id: id, peripheral: peripheral, events: eventContinuation, wake: wakeContinuation,
       anchor: now)
+    link.preHandshake = PreHandshakeAssembler(indexBase: configuration.modeB.phoneChunkIndexBase)
     let deadline = now + configuration.authenticationTimeout
     let time = self.time
     link.authenticationTimer = Task {
@@ -116,6 +117,23 @@ extension EmulatedDevice {
     if let token, connection?.setUpGrace !== token { return }
     connection?.setUpGrace?.end()
     connection?.setUpGrace = nil
+  }
+
+  /// Mode B: the central is answering the key exchange and the device's reply goes out at
+  /// `replyAt`; the central then has ``DeviceConfiguration/authenticationTimeout`` from there
+  /// to write again (the device's own slowness never counts against it).
+  func extendAuthentication(from replyAt: Duration) {
+    guard let link = connection, !link.authenticated, link.authenticationTimer != nil else {
+      return
+    }
+    link.authenticationTimer?.cancel()
+    let id = link.id
+    let deadline = replyAt + configuration.authenticationTimeout
+    let time = self.time
+    connection?.authenticationTimer = Task {
+      do { try await time.sleep(until: deadline) } catch { return }
+      self.authenticationTimedOut(id)
+    }
   }
 
   func authenticationTimedOut(_ id: Int) {

@@ -13,8 +13,11 @@ extension EmulatedDevice {
 
   /// A write before the channel is open: pre-handshake chunks only.
   func handlePreHandshakeWrite(_ value: [UInt8], at instant: Duration) {
-    guard case .preHandshake(let chunk)? = try? Frame(decoding: value, portVersion: portVersion)
-    else {
+    let frame = try? Frame(decoding: value, portVersion: portVersion)
+    guard case .preHandshake(let chunk)? = frame else {
+      if case .control(let control)? = frame, control.opcode == .handshake {
+        counterValues.clearHandshakes += 1
+      }
       counterValues.ignoredRequests += 1
       return
     }
@@ -26,7 +29,8 @@ extension EmulatedDevice {
       return
     }
     guard let message else { return }
-    let readyAt = instant + faults.processingDelay
+    let readyAt = instant + faults.processingDelay + configuration.modeB.replyDelay
+    extendAuthentication(from: readyAt)
     switch message.type {
     case ModeB.signatureType, ModeB.forceClearType:
       // Checked only when the device was given the cloud's signature

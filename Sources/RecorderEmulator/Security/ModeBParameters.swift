@@ -1,12 +1,25 @@
 import RecorderCrypto
 import RecorderProtocol
 
-/// How an emulated portVersion ≥ 20 device plays Mode B (PROTOCOL.md §9). The defaults are
-/// the project's choices (`ModeB`); each alternative §9 leaves open is an option, so tests
-/// show the SDK copes with the other answer too.
+/// How an emulated portVersion ≥ 20 device plays Mode B (PROTOCOL.md §9). The defaults follow
+/// the strongest evidence (a working client against a Note Pro and a NotePin S [client], the
+/// vendor's code [sdk-code]); each alternative §9 leaves open is an option, so tests show the
+/// SDK copes with the other answer too.
 public struct ModeBParameters: Sendable, Equatable {
-  /// Where the device numbers its `FE11`/`FE12` chunks from.
+  /// Where the device numbers its `FE11`/`FE12` chunks from: 0, as §2 and §9 say
+  /// [sdk-code][client]; 1 is the project's earlier guess, kept as an option.
   public var chunkIndexBase: ChunkIndexBase
+  /// The only index base the device takes in the phone's `FE10`/`FE20`/`FE12` chunks: 0 (the
+  /// default: the vendor's convention, under which a 1-based message never completes); nil
+  /// takes either.
+  public var phoneChunkIndexBase: ChunkIndexBase? = .zero
+  /// Device time the device takes to answer each pre-handshake message and, on a Mode B
+  /// device, each HANDSHAKE stage: RSA and the key exchange are slow on the recorder. The
+  /// vendor's 10 s whole-connection timeout cut off NotePin S handshakes that were succeeding
+  /// [client], so the whole exchange may take more than 10 s; how it splits between the
+  /// replies is not known. Default 4 s per reply (about 12 s for `FE11`, `FE12` and `0001`)
+  /// [project].
+  public var replyDelay: Duration = .seconds(4)
   /// How the device judges the sequence numbers of the phone's sealed writes; a write
   /// refused is dropped and counted (``DeviceCounters/refusedSealedWrites``).
   public var sequencePolicy: SequencePolicy
@@ -46,7 +59,7 @@ public struct ModeBParameters: Sendable, Equatable {
   public var boundToAnotherAccount = false
 
   public init(
-    chunkIndexBase: ChunkIndexBase = ModeB.chunkIndexBase,
+    chunkIndexBase: ChunkIndexBase = .zero,
     sequencePolicy: SequencePolicy = ModeB.sequencePolicy,
     provisionedUserKey: RSAPublicKey? = nil,
     maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength, e2eeUserKey: RSAPublicKey? = nil,

@@ -49,7 +49,8 @@ public final class KnownRecorders: Sendable {
     guard let entry = entries.withLock({ $0[serial] }) else { return nil }
     return DiscoveredDevice(
       peripheral: PeripheralID(entry.peripheral), name: entry.name, serial: entry.serial,
-      model: entry.projectCode.flatMap(RecorderModel.init(rawValue:)),
+      model: RecorderModel.of(serial: entry.serial)
+        ?? entry.projectCode.flatMap(RecorderModel.init(rawValue:)),
       projectCode: entry.projectCode, firmware: entry.firmware.flatMap(FirmwareVersion.init),
       portVersion: entry.portVersion, rssi: 0)
   }

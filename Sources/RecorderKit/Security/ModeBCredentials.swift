@@ -92,6 +92,13 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidUserKey
   /// The user's private key is encrypted under a pass phrase, which is never asked for.
   case encryptedUserKey
+  /// The device did not answer `FE10`/`FE20` within its bound, or ended the link before
+  /// answering. A real device checks the
+  /// cloud's serial signature with Plaud's key (PROTOCOL.md §9), so silence is a refusal:
+  /// with no signature sent (`signed` false, no cloud given) it needs the cloud's `sn-sign`
+  /// signature; with one, the signature is not this serial's or the device is locked to
+  /// another account (§4). A device out of range is silent too: retryable.
+  case serialSignatureUnanswered(signed: Bool)
 
   public var description: String {
     switch self {
@@ -108,6 +115,17 @@ public enum ModeBError: Error, Sendable, Equatable, CustomStringConvertible {
     case .invalidUserKey: "the user key is not an RSA private key in PEM (PKCS#1 or PKCS#8)"
     case .encryptedUserKey:
       "the user key is encrypted with a pass phrase, which is never asked for: give it decrypted"
+    case .serialSignatureUnanswered(signed: false):
+      "the device did not answer Mode B's FE10 (silent, or it ended the link): no serial"
+        + " signature was sent (no cloud given),"
+        + " and a device that checks the cloud's serial signature (PROTOCOL.md §9) refuses"
+        + " the exchange this way: give the cloud account that issues it (sn-sign). A recorder"
+        + " heard by name only may instead be a Mode A one, which ignores FE10"
+    case .serialSignatureUnanswered(signed: true):
+      "the device did not answer Mode B's FE10 with its serial signature (silent, or it ended"
+        + " the link): the signature is"
+        + " not this device's serial's, or the device is locked to another account, which"
+        + " must unbind it (PROTOCOL.md §4)"
     }
   }
 }

@@ -2,8 +2,8 @@ import RecorderBluetooth
 import RecorderProtocol
 
 /// A recorder heard while scanning (PROTOCOL.md §1). Identified by its serial when the
-/// advertisement carries the manufacturer payload; a recorder heard only by its `PLAUD*` name
-/// has no serial, firmware or portVersion until a session reads them after connecting
+/// advertisement carries the manufacturer payload; a recorder heard only by a name containing
+/// `plaud` has no serial, firmware or portVersion until a session reads them after connecting
 /// (``Recorders/connect(serial:heard:session:)`` confirms it by serial).
 public struct DiscoveredDevice: Sendable, Equatable {
   /// The link-level identifier to connect with now; not stable across reboots.
@@ -31,7 +31,8 @@ public struct DiscoveredDevice: Sendable, Equatable {
     self.rssi = rssi
   }
 
-  /// True when only the `PLAUD*` name identified it (no parsable manufacturer payload).
+  /// True when only its name (containing `plaud`, any case) identified it (no parsable
+  /// manufacturer payload).
   public var isNameOnly: Bool { serial == nil }
 
   /// What tells two recorders apart in one scan: the serial, or for a recorder heard by

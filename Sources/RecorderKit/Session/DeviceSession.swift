@@ -20,8 +20,11 @@ public actor DeviceSession {
     public var token: DeviceToken
     /// Per-request reply timeout (5 s [project]).
     public var replyTimeout: Duration = .seconds(5)
-    /// HANDSHAKE reply timeout: replies took 2–5.5 s on V0095 [device]; 10 s [project].
-    public var handshakeTimeout: Duration = .seconds(10)
+    /// The bound of each handshake reply (each Mode B pre-handshake reply, each HANDSHAKE
+    /// stage); nil (default): by model and security generation, from
+    /// `ModelCapabilities/handshakeTimeouts(for:security:)` (PROTOCOL.md §4: Mode A 10 s;
+    /// Mode B 20 s per `FE11`/`FE12` reply and 15 s per HANDSHAKE stage [client]).
+    public var handshakeTimeout: Duration?
     /// Connection timeout (SDK default 10 s) [sdk].
     public var connectTimeout: Duration = .seconds(10)
     /// ATT MTU to ask for [sdk].
@@ -100,7 +103,8 @@ public actor DeviceSession {
   ) async throws(DeviceError) -> DeviceSession {
     var configuration = configuration
     if let serial = device.serial, let credentials = configuration.modeB,
-      (device.portVersion ?? 0) >= ProtocolDefaults.modeBPortVersion
+      ModelCapabilities.mayUseModeB(
+        model: device.model, portVersion: device.portVersion, name: device.name)
     {
       // Mode B's serial signature is asked for before the link is up: it may take a cloud
       // round trip, and a device drops a central that has not authenticated within about a
@@ -162,12 +166,30 @@ public actor DeviceSession {
     return device
   }
 
+  /// Whether this session opens Mode B's channel before HANDSHAKE: for every recorder that
+  /// may speak it (`ModelCapabilities/mayUseModeB(model:portVersion:name:)`), so the token
+  /// never goes in clear to a device that might be Mode B (issue 43).
+  private var opensModeB: Bool {
+    ModelCapabilities.mayUseModeB(
+      model: reachedBy.model, portVersion: reachedBy.portVersion, name: reachedBy.name)
+  }
+
+  /// The bounds of this session's handshake replies.
+  private var handshakeTimeouts: HandshakeTimeouts {
+    var timeouts = ModelCapabilities.handshakeTimeouts(
+      for: reachedBy.model, security: opensModeB ? .modeB : .modeA)
+    if let bound = configuration.handshakeTimeout {
+      timeouts = HandshakeTimeouts(preHandshakeReply: bound, handshakeReply: bound)
+    }
+    return timeouts
+  }
+
   private func setUp() async throws(DeviceError) {
     let portVersion = info.portVersion
     guard ProtocolDefaults.supportedPortVersions.contains(portVersion) else {
       throw .unsupportedPortVersion(portVersion)
     }
-    let modeB = portVersion >= ProtocolDefaults.modeBPortVersion
+    let modeB = opensModeB
     if modeB, configuration.modeB == nil { throw .modeB(.noUserKey) }
     await channel.startReceiving()
     _ = try? await link.requestMTU(configuration.mtu)
@@ -179,7 +201,7 @@ public actor DeviceSession {
     if modeB, let credentials = configuration.modeB {
       try await channel.establishModeB(
         credentials: credentials, serial: setUpInfo.serial,
-        timeout: configuration.handshakeTimeout)
+        timeout: handshakeTimeouts.preHandshakeReply)
     }
     do throws(DeviceError) {
       try await handshake()
@@ -192,7 +214,7 @@ public actor DeviceSession {
     if serialUnknown {
       setUpInfo.serial = try await readSerial()
       if setUpInfo.model == nil {
-        setUpInfo.model = UInt16(setUpInfo.serial.prefix(3)).flatMap(RecorderModel.init)
+        setUpInfo.model = UInt16(setUpInfo.serial.prefix(3)).flatMap(RecorderModel.withSerialPrefix)
       }
     }
     let sync = TimeSyncRequest(
@@ -219,7 +241,7 @@ public actor DeviceSession {
     -> HandshakeAnswer
   {
     try await self.request(
-      .handshake(request), operation: "HANDSHAKE", timeout: configuration.handshakeTimeout
+      .handshake(request), operation: "HANDSHAKE", timeout: handshakeTimeouts.handshakeReply
     ) { message -> HandshakeAnswer? in
       switch message {
       case .handshake(let reply): .reply(reply)

@@ -6,8 +6,8 @@ import RecorderProtocol
 /// with a timeout, and finding a recorder by serial.
 ///
 /// Recorders are recognised by their advertising (PROTOCOL.md §1): a manufacturer payload
-/// that parses as the recorder's, whatever the company id, or failing that a `PLAUD…` name
-/// (then the serial is known only after connecting).
+/// that parses as the recorder's (either layout), whatever the company id, or failing that a
+/// name containing `plaud` in any case (then the serial is known only after connecting).
 ///
 /// A `Central` runs one scan at a time, so a scanner starts the radio's scan for its first
 /// listener, fans each recognised advertisement out to every listener, and stops the radio
@@ -130,7 +130,7 @@ public final class RecorderScanner: Sendable {
   /// Connects to the recorder with `serial` (PROTOCOL.md §1 [project]): to `heard` when it
   /// is that recorder (just heard in a scan); else, within one search of `findTimeout`, to
   /// the first recorder heard advertising `serial`, taken at its word, or to a recorder heard
-  /// by its `PLAUD*` name only, connected to and confirmed by the serial it reports
+  /// by its name only (containing `plaud`), connected to and confirmed by the serial it reports
   /// (GET_SERIAL): another serial is disconnected and the search goes on.
   /// - Returns: the authenticated session and the advertisement it was reached by.
   /// - Throws: ``DeviceError/deviceNotFound(serial:)`` when no recorder proved to have that
@@ -190,27 +190,33 @@ public final class RecorderScanner: Sendable {
   // MARK: - Recognising recorders
 
   /// The recorder this advertisement comes from, or nil if it is not one: by its
-  /// manufacturer payload, else by a name starting `PLAUD` (any case) [sdk].
+  /// manufacturer payload in either layout of PROTOCOL.md §1 (the model from the serial's
+  /// first three digits when numeric), else by a name containing `plaud` anywhere, in any
+  /// case (`PLAUD_NOTE`, `Plaud NotePin S`) [client].
   package static func recognise(_ advertisement: Advertisement) -> DiscoveredDevice? {
     if let data = advertisement.manufacturerData,
       let payload = try? ManufacturerPayload(manufacturerData: data)
     {
       return DiscoveredDevice(
         peripheral: advertisement.peripheral, name: advertisement.localName,
-        serial: payload.serial, model: RecorderModel(rawValue: payload.projectCode),
-        projectCode: payload.projectCode, firmware: payload.firmware,
-        portVersion: payload.portVersion, rssi: advertisement.rssi)
+        serial: payload.serial, model: payload.model,
+        projectCode: payload.hasProjectCodeField ? payload.projectCode : nil,
+        firmware: payload.firmware, portVersion: payload.portVersion, rssi: advertisement.rssi)
     }
-    guard let name = advertisement.localName, name.uppercased().hasPrefix(namePrefix) else {
-      return nil
-    }
+    guard let name = advertisement.localName, isRecorderName(name) else { return nil }
     return DiscoveredDevice(
       peripheral: advertisement.peripheral, name: name, serial: nil, model: nil,
       projectCode: nil, firmware: nil, portVersion: nil, rssi: advertisement.rssi)
   }
 
-  /// Recorders' advertised names start with this (`PLAUD_NOTE` on the Note) [device][sdk].
-  package static let namePrefix = "PLAUD"
+  /// Whether `name` is a recorder's: it contains `plaud` in any case (`PLAUD_NOTE` on the
+  /// Note [device], `Plaud NotePin S` [sdk-code]; the match a working client uses [client]).
+  package static func isRecorderName(_ name: String) -> Bool {
+    name.lowercased().contains(nameMark)
+  }
+
+  /// What every recorder's advertised name contains, in some case (PROTOCOL.md §1).
+  package static let nameMark = "plaud"
 
   // MARK: - The radio
 

@@ -12,7 +12,8 @@ extension RequestChannel {
   /// Each step waits at most `timeout` for the device's next chunk.
   ///
   /// - Throws: ``DeviceError/modeB(_:)`` (wrong key, malformed chunks, an unexpected
-  ///   message), timeouts, link errors.
+  ///   message, ``ModeBError/serialSignatureUnanswered(signed:)`` when the device let the
+  ///   signature go unanswered), timeouts, link errors.
   func establishModeB(
     credentials: ModeBCredentials, serial: String, timeout: Duration
   ) async throws(DeviceError) {
@@ -26,8 +27,15 @@ extension RequestChannel {
     }
     let signature = await credentials.serialSignature(serial)
     let opening = credentials.forceClear ? ModeB.forceClearType : ModeB.signatureType
-    var reply = try await preHandshakeExchange(
-      PreHandshakeChunk.chunks(type: opening, payload: signature), timeout: timeout)
+    var reply: (type: UInt16, payload: [UInt8])
+    do {
+      reply = try await preHandshakeExchange(
+        PreHandshakeChunk.chunks(type: opening, payload: signature), timeout: timeout)
+    } catch .timeout, .disconnected(.remoteTerminated) {
+      // §9: the device checks the signature against Plaud's key; silence, or the device
+      // ending the link, is its refusal.
+      throw .modeB(.serialSignatureUnanswered(signed: !signature.isEmpty))
+    }
     if reply.type == ModeB.wantsUserKeyType {
       let publicKey: RSAPublicKey
       let pem: String
