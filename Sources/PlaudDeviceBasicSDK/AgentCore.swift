@@ -146,7 +146,13 @@ actor AgentCore {
   /// documented order: `bleConnectState(1)` → `bleBind` → `blePenState` →
   /// `bleChargingState` → `bleStorage`; or `bleBind(status)` → `bleConnectState(-2)`,
   /// `bleConnectState(-1)` (no central, token, Bluetooth off), `bleConnectState(2)`.
-  func connect(_ target: BleDevice.Snapshot, deviceToken: String?) async {
+  ///
+  /// With `historicalUserId` (the vendor's recovery of a recorder locked to an earlier
+  /// account, PROTOCOL.md §4): that id, normalised like `sub`, is the handshake token, and the
+  /// Mode B pre-handshake forces a clear (`FE20`) with the current user's signature and key.
+  func connect(
+    _ target: BleDevice.Snapshot, deviceToken: String?, historicalUserId: String? = nil
+  ) async {
     watchRadio()
     withdrawReconnect()
     if session != nil { await disconnect() }
@@ -156,15 +162,24 @@ actor AgentCore {
       return
     }
     let handshakeToken: DeviceToken
+    let userToken: DeviceToken
     do {
-      handshakeToken = try resolveToken(deviceToken)
+      userToken = try resolveToken(deviceToken)
+      handshakeToken =
+        try historicalUserId.map { id throws(PlaudSDKError) in
+          try resolveToken(id)
+        } ?? userToken
     } catch {
       fail(error)
       emit { $0.bleConnectState(state: -1) }
       return
     }
     let serial = target.serialNumber
-    let sessionConfiguration = self.sessionConfiguration(handshakeToken)
+    var sessionConfiguration = self.sessionConfiguration(handshakeToken)
+    if historicalUserId != nil {
+      sessionConfiguration.modeB = modeBCredentials(forUser: userToken.revealed)
+      sessionConfiguration.modeB?.forceClear = true
+    }
     let timezone = configuration.timeZoneSeconds() / 3600
     let connection: RecorderConnection
     do {

@@ -147,6 +147,18 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
     enqueue { await $0.connect(device, deviceToken: deviceToken) }
   }
 
+  /// Connects to a recorder still locked to an earlier account with that account's id
+  /// (one entry of the cloud's `bind_history`) as the handshake token, forcing a clear of its
+  /// enrolled key (`FE20`) with the current user's serial signature and key. The outcome
+  /// arrives as for ``connectBleDevice(bleDevice:)``: `bleBind` status 0 means the id matched;
+  /// then ``depair(clear:)`` frees the recorder, and a rescan (its address may change) and a
+  /// connect as the current user follow. `Recorders.recoverBoundRecorder(serial:cloud:)` runs
+  /// the whole flow.
+  public func recoveryConnectBleDevice(bleDevice: BleDevice, historicalUserId: String) {
+    let device = bleDevice.snapshot
+    enqueue { await $0.connect(device, deviceToken: nil, historicalUserId: historicalUserId) }
+  }
+
   /// Finds the recorder with serial `sn` and connects (the beacon wake-up recipe).
   public func connectBySN(_ sn: String) {
     let device = BleDevice.Snapshot(serialNumber: sn, name: "", rssi: 0, discovered: nil)

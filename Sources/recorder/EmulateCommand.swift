@@ -153,6 +153,9 @@ struct EmulateCommand: RecorderCommand {
       --cloud                 Also run the cloud emulator (docs/cloud.md) on loopback; its
                               URL is an extra stdout line, cloud http://127.0.0.1:PORT.
       --cloud-port N          Its port (default 0: any free port).
+      --cloud-bind-history LIST
+                              Users the device was bound to in the cloud, oldest first,
+                              comma-separated; it is unbound there now (`bind_history`).
       --cloud-token-file F    Write a user token (JWT) the cloud accepts to F (0600); the
                               device's token becomes the one derived from it unless --token.
       --cloud-user ID         The user that token belongs to (default partner-user-1).
@@ -187,6 +190,7 @@ struct EmulateCommand: RecorderCommand {
   var cloudPort: UInt16
   var cloudTokenFile: String?
   var cloudUser: String
+  var cloudBindHistory: [String]
   var newFirmware: FirmwareVersion?
   var firmwareImage: String?
   var firmwareSize: Int
@@ -270,6 +274,13 @@ struct EmulateCommand: RecorderCommand {
     cloudPort = try arguments.option("cloud-port", as: UInt16.self) ?? 0
     cloudTokenFile = try arguments.option("cloud-token-file")
     cloudUser = try arguments.option("cloud-user") ?? "partner-user-1"
+    cloudBindHistory =
+      try arguments.option("cloud-bind-history").map {
+        $0.split(separator: ",").map { String($0) }
+      } ?? []
+    if !cloudBindHistory.isEmpty, !cloud {
+      throw UsageError("--cloud-bind-history needs --cloud")
+    }
     if let text = try arguments.option("new-firmware") {
       do {
         newFirmware = try FirmwareVersion(parsing: text)
@@ -574,6 +585,11 @@ struct EmulateCommand: RecorderCommand {
       server.publishFirmware(
         type: CloudEmulator.deviceType(configuration.serial), version: newFirmware, image: image)
     }
+    // Accounts the device was bound to, then unbound in the cloud (its lock may remain).
+    for user in cloudBindHistory {
+      server.setBinding(serial: configuration.serial, userID: "client_user_" + user)
+    }
+    if !cloudBindHistory.isEmpty { server.setBinding(serial: configuration.serial, userID: nil) }
     if let cloudTokenFile {
       let jwt = server.issueToken(userID: cloudUser)
       guard

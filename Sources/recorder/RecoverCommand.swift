@@ -54,6 +54,8 @@ struct RecoverCommand: RecorderCommand {
     } catch {
       throw CommandFailure(.unavailable, "\(error)")
     }
-    print("recovered \(escapingControls(serial)): freed from an earlier account, connected as this user")
+    print(
+      "recovered \(escapingControls(serial)): freed from an earlier account, connected as this user"
+    )
   }
 }

@@ -128,6 +128,26 @@ struct FacadeCloudTests {
     #expect(await bench.device.counters.connections == 1, "not retried")
   }
 
+  @Test("recoveryConnectBleDevice: a wrong earlier id is refused, the locked account's id accepted")
+  func recoveryConnectWithTheEarlierAccount() async throws {
+    let bench = try FacadeCloudBench(seed: 0x26_010A, portVersion: 20, boundElsewhere: true)
+    defer { bench.cleanUp() }
+    let log = CallbackLog()
+    bench.agent.delegate = log
+    let current = bench.cloud.issueToken(userID: "ffffffff-0000-1111-2222-333333333333")
+    bench.agent.initSDK(userAccessToken: current, customDomain: bench.domain)
+    let recorder = BleDevice(serialNumber: bench.serial)
+    // A wrong earlier id: refused as the locked recorder refuses (the link drops).
+    bench.agent.recoveryConnectBleDevice(
+      bleDevice: recorder, historicalUserId: "client_user_99999999-0000-0000-0000-000000000000")
+    try await eventually("refused") { log.count("bleConnectState -2") == 1 }
+    // The account the recorder is locked to.
+    bench.agent.recoveryConnectBleDevice(
+      bleDevice: recorder, historicalUserId: "client_user_" + FacadeCloudBench.userID)
+    try await eventually("accepted") { log.count("bleBind \(bench.serial) status=0") == 1 }
+    #expect(await bench.device.counters.connections == 2)
+  }
+
   @Test("setUserAccessToken: the next handshake and every request use it at once; nil clears")
   func userTokenInForce() async throws {
     let bench = try FacadeCloudBench(seed: 0x26_0102)
