@@ -39,6 +39,8 @@ struct EmulateCommand: RecorderCommand {
       --flash DIR             Flash directory (default: a new temporary directory, removed
                               when the emulator ends, by SIGINT / SIGTERM too).
       --serial S              Serial number (default 8881234567890123).
+      --firmware V            The firmware the device runs (default V0095); new firmware's
+                              codes show dotted (V1.2.7 = 66055, PROTOCOL.md §1).
       --port-version N        portVersion (default 10); 20 and up speaks Mode B security
                               (PROTOCOL.md §9, docs/mode-b.md): a fresh emulator holds no
                               user key, asks for one (FE11) and takes any.
@@ -96,8 +98,8 @@ struct EmulateCommand: RecorderCommand {
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
-      --recording-state N     GET_STATE's state while recording: 2 (default) or the vendor
-                              header's 4099.
+      --recording-state N     GET_STATE's state while recording: 4099 (default, the vendor
+                              SDK's code, PROTOCOL.md §3.1) or this project's earlier 2.
     \(modelOptionsHelp)
 
     AS A REAL V0095 NOTE BEHAVES (PROTOCOL.md; defaults are the captured behaviour where known):
@@ -358,7 +360,16 @@ struct EmulateCommand: RecorderCommand {
     configuration.wifi.hotspotStartupDelay = .seconds(startup * timeScale)
     configuration.wifi.requireStopSession = !arguments.flag("allow-bare-stop")
     configuration.wifi.refusesJoinWhileActive = arguments.flag("wifi-refuse-join-while-active")
-    let recordingState = try arguments.option("recording-state", as: UInt32.self) ?? 2
+    if let text = try arguments.option("firmware") {
+      do {
+        configuration.firmware = try FirmwareVersion(parsing: text)
+      } catch {
+        throw UsageError("--firmware: \(error)")
+      }
+    }
+    let recordingState =
+      try arguments.option("recording-state", as: UInt32.self)
+      ?? DeviceState.vendorRecordingState
     guard recordingState == 2 || recordingState == DeviceState.vendorRecordingState else {
       throw UsageError("--recording-state must be 2 or 4099")
     }
@@ -631,6 +642,8 @@ struct EmulateCommand: RecorderCommand {
       ("depairsClearing", .int(Int64(counters.depairsClearing))),
       ("wifiJoinsRefused", .int(Int64(counters.wifiJoinsRefused))),
       ("wifiJoinsWhileActive", .int(Int64(counters.wifiJoinsWhileActive))),
+      // The most data bytes one OTA `03` frame carried (PROTOCOL.md §7: 80, or 160 on 881).
+      ("largestFirmwareFrame", .int(Int64(counters.largestFirmwareFrame))),
       // WIFI_OPEN granted, BLE dropped for Wi-Fi, WIFI_CLOSE, idle close: in order, each with
       // the BLE connection (from 1) it happened on.
       (

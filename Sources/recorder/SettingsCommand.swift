@@ -54,7 +54,9 @@ struct SettingsCommand: RecorderCommand {
       } else {
         reported = try await session.readSetting(setting)
       }
-      print("\(setting.name) \(reported)")
+      // A known meaning follows the number (setting 17: noise cancelling, PROTOCOL.md §3.1).
+      print(
+        "\(setting.name) \(reported)" + (setting.meaning(of: reported).map { " \($0)" } ?? ""))
     } catch {
       await session.close()
       throw CommandFailure(.failure, "\(error)")

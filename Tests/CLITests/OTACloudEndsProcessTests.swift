@@ -156,7 +156,7 @@ extension ProcessTests {
     let directory = try TemporaryDirectory("ota-version")
     let image = directory.file("fw.bin")
     try Data(repeating: 1, count: 64).write(to: URL(fileURLWithPath: image))
-    for text in ["V+96", "V-0", "/0096", " 0096", "V00\u{1B}[2J96", "V1.2.8"] {
+    for text in ["V+96", "V-0", "/0096", " 0096", "V00\u{1B}[2J96", "V1.2.256"] {
       let result = try RecorderProcess.run(
         [
           "ota", "--device", "tcp://127.0.0.1:1", "--token", "t", "--file", image, "--version",

@@ -146,6 +146,8 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiStopsRejected = 0
   /// Firmware image bytes received in `03` frames (resends included).
   public var firmwareBytesReceived = 0
+  /// The most data bytes one `03` frame carried (80 or 160, PROTOCOL.md §7).
+  public var largestFirmwareFrame = 0
 
   public init() {}
 }

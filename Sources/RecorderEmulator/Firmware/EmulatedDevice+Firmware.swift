@@ -185,16 +185,21 @@ extension EmulatedDevice {
   /// GET_NAME's reply: V0095 sent the name in a 14-byte field (§11 vector 14) [device].
   private func nameField() -> DeviceName { DeviceName(name, fieldWidth: 14) }
 
-  /// GET_STATE: `state` 1 idle, ``DeviceConfiguration/recordingStateCode`` (2 or 4099)
-  /// recording, 3 paused [project]; keyState 4 as captured.
+  /// GET_STATE: `state` 1 idle, ``DeviceConfiguration/recordingStateCode`` (4099 [sdk-code]
+  /// or 2 [project]) recording, 3 paused [project]; keyState 1 (record) while recording
+  /// [sdk-code], else 4 as captured idle [device].
   private func deviceState() -> DeviceState {
     let state: UInt32
+    var key = KeyState.switchOff
     switch recording {
     case nil: state = 1
-    case .some(let live): state = live.paused ? 3 : configuration.recordingStateCode
+    case .some(let live):
+      state = live.paused ? DeviceState.projectPausedState : configuration.recordingStateCode
+      if !live.paused { key = .record }
     }
     return DeviceState(
-      state: state, privacy: privacy, keyState: 4, usb: 0, scene: recording?.scene ?? 0,
+      state: state, privacy: privacy, keyState: key.rawValue, usb: 0,
+      scene: recording?.scene ?? 0,
       sessionId: recording?.sessionId ?? 0)
   }
 
