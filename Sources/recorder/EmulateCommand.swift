@@ -144,6 +144,10 @@ struct EmulateCommand: RecorderCommand {
                               device's token becomes the one derived from it unless --token.
       --cloud-user ID         The user that token belongs to (default partner-user-1).
       --new-firmware V        Publish a valid image of version V in the cloud.
+      --cloud-firmware-md5 published|absent
+                              Whether the cloud's firmware check gives file_md5 (and
+                              file_sha256). Default: absent for a NotePin S (882), as the real
+                              cloud answered one (PROTOCOL.md §8), published otherwise.
       --firmware-image F      Write that image to F too (for `recorder ota --file`).
       --firmware-size N       Its size in bytes (default 65536).
       -h, --help              Show this help.
@@ -177,6 +181,10 @@ struct EmulateCommand: RecorderCommand {
   var newFirmware: FirmwareVersion?
   var firmwareImage: String?
   var firmwareSize: Int
+  /// `--cloud-firmware-md5`: whether the check's answer carries `file_md5`; nil, by model.
+  var cloudFirmwareMD5: Bool?
+  /// The cloud type whose release came without `file_md5` (PROTOCOL.md §8) [client].
+  static let typeWithoutMD5 = "notepins"
 
   /// The Mode B options (used when --port-version is 20 or more).
   static func modeBParameters(_ arguments: inout Arguments) throws -> ModeBParameters {
@@ -257,6 +265,9 @@ struct EmulateCommand: RecorderCommand {
       } catch {
         throw UsageError("--new-firmware: \(error)")
       }
+    }
+    if let md5 = try arguments.choice("cloud-firmware-md5", ["published", "absent"]) {
+      cloudFirmwareMD5 = md5 == "published"
     }
     firmwareImage = try arguments.option("firmware-image")
     firmwareSize = try arguments.option("firmware-size", as: Int.self) ?? 65536
@@ -546,8 +557,10 @@ struct EmulateCommand: RecorderCommand {
   /// `--cloud-token-file`, its URL printed as `cloud URL`.
   private func announce(_ server: CloudEmulator, image: [UInt8]?) throws {
     if let image, let newFirmware {
+      let type = CloudEmulator.deviceType(configuration.serial)
       server.publishFirmware(
-        type: CloudEmulator.deviceType(configuration.serial), version: newFirmware, image: image)
+        type: type, version: newFirmware, image: image,
+        publishesDigests: cloudFirmwareMD5 ?? (type != Self.typeWithoutMD5))
     }
     if let cloudTokenFile {
       let jwt = server.issueToken(userID: cloudUser)

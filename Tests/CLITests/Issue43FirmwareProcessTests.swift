@@ -96,4 +96,27 @@ extension ProcessTests {
         set.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mode \(value) \(meaning)")
     }
   }
+
+  @Test(
+    "ota from the cloud: the check is signed (X-Device-Signature), V1.2.8 installs with or without a published MD5",
+    arguments: [[], ["--cloud-firmware-md5", "published"]])
+  func signedCloudCheck(extra: [String]) throws {
+    let directory = try TemporaryDirectory("ota-signed")
+    let tokenFile = directory.file("user-token")
+    let emulator = try EmulatorProcess(
+      in: directory, token: "partneruser1", minutes: [0.1], timeScale: 5, portVersion: 20,
+      extra: [
+        "--model", "882", "--serial", "8821234567890123", "--firmware", "V1.2.7", "--cloud",
+        "--cloud-token-file", tokenFile, "--new-firmware", "V1.2.8", "--firmware-size", "8192",
+      ] + extra)
+    defer { emulator.stop() }
+    let url = try emulator.cloud()
+    let ota = try RecorderProcess.run(
+      ["ota"] + emulator.device + [
+        "--cloud", url, "--user-token-file", tokenFile, "--download-dir", directory.path, "--json",
+      ], in: directory, label: "ota-cloud")
+    #expect(ota.status == 0, "\(ota.stderr)")
+    #expect((try? jsonObject(ota.stdout))?["version"] as? String == "V1.2.8", "\(ota.stdout)")
+    #expect(try information(emulator, in: directory)["firmware"] as? String == "V1.2.8")
+  }
 }
