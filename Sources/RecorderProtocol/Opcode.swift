@@ -39,6 +39,8 @@ public struct Opcode: RawRepresentable, Hashable, Sendable, CustomStringConverti
   public static let setActive = Opcode(0x006D)
   /// PING [sdk].
   public static let ping = Opcode(0x006E)
+  /// CAPABILITY: D→P the device's pushed bitmap, P→D the host's answer `FF` [sdk-code].
+  public static let capability = Opcode(0x008A)
 
   // §3.2 Recording (also sent unsolicited by the device) [sdk].
   public static let recordStart = Opcode(0x0014)

@@ -49,8 +49,12 @@ struct EmulateCommand: RecorderCommand {
                               How the device checks the phone's sealed sequence numbers
                               (default increasing).
       --mode-b-wifi-cipher chacha20-poly1305|aes-256-gcm
-                              The AEAD the device seals Wi-Fi PDUs with (default
-                              chacha20-poly1305); the phone takes either.
+                              The AEAD the device seals Wi-Fi PDUs with, named by bit 3 of the
+                              CAPABILITY bitmap (008A) it pushes after HANDSHAKE (default
+                              aes-256-gcm, PROTOCOL.md §3.1 vector 19).
+      --mode-b-no-capability-push
+                              The device pushes no CAPABILITY bitmap (the phone then tells
+                              the Wi-Fi AEAD from the first PDU).
       --mode-b-require-signature
                               With --cloud: the device answers FE10 only with the cloud
                               emulator's serial signature (sn-sign); by default any.
@@ -202,6 +206,7 @@ struct EmulateCommand: RecorderCommand {
     {
       parameters.wifiCipher = AEADAlgorithm(rawValue: cipher) ?? parameters.wifiCipher
     }
+    parameters.pushesCapability = !arguments.flag("mode-b-no-capability-push")
     if let path = try arguments.option("user-public-key") {
       guard let data = FileManager.default.contents(atPath: path),
         (try? parameters.provisionUserKey(pem: String(decoding: data, as: UTF8.self))) != nil
@@ -657,6 +662,10 @@ struct EmulateCommand: RecorderCommand {
       ("wifiJoinsWhileActive", .int(Int64(counters.wifiJoinsWhileActive))),
       // The most data bytes one OTA `03` frame carried (PROTOCOL.md §7: 80, or 160 on 881).
       ("largestFirmwareFrame", .int(Int64(counters.largestFirmwareFrame))),
+      // CAPABILITY (PROTOCOL.md §3.1): bitmaps pushed, `FF` answers, other answers.
+      ("capabilityPushes", .int(Int64(counters.capabilityPushes))),
+      ("capabilityAnswers", .int(Int64(counters.capabilityAnswers))),
+      ("capabilityWrongAnswers", .int(Int64(counters.capabilityWrongAnswers))),
       // WIFI_OPEN granted, BLE dropped for Wi-Fi, WIFI_CLOSE, idle close: in order, each with
       // the BLE connection (from 1) it happened on.
       (

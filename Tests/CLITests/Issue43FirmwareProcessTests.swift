@@ -26,10 +26,28 @@ extension ProcessTests {
     return try jsonObject(info.stdout)
   }
 
+  /// The emulator's manifest as JSON, read once it parses (the emulator rewrites it on its
+  /// own schedule, so a read may meet it half written) and `ready` holds.
+  private func manifestObject(
+    _ emulator: EmulatorProcess, until ready: @escaping ([String: Any]) -> Bool = { _ in true }
+  ) throws -> [String: Any] {
+    let path = try #require(emulator.manifestPath)
+    var object: [String: Any]?
+    waitUntil(timeout: .seconds(20)) {
+      guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+        let parsed = try? jsonObject(text)
+      else { return false }
+      object = parsed
+      return ready(parsed)
+    }
+    return try #require(object)
+  }
+
   /// The largest OTA data frame the emulator took (its manifest, written at each connection).
   private func largestFirmwareFrame(_ emulator: EmulatorProcess) throws -> Int? {
-    let path = try #require(emulator.manifestPath)
-    let object = try jsonObject(try String(contentsOfFile: path, encoding: .utf8))
+    let object = try manifestObject(emulator) {
+      (($0["largestFirmwareFrame"] as? NSNumber)?.intValue ?? 0) > 0
+    }
     return (object["largestFirmwareFrame"] as? NSNumber)?.intValue
   }
 
@@ -39,8 +57,9 @@ extension ProcessTests {
   func dottedFirmwareUpdate(model: String, serial: String, frame: Int) throws {
     let directory = try TemporaryDirectory("ota-dotted-\(model)")
     let image = directory.file("fw.bin")
+    // Real time: under load a Mode B handshake must not outrun device-time bounds.
     let emulator = try EmulatorProcess(
-      in: directory, minutes: [0.1], timeScale: 5, portVersion: 20,
+      in: directory, minutes: [0.1], timeScale: 1, portVersion: 20,
       extra: [
         "--model", model, "--serial", serial, "--firmware", "V1.2.7", "--new-firmware", "V1.2.8",
         "--firmware-image", image, "--firmware-size", "8192",
@@ -104,7 +123,7 @@ extension ProcessTests {
     let directory = try TemporaryDirectory("ota-signed")
     let tokenFile = directory.file("user-token")
     let emulator = try EmulatorProcess(
-      in: directory, token: "partneruser1", minutes: [0.1], timeScale: 5, portVersion: 20,
+      in: directory, token: "partneruser1", minutes: [0.1], timeScale: 1, portVersion: 20,
       extra: [
         "--model", "882", "--serial", "8821234567890123", "--firmware", "V1.2.7", "--cloud",
         "--cloud-token-file", tokenFile, "--new-firmware", "V1.2.8", "--firmware-size", "8192",
@@ -118,5 +137,36 @@ extension ProcessTests {
     #expect(ota.status == 0, "\(ota.stderr)")
     #expect((try? jsonObject(ota.stdout))?["version"] as? String == "V1.2.8", "\(ota.stdout)")
     #expect(try information(emulator, in: directory)["firmware"] as? String == "V1.2.8")
+  }
+
+  @Test(
+    "Mode B: the host answers each pushed CAPABILITY bitmap with FF and syncs over Wi-Fi sealed as bit 3 says",
+    arguments: [
+      [], ["--mode-b-wifi-cipher", "chacha20-poly1305"], ["--mode-b-no-capability-push"],
+    ])
+  func capabilityBitmap(extra: [String]) throws {
+    let directory = try TemporaryDirectory("capability")
+    let emulator = try EmulatorProcess(
+      in: directory, minutes: [0.25], portVersion: 20, extra: extra)
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    try expectSyncedOverWiFi(
+      try syncWiFiToTheEnd(emulator, out: out, in: directory, label: "sync-wifi"), manifest,
+      out: out)
+    // A later connection rewrites the manifest with the counts of the ones before it.
+    _ = try information(emulator, in: directory)
+    let pushing = !extra.contains("--mode-b-no-capability-push")
+    let object = try manifestObject(emulator) {
+      !pushing || (($0["capabilityAnswers"] as? NSNumber)?.intValue ?? 0) >= 1
+    }
+    let pushes = (object["capabilityPushes"] as? NSNumber)?.intValue ?? -1
+    let answers = (object["capabilityAnswers"] as? NSNumber)?.intValue ?? -1
+    if !pushing {
+      #expect(pushes == 0 && answers == 0, "\(object)")
+    } else {
+      #expect(pushes >= 1 && answers >= 1, "\(object)")
+    }
+    #expect((object["capabilityWrongAnswers"] as? NSNumber)?.intValue == 0, "\(object)")
   }
 }

@@ -18,9 +18,9 @@ extension Gen {
   static let portVersions: [UInt16] = [1, 2, 6, 7, 9, 10]
 
   /// Number of `PhoneMessage` cases ``phoneMessage(portVersion:)`` generates.
-  static let phoneCaseCount = 36
+  static let phoneCaseCount = 37
   /// Number of `DeviceMessage` cases ``deviceMessage(portVersion:)`` generates.
-  static let deviceCaseCount = 35
+  static let deviceCaseCount = 36
   /// Number of `Frame` cases ``frame(portVersion:)`` generates.
   static let frameCaseCount = 6
 
@@ -170,6 +170,7 @@ extension Gen {
     case 33:
       .uploadChunk(UploadChunk(type: u8(), offset: u32(), data: bytes(0...(oneIn(50) ? 600 : 180))))
     case 34: .uploadCheck(UploadCheck(type: u8(), crc: u16()))
+    case 35: .capability(bitmap: u8())
     default:
       .unknown(
         unknownControl { frame in
@@ -226,6 +227,7 @@ extension Gen {
           uid: u32(), start: u32(), end: u32(), toVersion: u32(), silent: u8(), packetOk: u8()))
     case 32: .uploadRequest(UploadRequest(type: u8(), offset: u32(), size: u16(), done: u8()))
     case 33: .uploadResult(u8())
+    case 34: .capability(CapabilityBitmap(rawValue: u8()))
     default:
       .unknown(
         unknownControl { frame in

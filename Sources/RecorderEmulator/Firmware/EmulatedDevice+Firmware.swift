@@ -98,6 +98,7 @@ extension EmulatedDevice {
           oggAudio: configuration.oggAudio ? 1 : 0,
           firmware: firmware)),
       readyAt: readyAt)
+    if status == .ok { pushCapability(readyAt: readyAt) }
   }
 
   // swift-format-ignore: CyclomaticComplexity
@@ -174,6 +175,7 @@ extension EmulatedDevice {
     case .tags(let request): sendTags(request, readyAt: readyAt)
     case .firmwarePush(let push): startFirmwareUpdate(push, readyAt: readyAt)
     case .firmwareDone(let done): phoneSentFirmware(done, readyAt: readyAt)
+    case .capability(let bitmap): hostAnsweredCapability(bitmap)
     case .coprocessorVersion, .otaResumeInfo, .uploadBegin, .uploadChunk, .uploadCheck, .unknown:
       // The coprocessor query, OTA resume and the upload opcodes are outside this emulator's
       // device model, and unknown opcodes are unknown: each is counted and ignored, as the
