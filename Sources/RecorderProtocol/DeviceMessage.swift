@@ -46,6 +46,8 @@ public enum DeviceMessage: Sendable, Equatable {
   case uploadResult(UInt8)
   /// CAPABILITY, pushed by the device (§3.1) [sdk-code].
   case capability(CapabilityBitmap)
+  /// The WebSocket setting asked for or written (`0011`, §3.4) [sdk-code].
+  case webSocketSetting(WebSocketSettingValue)
   case unknown(ControlFrame)
 
   /// Decodes `frame` as sent by a device speaking `portVersion`.
@@ -90,6 +92,8 @@ public enum DeviceMessage: Sendable, Equatable {
     case .uploadRequest: self = .uploadRequest(try UploadRequest(from: &reader))
     case .uploadResult: self = .uploadResult(try reader.u8("result"))
     case .capability: self = .capability(CapabilityBitmap(rawValue: try reader.u8("bitmap")))
+    case .webSocketSettingsReply:
+      self = .webSocketSetting(try WebSocketSettingValue(from: &reader))
     default: self = .unknown(frame)
     }
   }
@@ -205,6 +209,9 @@ public enum DeviceMessage: Sendable, Equatable {
     case .capability(let bitmap):
       opcode = .capability
       writer.u8(bitmap.rawValue)
+    case .webSocketSetting(let value):
+      opcode = .webSocketSettingsReply
+      value.write(to: &writer)
     case .unknown(let frame): return frame
     }
     return ControlFrame(opcode: opcode, payload: writer.bytes)
@@ -255,6 +262,7 @@ extension DeviceMessage: FieldDescribable {
     case .uploadRequest: "UPLOAD_REQUEST"
     case .uploadResult: "UPLOAD_RESULT"
     case .capability: "CAPABILITY"
+    case .webSocketSetting: "WEBSOCKET_SETTINGS_REPLY"
     case .unknown: "UNKNOWN"
     }
   }
@@ -291,6 +299,7 @@ extension DeviceMessage: FieldDescribable {
     case .uploadRequest(let value): value.fields
     case .uploadResult(let result): [Field("result", result)]
     case .capability(let bitmap): [Field("bitmap", bitmap.rawValue)]
+    case .webSocketSetting(let value): value.fields
     case .unknown(let frame): [Field("payload", .bytes(frame.payload))]
     }
   }

@@ -169,4 +169,24 @@ extension ProcessTests {
     }
     #expect((object["capabilityWrongAnswers"] as? NSNumber)?.intValue == 0, "\(object)")
   }
+
+  @Test("settings set/get websocket-url: the device keeps its WebSocket URL (0010/0011)")
+  func webSocketURL() throws {
+    let directory = try TemporaryDirectory("websocket-url")
+    let emulator = try EmulatorProcess(in: directory, minutes: [0.25], portVersion: 20)
+    defer { emulator.stop() }
+    let url = "wss://sync.example.test/device"
+    let set = try RecorderProcess.run(
+      ["settings", "set", "websocket-url", url] + emulator.device, in: directory, label: "set")
+    #expect(set.status == 0, "\(set.stderr)")
+    #expect(set.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "websocket-url \(url)")
+    let get = try RecorderProcess.run(
+      ["settings", "get", "websocket-url"] + emulator.device, in: directory, label: "get")
+    #expect(get.status == 0, "\(get.stderr)")
+    #expect(get.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "websocket-url \(url)")
+    let long = try RecorderProcess.run(
+      ["settings", "set", "websocket-url", String(repeating: "x", count: 65)] + emulator.device,
+      in: directory, label: "too-long")
+    #expect(long.status != 0 && long.stderr.contains("64 bytes"), "\(long.stderr)")
+  }
 }

@@ -176,6 +176,12 @@ extension EmulatedDevice {
     case .firmwarePush(let push): startFirmwareUpdate(push, readyAt: readyAt)
     case .firmwareDone(let done): phoneSentFirmware(done, readyAt: readyAt)
     case .capability(let bitmap): hostAnsweredCapability(bitmap)
+    case .webSocketSettings(let request):
+      if case .set(let type, let value) = request { webSocketSettings[type] = value }
+      let type = request.type
+      reply(
+        .webSocketSetting(WebSocketSettingValue(type: type, value: webSocketSettings[type] ?? [])),
+        readyAt: readyAt)
     case .coprocessorVersion, .otaResumeInfo, .uploadBegin, .uploadChunk, .uploadCheck, .unknown:
       // The coprocessor query, OTA resume and the upload opcodes are outside this emulator's
       // device model, and unknown opcodes are unknown: each is counted and ignored, as the
