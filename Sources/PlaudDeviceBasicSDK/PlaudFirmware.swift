@@ -114,14 +114,16 @@ enum PlaudFirmwareBridge {
   }
 
   /// `pushFirmwareFile`'s `toVersion` as the version the device is told it installs. Both
-  /// forms parse (`FirmwareVersionNumber`); only the code form (`V0096`) has a device
-  /// encoding, so `V1.2.8` is ``FirmwareVersionError/noDeviceEncoding``.
+  /// forms parse (`FirmwareVersionNumber`): `V0096` is code 96, `V1.2.8` new firmware's
+  /// `major<<16 | minor<<8 | patch` (PROTOCOL.md §1); a dotted part above 255 is
+  /// ``FirmwareVersionError/noDeviceEncoding``.
   static func version(_ text: String) throws(FirmwareVersionError) -> FirmwareVersion {
     try FirmwareVersion(parsing: text)
   }
 
-  /// How `version` stands against `other`, both in either form (`V0096`, `V1.2.8`): nil when
-  /// they cannot be ordered (another type letter, or one of each form).
+  /// How `version` stands against `other`, both in either form (`V0096`, `V1.2.8`; one of
+  /// each compared by device code): nil when they cannot be ordered (another type letter,
+  /// or a dotted part above 255 against the code form).
   /// - Throws: ``FirmwareVersionError`` for the first text that is not a version.
   static func order(_ version: String, relativeTo other: String) throws(FirmwareVersionError)
     -> FirmwareVersionOrder?

@@ -277,8 +277,9 @@ extension PlaudDeviceAgent {
   // MARK: - Versions
 
   /// 1 when `version1` is newer than `version2`, -1 when older, 0 when the same. Both forms
-  /// parse (`V0096`, `V1.2.8`, by RecorderKit's `FirmwareVersionNumber` grammar); two
-  /// versions that cannot be ordered (another type letter, one of each form) or a text that
+  /// parse (`V0096`, `V1.2.8`, by RecorderKit's `FirmwareVersionNumber` grammar; one of each
+  /// form compared by device code, V1.2.7 = V66055); two versions that cannot be ordered
+  /// (another type letter, a dotted part above 255 against the code form) or a text that
   /// is not a version also answer 0, with the reason in ``lastError``.
   public func compareVersions(_ version1: String, _ version2: String) -> Int {
     do throws(FirmwareVersionError) {

@@ -44,6 +44,10 @@ public enum DeviceMessage: Sendable, Equatable {
   case otaResumeInfo(OTAResumeInfo)
   case uploadRequest(UploadRequest)
   case uploadResult(UInt8)
+  /// CAPABILITY, pushed by the device (§3.1) [sdk-code].
+  case capability(CapabilityBitmap)
+  /// The WebSocket setting asked for or written (`0011`, §3.4) [sdk-code].
+  case webSocketSetting(WebSocketSettingValue)
   case unknown(ControlFrame)
 
   /// Decodes `frame` as sent by a device speaking `portVersion`.
@@ -87,6 +91,9 @@ public enum DeviceMessage: Sendable, Equatable {
     case .otaResumeInfo: self = .otaResumeInfo(try OTAResumeInfo(from: &reader))
     case .uploadRequest: self = .uploadRequest(try UploadRequest(from: &reader))
     case .uploadResult: self = .uploadResult(try reader.u8("result"))
+    case .capability: self = .capability(CapabilityBitmap(rawValue: try reader.u8("bitmap")))
+    case .webSocketSettingsReply:
+      self = .webSocketSetting(try WebSocketSettingValue(from: &reader))
     default: self = .unknown(frame)
     }
   }
@@ -199,6 +206,12 @@ public enum DeviceMessage: Sendable, Equatable {
     case .uploadResult(let result):
       opcode = .uploadResult
       writer.u8(result)
+    case .capability(let bitmap):
+      opcode = .capability
+      writer.u8(bitmap.rawValue)
+    case .webSocketSetting(let value):
+      opcode = .webSocketSettingsReply
+      value.write(to: &writer)
     case .unknown(let frame): return frame
     }
     return ControlFrame(opcode: opcode, payload: writer.bytes)
@@ -248,6 +261,8 @@ extension DeviceMessage: FieldDescribable {
     case .otaResumeInfo: "OTA_RESUME_INFO"
     case .uploadRequest: "UPLOAD_REQUEST"
     case .uploadResult: "UPLOAD_RESULT"
+    case .capability: "CAPABILITY"
+    case .webSocketSetting: "WEBSOCKET_SETTINGS_REPLY"
     case .unknown: "UNKNOWN"
     }
   }
@@ -283,6 +298,8 @@ extension DeviceMessage: FieldDescribable {
     case .otaResumeInfo(let value): value.fields
     case .uploadRequest(let value): value.fields
     case .uploadResult(let result): [Field("result", result)]
+    case .capability(let bitmap): [Field("bitmap", bitmap.rawValue)]
+    case .webSocketSetting(let value): value.fields
     case .unknown(let frame): [Field("payload", .bytes(frame.payload))]
     }
   }

@@ -11,8 +11,9 @@
 /// ```
 ///
 /// Nothing else is a version: no sign, no whitespace anywhere, no other separator, no
-/// control or non-ASCII character, at most ``maximumLength`` bytes. Only the code form has a
-/// device encoding (``deviceVersion``); both forms parse and compare.
+/// control or non-ASCII character, at most ``maximumLength`` bytes. Both forms have a device
+/// encoding (``deviceVersion``), the dotted one when each part is at most 255; both parse and
+/// compare.
 public struct FirmwareVersionNumber: Hashable, Sendable, CustomStringConvertible {
   /// Which form the text had.
   public enum Form: Hashable, Sendable {
@@ -93,15 +94,24 @@ public struct FirmwareVersionNumber: Hashable, Sendable, CustomStringConvertible
     }
   }
 
-  /// The device's encoding of a code-form version; nil for the dotted form (no device
-  /// encoding is known for it).
+  /// The device's encoding: the code form as it is; the dotted form as
+  /// `major<<16 | minor<<8 | patch` (`V1.2.7` = 66055), the encoding of new firmware
+  /// (PROTOCOL.md §1) [sdk-code][client]. nil for a dotted version with a part above 255 (it
+  /// has no such encoding).
   public var deviceVersion: FirmwareVersion? {
-    guard case .code(let code) = form else { return nil }
-    return FirmwareVersion(type: type, code: code)
+    switch form {
+    case .code(let code): return FirmwareVersion(type: type, code: code)
+    case .dotted(let major, let minor, let patch):
+      guard let code = FirmwareVersion.dottedCode(major: major, minor: minor, patch: patch) else {
+        return nil
+      }
+      return FirmwareVersion(type: type, code: code)
+    }
   }
 
   /// How `self` stands against `other`; nil when they cannot be ordered: another type
-  /// letter, or the other form.
+  /// letter, or one of each form where either has no device encoding. One of each form is
+  /// compared by device code (`V66055` is `V1.2.7`, PROTOCOL.md §1).
   public func order(relativeTo other: FirmwareVersionNumber) -> FirmwareVersionOrder? {
     guard type == other.type else { return nil }
     switch (form, other.form) {
@@ -109,7 +119,9 @@ public struct FirmwareVersionNumber: Hashable, Sendable, CustomStringConvertible
     case (.dotted(let a, let b, let c), .dotted(let x, let y, let z)):
       // Tuples of three compare left to right.
       return .comparing((a, b, c), (x, y, z))
-    default: return nil
+    default:
+      guard let mine = deviceVersion, let theirs = other.deviceVersion else { return nil }
+      return mine.order(relativeTo: theirs)
     }
   }
 
@@ -162,7 +174,7 @@ public enum FirmwareVersionError: Error, Sendable, Equatable, CustomStringConver
   case tooManyDigits(limit: Int)
   /// A code above 16777215 (24 bits).
   case outOfRange
-  /// A dotted version where the device's code form is needed.
+  /// A dotted version with a part above 255 where the device's encoding is needed.
   case noDeviceEncoding
 
   public var description: String {
@@ -178,7 +190,8 @@ public enum FirmwareVersionError: Error, Sendable, Equatable, CustomStringConver
     case .tooManyDigits(let limit): return "\(prefix): a number has more than \(limit) digits"
     case .outOfRange: return "\(prefix): the code is above 16777215"
     case .noDeviceEncoding:
-      return "a dotted version (V1.2.8) has no device encoding: give the code form (V0096)"
+      return
+        "a dotted version with a part above 255 has no device encoding: give V1.2.8 or V0096"
     }
   }
 }

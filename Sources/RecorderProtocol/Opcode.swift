@@ -39,6 +39,12 @@ public struct Opcode: RawRepresentable, Hashable, Sendable, CustomStringConverti
   public static let setActive = Opcode(0x006D)
   /// PING [sdk].
   public static let ping = Opcode(0x006E)
+  /// WebSocket settings: P→D get or set; the device answers ``webSocketSettingsReply``
+  /// [sdk-code].
+  public static let webSocketSettings = Opcode(0x0010)
+  public static let webSocketSettingsReply = Opcode(0x0011)
+  /// CAPABILITY: D→P the device's pushed bitmap, P→D the host's answer `FF` [sdk-code].
+  public static let capability = Opcode(0x008A)
 
   // §3.2 Recording (also sent unsolicited by the device) [sdk].
   public static let recordStart = Opcode(0x0014)

@@ -40,6 +40,10 @@ public enum PhoneMessage: Sendable, Equatable {
   case uploadBegin(UploadBegin)
   case uploadChunk(UploadChunk)
   case uploadCheck(UploadCheck)
+  /// CAPABILITY, the host's answer to the device's push: `bitmap` `FF` (§3.1) [sdk-code].
+  case capability(bitmap: UInt8)
+  /// WebSocket settings get / set (`0010`, §3.4) [sdk-code].
+  case webSocketSettings(WebSocketSettingsRequest)
   case unknown(ControlFrame)
 
   /// Decodes `frame` as sent by a phone to a device speaking `portVersion`.
@@ -84,6 +88,9 @@ public enum PhoneMessage: Sendable, Equatable {
     case .uploadBegin: self = .uploadBegin(try UploadBegin(from: &reader))
     case .uploadChunk: self = .uploadChunk(try UploadChunk(from: &reader))
     case .uploadCheck: self = .uploadCheck(try UploadCheck(from: &reader))
+    case .capability: self = .capability(bitmap: try reader.u8("bitmap"))
+    case .webSocketSettings:
+      self = .webSocketSettings(try WebSocketSettingsRequest(from: &reader))
     default: self = .unknown(frame)
     }
   }
@@ -172,6 +179,12 @@ public enum PhoneMessage: Sendable, Equatable {
     case .uploadCheck(let check):
       opcode = .uploadCheck
       check.write(to: &writer)
+    case .capability(let bitmap):
+      opcode = .capability
+      writer.u8(bitmap)
+    case .webSocketSettings(let request):
+      opcode = .webSocketSettings
+      request.write(to: &writer)
     case .unknown(let frame): return frame
     }
     return ControlFrame(opcode: opcode, payload: writer.bytes)
@@ -222,6 +235,8 @@ extension PhoneMessage: FieldDescribable {
     case .uploadBegin: "UPLOAD_BEGIN"
     case .uploadChunk: "UPLOAD_CHUNK"
     case .uploadCheck: "UPLOAD_CHECK"
+    case .capability: "CAPABILITY"
+    case .webSocketSettings: "WEBSOCKET_SETTINGS"
     case .unknown: "UNKNOWN"
     }
   }
@@ -248,6 +263,8 @@ extension PhoneMessage: FieldDescribable {
     case .uploadBegin(let value): value.fields
     case .uploadChunk(let value): value.fields
     case .uploadCheck(let value): value.fields
+    case .capability(let bitmap): [Field("bitmap", bitmap)]
+    case .webSocketSettings(let request): request.fields
     case .unknown(let frame): [Field("payload", .bytes(frame.payload))]
     case .getSerial, .getState, .storage, .battery, .wifiClose, .clearAll, .disconnectMe,
       .getName, .ping, .syncStop, .ledGet, .coprocessorVersion, .otaResumeInfo:

@@ -237,16 +237,31 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
     self.httpToken = httpToken
   }
 
-  /// `state` while recording in the vendor's header: 4099 (0x1003) [sdk]. The value is
-  /// project-specific there; RecorderKit's emulator answers 2 by default [project].
+  /// `state` while recording: 4099 (0x1003); the vendor SDK takes the device as recording
+  /// iff `state` is 4099 (PROTOCOL.md §3.1) [sdk-code]. The emulator answers it by default.
   public static let vendorRecordingState: UInt32 = 0x1003
+  /// `state` while recording and paused in this project's earlier reading (2 and 3)
+  /// [project]; still taken, so a device answering either reading is understood.
+  public static let projectRecordingState: UInt32 = 2
+  public static let projectPausedState: UInt32 = 3
 
-  /// Whether a recording is in progress (recording or paused): a current `sessionId`, or a
-  /// `state` of recording in either reading (2 [project], 4099 [sdk]) or paused (3
-  /// [project]).
+  /// `keyState` by the vendor SDK's meanings (§3.1) [sdk-code]; nil when absent or another
+  /// value.
+  public var key: KeyState? { keyState.flatMap(KeyState.init(rawValue:)) }
+
+  /// Whether the device is recording now (not paused): `state` 4099 [sdk-code]; otherwise
+  /// `keyState` 1 (record) [sdk-code], or `state` 2 [project].
+  public var isRecording: Bool {
+    if state == Self.vendorRecordingState { return true }
+    return key == .record || state == Self.projectRecordingState
+  }
+
+  /// Whether a recording is in progress (recording or paused): ``isRecording``, a current
+  /// `sessionId`, or `state` 3 (paused) [project].
   public var hasRecordingInProgress: Bool {
+    if isRecording { return true }
     if let sessionId, sessionId != 0 { return true }
-    return state == 2 || state == 3 || state == Self.vendorRecordingState
+    return state == Self.projectPausedState
   }
 
   init(from reader: inout ByteReader) throws(FrameError) {
@@ -282,6 +297,26 @@ public struct DeviceState: Sendable, Equatable, FieldDescribable {
     fields.optional("soundPlusKey", soundPlusKey)
     fields.optional("httpToken", httpToken)
     return fields
+  }
+}
+
+/// GET_STATE's `keyState` byte (PROTOCOL.md §3.1) [sdk-code]; a real V0095 sent 4 while
+/// idle (§11 vector 5) [device].
+public enum KeyState: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+  case idle = 0
+  case record = 1
+  case transfer = 2
+  case switchOn = 3
+  case switchOff = 4
+
+  public var description: String {
+    switch self {
+    case .idle: "idle"
+    case .record: "record"
+    case .transfer: "transfer"
+    case .switchOn: "switch-on"
+    case .switchOff: "switch-off"
+    }
   }
 }
 

@@ -40,6 +40,8 @@ struct EmulateCommand: RecorderCommand {
       --flash DIR             Flash directory (default: a new temporary directory, removed
                               when the emulator ends, by SIGINT / SIGTERM too).
       --serial S              Serial number (default 8881234567890123).
+      --firmware V            The firmware the device runs (default V0095); new firmware's
+                              codes show dotted (V1.2.7 = 66055, PROTOCOL.md §1).
       --port-version N        portVersion (default 10); 20 and up speaks Mode B security
                               (PROTOCOL.md §9, docs/mode-b.md): a fresh emulator holds no
                               user key, asks for one (FE11) and takes any.
@@ -54,8 +56,12 @@ struct EmulateCommand: RecorderCommand {
                               How the device checks the phone's sealed sequence numbers
                               (default increasing).
       --mode-b-wifi-cipher chacha20-poly1305|aes-256-gcm
-                              The AEAD the device seals Wi-Fi PDUs with (default
-                              chacha20-poly1305); the phone takes either.
+                              The AEAD the device seals Wi-Fi PDUs with, named by bit 3 of the
+                              CAPABILITY bitmap (008A) it pushes after HANDSHAKE (default
+                              aes-256-gcm, PROTOCOL.md §3.1 vector 19).
+      --mode-b-no-capability-push
+                              The device pushes no CAPABILITY bitmap (the phone then tells
+                              the Wi-Fi AEAD from the first PDU).
       --mode-b-bound-elsewhere
                               Mode B: the device is bound to another account; a HANDSHAKE
                               with another token drops the link (no status 1).
@@ -108,8 +114,8 @@ struct EmulateCommand: RecorderCommand {
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
-      --recording-state N     GET_STATE's state while recording: 2 (default) or the vendor
-                              header's 4099.
+      --recording-state N     GET_STATE's state while recording: 4099 (default, the vendor
+                              SDK's code, PROTOCOL.md §3.1) or this project's earlier 2.
     \(modelOptionsHelp)
 
     AS A REAL V0095 NOTE BEHAVES (PROTOCOL.md; defaults are the captured behaviour where known):
@@ -160,6 +166,10 @@ struct EmulateCommand: RecorderCommand {
                               device's token becomes the one derived from it unless --token.
       --cloud-user ID         The user that token belongs to (default partner-user-1).
       --new-firmware V        Publish a valid image of version V in the cloud.
+      --cloud-firmware-md5 published|absent
+                              Whether the cloud's firmware check gives file_md5 (and
+                              file_sha256). Default: absent for a NotePin S (882), as the real
+                              cloud answered one (PROTOCOL.md §8), published otherwise.
       --firmware-image F      Write that image to F too (for `recorder ota --file`).
       --firmware-size N       Its size in bytes (default 65536).
       -h, --help              Show this help.
@@ -194,6 +204,10 @@ struct EmulateCommand: RecorderCommand {
   var newFirmware: FirmwareVersion?
   var firmwareImage: String?
   var firmwareSize: Int
+  /// `--cloud-firmware-md5`: whether the check's answer carries `file_md5`; nil, by model.
+  var cloudFirmwareMD5: Bool?
+  /// The cloud type whose release came without `file_md5` (PROTOCOL.md §8) [client].
+  static let typeWithoutMD5 = "notepins"
 
   /// The Mode B options (used when --port-version is 20 or more).
   static func modeBParameters(_ arguments: inout Arguments) throws -> ModeBParameters {
@@ -214,6 +228,7 @@ struct EmulateCommand: RecorderCommand {
       parameters.wifiCipher = AEADAlgorithm(rawValue: cipher) ?? parameters.wifiCipher
     }
     parameters.boundToAnotherAccount = arguments.flag("mode-b-bound-elsewhere")
+    parameters.pushesCapability = !arguments.flag("mode-b-no-capability-push")
     if let path = try arguments.option("user-public-key") {
       guard let data = FileManager.default.contents(atPath: path),
         (try? parameters.provisionUserKey(pem: String(decoding: data, as: UTF8.self))) != nil
@@ -287,6 +302,9 @@ struct EmulateCommand: RecorderCommand {
       } catch {
         throw UsageError("--new-firmware: \(error)")
       }
+    }
+    if let md5 = try arguments.choice("cloud-firmware-md5", ["published", "absent"]) {
+      cloudFirmwareMD5 = md5 == "published"
     }
     firmwareImage = try arguments.option("firmware-image")
     firmwareSize = try arguments.option("firmware-size", as: Int.self) ?? 65536
@@ -405,7 +423,16 @@ struct EmulateCommand: RecorderCommand {
     configuration.wifi.hotspotStartupDelay = .seconds(startup * timeScale)
     configuration.wifi.requireStopSession = !arguments.flag("allow-bare-stop")
     configuration.wifi.refusesJoinWhileActive = arguments.flag("wifi-refuse-join-while-active")
-    let recordingState = try arguments.option("recording-state", as: UInt32.self) ?? 2
+    if let text = try arguments.option("firmware") {
+      do {
+        configuration.firmware = try FirmwareVersion(parsing: text)
+      } catch {
+        throw UsageError("--firmware: \(error)")
+      }
+    }
+    let recordingState =
+      try arguments.option("recording-state", as: UInt32.self)
+      ?? DeviceState.vendorRecordingState
     guard recordingState == 2 || recordingState == DeviceState.vendorRecordingState else {
       throw UsageError("--recording-state must be 2 or 4099")
     }
@@ -582,8 +609,10 @@ struct EmulateCommand: RecorderCommand {
   /// `--cloud-token-file`, its URL printed as `cloud URL`.
   private func announce(_ server: CloudEmulator, image: [UInt8]?) throws {
     if let image, let newFirmware {
+      let type = CloudEmulator.deviceType(configuration.serial)
       server.publishFirmware(
-        type: CloudEmulator.deviceType(configuration.serial), version: newFirmware, image: image)
+        type: type, version: newFirmware, image: image,
+        publishesDigests: cloudFirmwareMD5 ?? (type != Self.typeWithoutMD5))
     }
     // Accounts the device was bound to, then unbound in the cloud (its lock may remain).
     for user in cloudBindHistory {
@@ -688,6 +717,12 @@ struct EmulateCommand: RecorderCommand {
       ("wifiJoinsWhileActive", .int(Int64(counters.wifiJoinsWhileActive))),
       // Mode B: plain HANDSHAKEs (a token in clear) received before the channel was open.
       ("clearHandshakes", .int(Int64(counters.clearHandshakes))),
+      // The most data bytes one OTA `03` frame carried (PROTOCOL.md §7: 80, or 160 on 881).
+      ("largestFirmwareFrame", .int(Int64(counters.largestFirmwareFrame))),
+      // CAPABILITY (PROTOCOL.md §3.1): bitmaps pushed, `FF` answers, other answers.
+      ("capabilityPushes", .int(Int64(counters.capabilityPushes))),
+      ("capabilityAnswers", .int(Int64(counters.capabilityAnswers))),
+      ("capabilityWrongAnswers", .int(Int64(counters.capabilityWrongAnswers))),
       // WIFI_OPEN granted, BLE dropped for Wi-Fi, WIFI_CLOSE, idle close: in order, each with
       // the BLE connection (from 1) it happened on.
       (

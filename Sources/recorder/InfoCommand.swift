@@ -7,7 +7,7 @@ struct InfoCommand: RecorderCommand {
   static let abstract = "Show a device's serial, model, firmware, battery and storage."
   static let help = """
     OVERVIEW: Connect, authenticate and print the device's serial, model, firmware version,
-    protocol version (portVersion), battery and storage.
+    protocol version (portVersion), battery, storage, and whether it is recording (GET_STATE).
 
     USAGE: recorder info --device URL --token T [--serial S] [--json]
 
@@ -31,8 +31,10 @@ struct InfoCommand: RecorderCommand {
     let (session, central) = try await device.connect()
     defer { central.close() }
     let info = await session.info
+    // GET_STATE: recording iff state 4099, else by keyState (PROTOCOL.md §3.1).
+    let state = try? await session.state()
     await session.close()
-    let fields = Self.fields(info)
+    let fields = Self.fields(info) + Self.fields(state)
     print(json ? JSONValue.object(fields).serialized : Self.text(fields))
   }
 
@@ -58,6 +60,15 @@ struct InfoCommand: RecorderCommand {
       ("freeBytes", .uint(info.storage.freeBytes)),
       ("totalBytes", .uint(info.storage.totalBytes)),
       ("recordingTimeLeftMs", number(info.storage.remaining)),
+    ]
+  }
+
+  /// GET_STATE's reading: whether the device records now and its key state (null when
+  /// GET_STATE went unanswered or the byte is absent or unknown).
+  static func fields(_ state: DeviceState?) -> [(String, JSONValue)] {
+    [
+      ("recording", state.map { .bool($0.isRecording) } ?? .null),
+      ("keyState", state?.key.map { .string($0.description) } ?? .null),
     ]
   }
 

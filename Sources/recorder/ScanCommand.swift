@@ -16,7 +16,8 @@ struct ScanCommand: RecorderCommand {
       --device ble|URL      Where to listen (default ble: the local adapter through BlueZ).
       --adapter hciN        With ble: the Bluetooth adapter (default: the first powered).
       --timeout S           How long to listen (default 5 seconds).
-      --json                A JSON array of {serial, model, name, rssi, address} on stdout.
+      --json                A JSON array of {serial, model, name, rssi, address,
+                            firmware, portVersion} on stdout.
       -h, --help            Show this help.
     """
 
@@ -75,6 +76,9 @@ struct ScanCommand: RecorderCommand {
       ("name", device.name.map { .string($0) } ?? .null),
       ("rssi", .int(Int64(device.rssi))),
       ("address", .string(device.peripheral.rawValue)),
+      // The advertised version field (PROTOCOL.md §1): V1.2.7 for new firmware's codes.
+      ("firmware", device.firmware.map { .string($0.description) } ?? .null),
+      ("portVersion", device.portVersion.map { .int(Int64($0)) } ?? .null),
     ]
   }
 }

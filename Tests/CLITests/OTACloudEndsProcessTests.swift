@@ -12,6 +12,8 @@ extension ProcessTests {
   enum CloudAnswer: Sendable {
     case checkStatus(Int)
     case checkMalformed
+    /// `version_code` as a string.
+    case checkBadCode
     case release(version: String, code: Int, md5: String, imageStatus: Int)
   }
 
@@ -31,9 +33,16 @@ extension ProcessTests {
           }
           return HTTPResponse(status: 200, fields: [], body: image)
         }
+        // The firmware check is signed with the serial signature sn-sign gives (§8).
+        if request.path.hasSuffix("/open/partner/sdk/sn-sign") {
+          return .json(200, #"{"code":0,"data":{"signature":"AAECAw=="}}"#)
+        }
         switch current {
         case .checkStatus(let status): return .json(status, #"{"code":\#(status)}"#)
         case .checkMalformed: return .json(200, #"{"code":0,"data":{"version_number":"V00"#)
+        case .checkBadCode:
+          return .json(
+            200, #"{"code":0,"data":{"version_code":"96","download_url":"/firmware/fw.bin"}}"#)
         case .release(let version, let code, let md5, _):
           return .json(
             200,
@@ -102,10 +111,7 @@ extension ProcessTests {
         65, "MD5"
       ),
       ("older", .release(version: "V0001", code: 1, md5: md5, imageStatus: 200), 65, "not newer"),
-      (
-        "inconsistent", .release(version: "V0001", code: 96, md5: md5, imageStatus: 200), 65,
-        "version_code"
-      ),
+      ("bad-code", .checkBadCode, 65, "version_code"),
     ]
     for (label, answer, status, message) in failures {
       cloud.answer.withLock { $0 = answer }
@@ -156,7 +162,7 @@ extension ProcessTests {
     let directory = try TemporaryDirectory("ota-version")
     let image = directory.file("fw.bin")
     try Data(repeating: 1, count: 64).write(to: URL(fileURLWithPath: image))
-    for text in ["V+96", "V-0", "/0096", " 0096", "V00\u{1B}[2J96", "V1.2.8"] {
+    for text in ["V+96", "V-0", "/0096", " 0096", "V00\u{1B}[2J96", "V1.2.256"] {
       let result = try RecorderProcess.run(
         [
           "ota", "--device", "tcp://127.0.0.1:1", "--token", "t", "--file", image, "--version",

@@ -82,8 +82,11 @@ struct FacadeCloudTests {
     #expect(bench.domains.getCurrentDomain() == bench.domain)
     let first = await bench.check()
     #expect(first.errorMessage == nil && !first.hasUpdate)
+    // The check is signed by the device's serial signature (sn-sign first, PROTOCOL.md §8).
     #expect(
-      bench.cloud.requestLog.map(\.path) == ["/developer/api/open/partner/sdk/firmware/latest"])
+      bench.cloud.requestLog.map(\.path) == [
+        "/developer/api/open/partner/sdk/sn-sign", "/developer/api/open/partner/sdk/version/latest",
+      ])
 
     // The domain manager's domain is the agent's: another cloud set there gets the next one.
     let other = try CloudEmulator()
@@ -93,7 +96,7 @@ struct FacadeCloudTests {
     bench.domains.setCustomDomain("127.0.0.1:\(other.port)")
     let second = await bench.check()
     #expect(second.errorMessage == nil)
-    #expect(other.requestLog.count == 1 && bench.cloud.requestLog.count == 1)
+    #expect(other.requestLog.count == 2 && bench.cloud.requestLog.count == 2)
 
     // The cloud bind of the uploader goes there too.
     let uploader = PlaudFileUploader(agent: bench.agent)
@@ -111,7 +114,7 @@ struct FacadeCloudTests {
     #expect(
       refused.errorMessage?.contains("not a usable cloud domain") == true
         || refused.errorMessage?.contains("http") == true)
-    #expect(other.requestLog.count == 2)
+    #expect(other.requestLog.count == 3)
   }
 
   @Test("a Mode B recorder bound to another account: the rejected-handshake callbacks, once")

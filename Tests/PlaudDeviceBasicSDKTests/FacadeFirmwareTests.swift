@@ -159,7 +159,7 @@ struct FacadeFirmwareTests {
     #expect(steps.isEmpty)
 
     let path = try bench.write([1, 2, 3], name: "fw.bin")
-    let dotted = await bench.update(file: (path, "V1.2.8"))
+    let dotted = await bench.update(file: (path, "V1.2.256"))
     #expect(!dotted.0.success && dotted.0.errorMessage?.contains("no device encoding") == true)
     let malformed = await bench.update(file: (path, "V00\u{7}96"))
     #expect(!malformed.0.success && malformed.0.errorMessage?.contains("byte 3") == true)
@@ -182,10 +182,13 @@ struct FacadeFirmwareTests {
     #expect(agent.shouldUpdate(currentVersion: "V0095", latestVersion: "V0096"))
     #expect(agent.shouldUpdate(currentVersion: "V1.2.8", latestVersion: "V1.3.0"))
     #expect(!agent.shouldUpdate(currentVersion: "V0096", latestVersion: "V0096"))
-    // No order between the forms or between type letters.
-    #expect(!agent.shouldUpdate(currentVersion: "V0095", latestVersion: "V1.2.8"))
+    // One of each form by device code (PROTOCOL.md §1); none between type letters or for a
+    // dotted part above 255.
+    #expect(agent.shouldUpdate(currentVersion: "V0095", latestVersion: "V1.2.8"))
+    #expect(agent.compareVersions("V66055", "V1.2.7") == 0)
     #expect(!agent.shouldUpdate(currentVersion: "V0095", latestVersion: "X0096"))
-    #expect(try PlaudFirmwareBridge.order("V1.2.8", relativeTo: "V0096") == nil)
+    #expect(try PlaudFirmwareBridge.order("V1.2.8", relativeTo: "V0096") == .newer)
+    #expect(try PlaudFirmwareBridge.order("V1.2.256", relativeTo: "V0096") == nil)
     let malformed: [(String, FirmwareVersionError)] = [
       ("", .empty), ("0096", .noTypeLetter), ("V", .emptyPart(offset: 1)),
       ("V1.2", .partCount(2)), ("V-1", .notADigit(offset: 1)), ("V0096 ", .notADigit(offset: 5)),
@@ -199,8 +202,9 @@ struct FacadeFirmwareTests {
       #expect(!agent.shouldUpdate(currentVersion: "V0095", latestVersion: text))
     }
     #expect(throws: FirmwareVersionError.noDeviceEncoding) {
-      try PlaudFirmwareBridge.version("V1.2.8")
+      try PlaudFirmwareBridge.version("V1.2.256")
     }
+    #expect(try PlaudFirmwareBridge.version("V1.2.8").code == 66056)
     #expect(try PlaudFirmwareBridge.version("V0096") == Self.v96)
     #expect(agent.formatFileSize(512) == "512 B" && agent.formatFileSize(-3) == "0 B")
     #expect(agent.formatFileSize(1536) == "1.5 KB" && agent.formatFileSize(3 << 20) == "3.0 MB")

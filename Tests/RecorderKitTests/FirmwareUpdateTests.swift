@@ -151,8 +151,8 @@ struct FirmwareUpdateTests {
   }
 
   /// Issue 15, "OTA push link utilization": image bytes ÷ (capacity × virtual time from
-  /// FOTA_PUSH to the result), capacity = 160 data bytes per `03` frame × frames per
-  /// connection event ÷ the interval (2M PHY, 15 ms, 5 packets).
+  /// FOTA_PUSH to the result), capacity = 80 data bytes per `03` frame (a Note: §7) × frames
+  /// per connection event ÷ the interval (2M PHY, 15 ms, 5 packets).
   @Test("a 1 MB push uses at least 90 % of the link's capacity in virtual time")
   func utilization() async throws {
     let size = 1_048_576
@@ -160,7 +160,7 @@ struct FirmwareUpdateTests {
     defer { ota.cleanUp() }
     let link = ota.bench.device.configuration.link
     let capacity =
-      Double(160 * link.packetsPerEvent(valueLength: 166)) / link.connectionInterval.seconds
+      Double(80 * link.packetsPerEvent(valueLength: 86)) / link.connectionInterval.seconds
     let result = try await ota.updater().install(ota.file, to: Self.v96)
     await result.session.close()
     let utilization = Double(size) / (capacity * result.pushDuration.seconds)

@@ -122,43 +122,22 @@ struct FirmwareVersionPolicyTests {
     #expect(await ota.bench.device.runningFirmware == Self.v01)
   }
 
-  @Test("a release whose version_code says newer but whose version_number is older is refused")
-  func inconsistentRelease() async throws {
-    let ota = try Bench(version: Self.v01, seed: 0x29_0013)
-    defer { ota.cleanUp() }
-    let image = ota.image
-    let body = JSONValue.object([
+  @Test("the version offered is version_type + version_code; version_number is not read (§8)")
+  func versionFromCode() throws {
+    // The real cloud sent version_number empty [client]; a stale one changes nothing.
+    let json = JSONValue.object([
       ("code", .int(0)),
       (
         "data",
         .object([
           ("version_number", .string("V0001")), ("version_code", .int(96)),
-          ("file_md5", .string(Digest.md5(image).hexDigits())),
           ("download_url", .string("/firmware/fw.bin")),
         ])
       ),
-    ]).serialized
-    let server = try HTTPServer { request in
-      if request.path == "/firmware/fw.bin" {
-        return HTTPResponse(status: 200, fields: [], body: image)
-      }
-      return .json(200, body)
-    }
-    defer { server.stop() }
-    let client = try CloudClient(
-      domain: "http://127.0.0.1:\(server.port)",
-      userToken: try UserToken(jwt: FirmwareDownloadSafetyTests.jwt))
-    let updater = ota.updater()
-    let progress = Self.drain(updater)
-    await #expect {
-      try await updater.update(using: client, downloadingInto: ota.directory)
-    } throws: { error in
-      guard case FirmwareUpdateError.cloud(.malformedResponse) = error else { return false }
-      return true
-    }
-    _ = try await progress.value
-    #expect(await ota.bench.device.counters.firmwareBytesReceived == 0)
-    #expect(await ota.bench.device.runningFirmware == Self.v95)
+    ])
+    let release = try FirmwareRelease.parse(json, current: Self.v95)
+    #expect(release.latestVersion == "V0096" && release.versionNumber == "V0001")
+    #expect(release.hasUpdate)
   }
 
   @Test("progress finishes when the cloud has nothing newer and after each cloud failure")

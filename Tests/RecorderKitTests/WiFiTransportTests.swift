@@ -430,6 +430,38 @@ struct WiFiTransportModeBTests {
     }
   }
 
+  /// Issue 43: the CAPABILITY bitmap's bit 3 names the AEAD (§3.1, §6): only that one is
+  /// taken. A HELLO sealed with the other is dropped and counted like any PDU that does not
+  /// open (it is no longer tried as the other AEAD); the one sealed as named opens the session.
+  @Test(
+    "the AEAD the CAPABILITY bitmap named is the only one taken: a HELLO sealed with the other is dropped",
+    arguments: AEADAlgorithm.allCases)
+  func bitmapNamesTheAEAD(named: AEADAlgorithm) async throws {
+    let other: AEADAlgorithm = named == .aes256GCM ? .chaCha20Poly1305 : .aes256GCM
+    try await within {
+      let (server, plain, phone) = try await connectDevice()
+      var sealedConfiguration = configuration
+      sealedConfiguration.sealing = WiFiSealing(Self.material, cipher: named)
+      let opening = Task {
+        try await WiFiTransport.open(
+          connection: phone, configuration: sealedConfiguration, clock: AnyClock(ManualClock()))
+      }
+      let hello = WiFiDeviceMessage.hello(
+        token: DeviceToken(WiFiTransport.helloToken(serial: serial))!, protocolVersion: 1)
+      try await SealedDevice(plain, other).send(hello)
+      let device = SealedDevice(plain, named)
+      try await device.send(hello)
+      #expect(
+        try await device.receive()
+          == .handshake(
+            token: DeviceToken("BLETOKEN123000000000000000000000")!, stamp: 1_775_000_000))
+      try await device.send(.handshakeResult(status: 0))
+      let transport = try await opening.value
+      #expect(await transport.refusedSealedPDUs == 1)
+      await server.stop()
+    }
+  }
+
   @Test("a plain HELLO where Mode B was agreed is refused: no downgrade, no token sent")
   func plainHelloIsRefused() async throws {
     try await within {

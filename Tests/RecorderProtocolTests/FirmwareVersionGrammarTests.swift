@@ -50,7 +50,9 @@ struct FirmwareVersionGrammarTests {
     }
   }
 
-  @Test("both forms parse; the canonical text round-trips; a dotted one has no device code")
+  @Test(
+    "both forms parse; the canonical text round-trips; a dotted one encodes as major<<16|minor<<8|patch"
+  )
   func wellFormed() throws {
     #expect(try FirmwareVersionNumber(parsing: "V0096").form == .code(96))
     #expect(try FirmwareVersionNumber(parsing: "v96").description == "V0096")
@@ -62,11 +64,15 @@ struct FirmwareVersionGrammarTests {
     #expect(try FirmwareVersionNumber(parsing: "V9999.9999.9999").description == "V9999.9999.9999")
     #expect(FirmwareVersion("V0096") == FirmwareVersion(type: 0x56, code: 96))
     #expect(FirmwareVersion("v0096") == FirmwareVersion(type: 0x56, code: 96))
-    #expect(FirmwareVersion("V1.2.8") == nil)
+    // New firmware's encoding, major<<16 | minor<<8 | patch (PROTOCOL.md §1).
+    #expect(FirmwareVersion("V1.2.8") == FirmwareVersion(type: 0x56, code: 0x01_0208))
+    #expect(FirmwareVersion("V255.255.255") == FirmwareVersion(type: 0x56, code: 0xFF_FFFF))
+    #expect(FirmwareVersion("V1.2.256") == nil)
     #expect(throws: FirmwareVersionError.noDeviceEncoding) {
-      try FirmwareVersion(parsing: "V1.2.8")
+      try FirmwareVersion(parsing: "V256.0.0")
     }
-    #expect(try FirmwareVersionNumber(parsing: "V1.2.8").deviceVersion == nil)
+    #expect(try FirmwareVersionNumber(parsing: "V1.2.8").deviceVersion?.code == 66056)
+    #expect(try FirmwareVersionNumber(parsing: "V1.2.300").deviceVersion == nil)
     // Errors never echo the text (it may hold control characters).
     #expect(!"\(FirmwareVersionError.notADigit(offset: 1))".contains("\u{1B}"))
   }
@@ -89,7 +95,7 @@ struct FirmwareVersionGrammarTests {
     }
   }
 
-  @Test("comparison: by code, or by parts left to right; none across letters or forms")
+  @Test("comparison: by code, by parts, one of each form by device code; none across letters")
   func order() throws {
     func v(_ text: String) throws -> FirmwareVersionNumber {
       try FirmwareVersionNumber(parsing: text)
@@ -100,12 +106,40 @@ struct FirmwareVersionGrammarTests {
     #expect(try v("V1.2.8").order(relativeTo: v("V1.10.0")) == .older)
     #expect(try v("V2.0.0").order(relativeTo: v("V1.99.99")) == .newer)
     #expect(try v("V1.2.8").order(relativeTo: v("V001.002.008")) == .same)
-    #expect(try v("V1.2.8").order(relativeTo: v("V0096")) == nil)
+    // One of each form: by device code (V66055 is V1.2.7); none without an encoding.
+    #expect(try v("V1.2.8").order(relativeTo: v("V0096")) == .newer)
+    #expect(try v("V66055").order(relativeTo: v("V1.2.7")) == .same)
+    #expect(try v("V0096").order(relativeTo: v("V1.2.7")) == .older)
+    #expect(try v("V1.2.300").order(relativeTo: v("V0096")) == nil)
     #expect(try v("W0096").order(relativeTo: v("V0096")) == nil)
     let v95 = FirmwareVersion(type: 0x56, code: 95)
     #expect(FirmwareVersion(type: 0x56, code: 1).order(relativeTo: v95) == .older)
     #expect(FirmwareVersion(type: 0x56, code: 96).order(relativeTo: v95) == .newer)
     #expect(v95.order(relativeTo: v95) == .same)
     #expect(FirmwareVersion(type: 0x57, code: 96).order(relativeTo: v95) == nil)
+  }
+
+  @Test("§1 and §11 vector 22: codes from 65536 up show dotted (66055 = V1.2.7), smaller V%04d")
+  func dottedDisplay() throws {
+    #expect(FirmwareVersion(type: 0x56, code: 66055).description == "V1.2.7")
+    #expect(FirmwareVersion(type: 0x56, code: 67328).description == "V1.7.0")
+    #expect(FirmwareVersion(type: 0x56, code: 65536).description == "V1.0.0")
+    #expect(FirmwareVersion(type: 0x56, code: 65535).description == "V65535")
+    #expect(FirmwareVersion(type: 0x56, code: 95).description == "V0095")
+    #expect(FirmwareVersion(type: 0x56, code: 255).description == "V0255")
+    // Vector 22: the advertisement's version field `04 56 07 02 01`.
+    let payload = ManufacturerPayload(
+      projectCode: 882, firmware: FirmwareVersion(type: 0x56, code: 66055),
+      serial: "8821234567890123", portVersion: 20)
+    let encoded = payload.encoded
+    let field: [UInt8] = [0x04, 0x56, 0x07, 0x02, 0x01]
+    #expect((0...(encoded.count - 5)).contains { Array(encoded[$0..<$0 + 5]) == field })
+    let decoded = try ManufacturerPayload(decoding: encoded)
+    #expect(decoded.firmware.description == "V1.2.7")
+    // Every dotted text of parts ≤ 255 parses to the code it shows as.
+    for code: UInt32 in [65536, 66055, 0x01_0208, 0xFF_FFFF] {
+      let version = FirmwareVersion(type: 0x56, code: code)
+      #expect(FirmwareVersion(version.description) == version)
+    }
   }
 }

@@ -18,9 +18,9 @@ extension Gen {
   static let portVersions: [UInt16] = [1, 2, 6, 7, 9, 10]
 
   /// Number of `PhoneMessage` cases ``phoneMessage(portVersion:)`` generates.
-  static let phoneCaseCount = 36
+  static let phoneCaseCount = 38
   /// Number of `DeviceMessage` cases ``deviceMessage(portVersion:)`` generates.
-  static let deviceCaseCount = 35
+  static let deviceCaseCount = 37
   /// Number of `Frame` cases ``frame(portVersion:)`` generates.
   static let frameCaseCount = 6
 
@@ -120,6 +120,21 @@ extension Gen {
       toVersion: depth >= 2 ? u32() : nil, silent: depth >= 3 ? u8() : nil)
   }
 
+  mutating func webSocketSettingsRequest() -> WebSocketSettingsRequest {
+    let type = webSocketSettingType()
+    return oneIn(2) ? .get(type) : .set(type, value: nonZeroBytes(0...type.width))
+  }
+
+  mutating func webSocketSettingType() -> WebSocketSettingType {
+    WebSocketSettingType.allCases[int(0...2)]
+  }
+
+  /// Bytes without a NUL (a NUL ends a WebSocket setting's value), cut to the type's width
+  /// by the message itself.
+  mutating func nonZeroBytes(_ range: ClosedRange<Int>) -> [UInt8] {
+    bytes(range).map { $0 == 0 ? 1 : $0 }
+  }
+
   mutating func firmwareStatus() -> FirmwareStatus {
     let version = maybe { $0.firmware() }
     return FirmwareStatus(
@@ -170,6 +185,8 @@ extension Gen {
     case 33:
       .uploadChunk(UploadChunk(type: u8(), offset: u32(), data: bytes(0...(oneIn(50) ? 600 : 180))))
     case 34: .uploadCheck(UploadCheck(type: u8(), crc: u16()))
+    case 35: .capability(bitmap: u8())
+    case 36: .webSocketSettings(webSocketSettingsRequest())
     default:
       .unknown(
         unknownControl { frame in
@@ -226,6 +243,10 @@ extension Gen {
           uid: u32(), start: u32(), end: u32(), toVersion: u32(), silent: u8(), packetOk: u8()))
     case 32: .uploadRequest(UploadRequest(type: u8(), offset: u32(), size: u16(), done: u8()))
     case 33: .uploadResult(u8())
+    case 34: .capability(CapabilityBitmap(rawValue: u8()))
+    case 35:
+      .webSocketSetting(
+        WebSocketSettingValue(type: webSocketSettingType(), value: nonZeroBytes(0...70)))
     default:
       .unknown(
         unknownControl { frame in

@@ -38,6 +38,8 @@ public final class CloudEmulator: Sendable {
     var md5: String
     var sha256: String
     var name: String
+    /// Whether the check's answer carries `file_md5` and `file_sha256`.
+    var publishesDigests: Bool
   }
 
   private struct State {
@@ -117,16 +119,18 @@ public final class CloudEmulator: Sendable {
   public func binding(of serial: String) -> String? { state.withLock { $0.bindings[serial] } }
 
   /// Publishes `image` as the latest firmware `version` for devices of `type` (`note`,
-  /// `notepin`, …). `md5` overrides the published MD5 (to publish a wrong one).
+  /// `notepin`, …). `md5` overrides the published MD5 (to publish a wrong one);
+  /// `publishesDigests` false leaves `file_md5` (and `file_sha256`) out of the check's answer,
+  /// as the real cloud did for a NotePin S (PROTOCOL.md §8) [client].
   public func publishFirmware(
     type: String, version: FirmwareVersion, image: [UInt8], notes: String = "", force: Bool = false,
-    md5: String? = nil
+    md5: String? = nil, publishesDigests: Bool = true
   ) {
     let name = "\(type)-\(version.description).bin"
     let firmware = Firmware(
       version: version, notes: notes, force: force, image: image,
       md5: md5 ?? Digest.md5(image).hexDigits(), sha256: Digest.sha256(image).hexDigits(),
-      name: name)
+      name: name, publishesDigests: publishesDigests)
     state.withLock { $0.firmware[type] = firmware }
   }
 
@@ -139,6 +143,10 @@ public final class CloudEmulator: Sendable {
   // MARK: - Serving
 
   private static let api = "/developer/api"
+  /// The firmware check under ``api`` (PROTOCOL.md §8) [sdk-code].
+  private static let firmwareCheck = "/open/partner/sdk/version/latest"
+  /// The header that carries the serial signature, base64 [sdk-code].
+  private static let deviceSignatureHeader = "X-Device-Signature"
 
   private static func handle(_ request: HTTPRequest, state: Locked<State>) -> HTTPResponse {
     let response = route(request, state: state)
@@ -157,6 +165,14 @@ public final class CloudEmulator: Sendable {
     guard path.hasPrefix(api) else { return .json(404, #"{"code":404,"msg":"not found"}"#) }
     if let fault = apiFault(state) { return fault }
     let endpoint = String(path.dropFirst(api.count))
+    // The firmware check is signed by the device's serial signature, not a user token
+    // (PROTOCOL.md §8) [sdk-code].
+    if endpoint == firmwareCheck {
+      guard request.method == "GET" else {
+        return .json(405, #"{"code":405,"msg":"method not allowed"}"#)
+      }
+      return latestFirmware(request, state: state)
+    }
     let user: String
     switch authenticate(request, state: state) {
     case .success(let id): user = id
@@ -166,13 +182,12 @@ public final class CloudEmulator: Sendable {
     case ("POST", "/open/partner/sdk/bind"): return bind(request, user: user, state: state)
     case ("POST", "/open/partner/sdk/unbind"): return unbind(request, user: user, state: state)
     case ("GET", "/open/partner/sdk/binding"): return bindingStatus(request, state: state)
-    case ("GET", "/open/partner/sdk/firmware/latest"): return latestFirmware(request, state: state)
     case ("POST", "/open/partner/sdk/gen-key"):
       return registerKey(request, user: user, state: state)
     case ("POST", "/open/partner/sdk/sn-sign"): return signSerial(request, state: state)
     case (_, "/open/partner/sdk/gen-key"), (_, "/open/partner/sdk/sn-sign"),
       (_, "/open/partner/sdk/bind"), (_, "/open/partner/sdk/unbind"),
-      (_, "/open/partner/sdk/binding"), (_, "/open/partner/sdk/firmware/latest"):
+      (_, "/open/partner/sdk/binding"):
       return .json(405, #"{"code":405,"msg":"method not allowed"}"#)
     default: return .json(404, #"{"code":404,"msg":"not found"}"#)
     }
@@ -313,24 +328,39 @@ public final class CloudEmulator: Sendable {
     return .json(200, #"{"code":0,"data":{"is_bind":\#(bound),"bind_history":\#(entries)}}"#)
   }
 
+  /// The firmware check: `type`, `sn`, `current_version` and the serial signature sn-sign
+  /// gives for `sn` (base64) in `X-Device-Signature`; a missing or wrong signature is 401
+  /// [project: the real cloud's refusal is not known]. The answer has the fields of §8:
+  /// `version_number` empty, as the real cloud sent it [client]; `file_md5` only when
+  /// published.
   private static func latestFirmware(_ request: HTTPRequest, state: Locked<State>) -> HTTPResponse {
     guard let serial = request.query["sn"], !serial.isEmpty else {
       return .json(400, #"{"code":400,"msg":"sn is required"}"#)
+    }
+    let expected = Data(signature(of: serial, secret: state.withLock { $0.signingSecret }))
+    guard let header = request.header(deviceSignatureHeader),
+      Data(base64Encoded: header) == expected
+    else {
+      return .json(401, #"{"code":401,"msg":"invalid device signature"}"#)
     }
     let type = request.query["type"] ?? deviceType(serial)
     guard let firmware = state.withLock({ $0.firmware[type] }) else {
       return .json(200, #"{"code":0,"data":null}"#)
     }
-    let data = JSONValue.object([
-      ("version_number", .string(firmware.version.description)),
+    var fields: [(String, JSONValue)] = [
       ("version_code", .int(Int64(firmware.version.code))),
+      ("version_type", .string(String(UnicodeScalar(firmware.version.type)))),
+      ("version_number", .string("")),
       ("version_description", .string(firmware.notes)),
-      ("is_force", .int(firmware.force ? 1 : 0)),
-      ("file_md5", .string(firmware.md5)),
-      ("file_sha256", .string(firmware.sha256)),
       ("download_url", .string("/firmware/\(firmware.name)")),
-    ])
-    return .json(200, JSONValue.object([("code", .int(0)), ("data", data)]).serialized)
+      ("is_force", .bool(firmware.force)),
+      ("is_strong_guidance", .bool(false)),
+    ]
+    if firmware.publishesDigests {
+      fields += [("file_md5", .string(firmware.md5)), ("file_sha256", .string(firmware.sha256))]
+    }
+    return .json(
+      200, JSONValue.object([("code", .int(0)), ("data", .object(fields))]).serialized)
   }
 
   /// A firmware image, whole or from a `Range: bytes=N-` (206), maybe cut short (a fault).

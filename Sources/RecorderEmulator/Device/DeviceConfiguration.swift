@@ -102,10 +102,10 @@ public struct DeviceConfiguration: Sendable {
   /// [project]): followed frame by frame until the recording stops (the default), or only
   /// the bytes recorded so far.
   public var liveSync: LiveSyncBehaviour = .follows
-  /// GET_STATE's `state` while recording: 2 (default, [project]) or the vendor header's
-  /// 4099 (`DeviceState.vendorRecordingState`, [sdk]). Idle is 1 and paused 3 either way
-  /// [project]: the header names no other value.
-  public var recordingStateCode: UInt32 = 2
+  /// GET_STATE's `state` while recording: 4099 (default, `DeviceState.vendorRecordingState`:
+  /// the vendor SDK's code takes recording iff 4099 [sdk-code]) or this project's earlier 2
+  /// [project]. Idle is 1 and paused 3 either way [project]: no source names other values.
+  public var recordingStateCode: UInt32 = DeviceState.vendorRecordingState
   /// The iBeacon the device broadcasts while its iBeacon wake-up (setting 49) is 1, nil for a
   /// device without one (the default). No source says which identity a real recorder uses
   /// (PROTOCOL.md [project]): tests pick one and configure the phone's side to match.

@@ -30,6 +30,8 @@ public actor EmulatedDevice {
   var name: String
   var settings: [UInt16: UInt32] { didSet { publishBeacon() } }
   var privacy: UInt8 = 0
+  /// The WebSocket settings (`0010`/`0011`, PROTOCOL.md §3.4): empty until written.
+  var webSocketSettings: [WebSocketSettingType: [UInt8]] = [:]
   var active: UInt8 = 1
   var led: UInt8 = 1
   var batteryLevel: UInt8

@@ -149,6 +149,13 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiStopsRejected = 0
   /// Firmware image bytes received in `03` frames (resends included).
   public var firmwareBytesReceived = 0
+  /// The most data bytes one `03` frame carried (80 or 160, PROTOCOL.md §7).
+  public var largestFirmwareFrame = 0
+  /// CAPABILITY bitmaps pushed, and the host's answers: those that were `FF` and the others
+  /// (PROTOCOL.md §3.1).
+  public var capabilityPushes = 0
+  public var capabilityAnswers = 0
+  public var capabilityWrongAnswers = 0
 
   public init() {}
 }

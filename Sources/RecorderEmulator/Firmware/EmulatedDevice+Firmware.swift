@@ -110,6 +110,7 @@ extension EmulatedDevice {
           oggAudio: (configuration.oggAudioFlag ?? configuration.oggAudio) ? 1 : 0,
           firmware: firmware)),
       readyAt: readyAt)
+    if status == .ok { pushCapability(readyAt: readyAt) }
   }
 
   // swift-format-ignore: CyclomaticComplexity
@@ -188,6 +189,13 @@ extension EmulatedDevice {
     case .tags(let request): sendTags(request, readyAt: readyAt)
     case .firmwarePush(let push): startFirmwareUpdate(push, readyAt: readyAt)
     case .firmwareDone(let done): phoneSentFirmware(done, readyAt: readyAt)
+    case .capability(let bitmap): hostAnsweredCapability(bitmap)
+    case .webSocketSettings(let request):
+      if case .set(let type, let value) = request { webSocketSettings[type] = value }
+      let type = request.type
+      reply(
+        .webSocketSetting(WebSocketSettingValue(type: type, value: webSocketSettings[type] ?? [])),
+        readyAt: readyAt)
     case .coprocessorVersion, .otaResumeInfo, .uploadBegin, .uploadChunk, .uploadCheck, .unknown:
       // The coprocessor query, OTA resume and the upload opcodes are outside this emulator's
       // device model, and unknown opcodes are unknown: each is counted and ignored, as the
@@ -199,16 +207,21 @@ extension EmulatedDevice {
   /// GET_NAME's reply: V0095 sent the name in a 14-byte field (§11 vector 14) [device].
   private func nameField() -> DeviceName { DeviceName(name, fieldWidth: 14) }
 
-  /// GET_STATE: `state` 1 idle, ``DeviceConfiguration/recordingStateCode`` (2 or 4099)
-  /// recording, 3 paused [project]; keyState 4 as captured.
+  /// GET_STATE: `state` 1 idle, ``DeviceConfiguration/recordingStateCode`` (4099 [sdk-code]
+  /// or 2 [project]) recording, 3 paused [project]; keyState 1 (record) while recording
+  /// [sdk-code], else 4 as captured idle [device].
   private func deviceState() -> DeviceState {
     let state: UInt32
+    var key = KeyState.switchOff
     switch recording {
     case nil: state = 1
-    case .some(let live): state = live.paused ? 3 : configuration.recordingStateCode
+    case .some(let live):
+      state = live.paused ? DeviceState.projectPausedState : configuration.recordingStateCode
+      if !live.paused { key = .record }
     }
     return DeviceState(
-      state: state, privacy: privacy, keyState: 4, usb: 0, scene: recording?.scene ?? 0,
+      state: state, privacy: privacy, keyState: key.rawValue, usb: 0,
+      scene: recording?.scene ?? 0,
       sessionId: recording?.sessionId ?? 0)
   }
 

@@ -82,6 +82,8 @@ extension EmulatedDevice {
       counterValues.ignoredRequests += 1
       return
     }
+    counterValues.largestFirmwareFrame = max(
+      counterValues.largestFirmwareFrame, frame.data.count)
     let offset = Int(frame.offset)
     // Only the next contiguous bytes count; a repeat or a gap is ignored (the range is
     // re-asked from the bytes held).

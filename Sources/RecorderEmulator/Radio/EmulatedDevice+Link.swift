@@ -20,12 +20,15 @@ extension EmulatedDevice {
   /// True while the device is heard: in range and not connected.
   var isAdvertising: Bool { inRange && connection == nil && !restarting && !bleHeldForWiFi }
 
-  /// The advertisement the device sends now, nil when it is not advertising.
+  /// The advertisement the device sends now, nil when it is not advertising. Its version
+  /// field is the firmware running now: after an update, the new one.
   public var currentAdvertisement: Advertisement? {
     guard isAdvertising else { return nil }
+    var running = configuration
+    running.firmware = firmware
     return Advertisement(
       peripheral: address, localName: name,
-      manufacturerData: configuration.manufacturerData,
+      manufacturerData: running.manufacturerData,
       serviceUUIDs: [RecorderGATT.service, RecorderGATT.batteryService],
       rssi: configuration.rssi)
   }

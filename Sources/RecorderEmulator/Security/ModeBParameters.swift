@@ -46,9 +46,14 @@ public struct ModeBParameters: Sendable, Equatable {
   /// device puts there, so this is [project]: 4 KiB (a flash page; not a multiple of the
   /// 80-byte frame, so segments split frames, the harder case for a reader).
   public static let defaultE2EESegment: UInt32 = 4096
-  /// The AEAD the device seals its Wi-Fi PDUs with (§9: "AES-256-GCM or ChaCha20-Poly1305,
-  /// chosen by a flag" whose source is unknown); the phone must cope with either.
+  /// The AEAD the device seals its Wi-Fi PDUs with, and says so in bit 3 of the CAPABILITY
+  /// bitmap it pushes (§3.1, §6) [sdk-code]: AES-256-GCM by default, as §11 vector 19's
+  /// bitmap `08` [sdk-code]; ChaCha20-Poly1305 the other reading.
   public var wifiCipher: AEADAlgorithm
+  /// Whether the device pushes the CAPABILITY bitmap after a successful HANDSHAKE
+  /// [project: no source shows when, or whether every Mode B device does]; false, a device
+  /// that never does (the phone then tells the AEAD from the first PDU).
+  public var pushesCapability = true
   /// The serial signature the device insists on in `FE10`/`FE20` (the cloud emulator's
   /// `sn-sign` answer, base64-decoded); a message with another one is left unanswered. nil:
   /// any signature is taken [project: how a real device checks it is unknown].
@@ -63,7 +68,7 @@ public struct ModeBParameters: Sendable, Equatable {
     sequencePolicy: SequencePolicy = ModeB.sequencePolicy,
     provisionedUserKey: RSAPublicKey? = nil,
     maximumChunkData: Int = PreHandshakeChunk.maximumChunkLength, e2eeUserKey: RSAPublicKey? = nil,
-    wifiCipher: AEADAlgorithm = .chaCha20Poly1305
+    wifiCipher: AEADAlgorithm = .aes256GCM
   ) {
     self.e2eeUserKey = e2eeUserKey
     self.wifiCipher = wifiCipher

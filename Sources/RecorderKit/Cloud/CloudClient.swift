@@ -184,31 +184,53 @@ public actor CloudClient {
 
   // MARK: - Firmware
 
-  /// `GET /open/partner/sdk/firmware/latest?type=&sn=&version=` (this project's choice of
-  /// endpoint: docs/cloud.md): the newest firmware published for the device.
-  public func checkFirmware(serial: String, current: FirmwareVersion) async throws(CloudError)
-    -> FirmwareRelease
-  {
+  /// `GET /open/partner/sdk/version/latest?type=&sn=&current_version=-1` with the device's
+  /// serial signature (base64) in `X-Device-Signature` and no Bearer token (PROTOCOL.md §8)
+  /// [sdk-code]: the newest firmware published for the device. `signature` is the one
+  /// `sn-sign` gives (Mode B keeps it); nil asks ``serialSignature(serial:)`` for it first.
+  /// - Throws: ``CloudError/rejected(code:message:)`` (a business code, or HTTP 401 / 403:
+  ///   the signature was refused), ``CloudError/malformedResponse(reason:)``, …
+  public func checkFirmware(
+    serial: String, current: FirmwareVersion, signature: [UInt8]? = nil
+  ) async throws(CloudError) -> FirmwareRelease {
+    let signed: [UInt8]
+    if let signature {
+      signed = signature
+    } else {
+      signed = try await serialSignature(serial: serial)
+    }
     let exchange = try await perform(
       "GET", path: Self.firmwareCheckPath,
       query: [
         ("type", CloudDeviceType(serial: serial).rawValue), ("sn", serial),
-        ("version", current.description),
-      ])
-    try Self.expectSuccess(exchange, serial: serial)
+        ("current_version", "-1"),
+      ],
+      headers: [(Self.deviceSignatureHeader, Data(signed).base64EncodedString())],
+      bearer: false)
+    switch exchange.status {
+    case 200..<300: break
+    case 401, 403:
+      throw .rejected(code: Int64(exchange.status), message: "the serial signature was refused")
+    default: throw .unexpectedStatus(exchange.status)
+    }
     let body = try Self.json(exchange.body)
     try Self.checkBusinessCode(body)
     return try FirmwareRelease.parse(body, current: current)
   }
 
-  /// The firmware check endpoint under ``apiBase`` (docs/cloud.md) [project].
-  package static let firmwareCheckPath = "/open/partner/sdk/firmware/latest"
+  /// The firmware check endpoint under ``apiBase`` (PROTOCOL.md §8) [sdk-code]. The
+  /// `/open/partner/sdk/firmware/latest` used before was this project's invention: no
+  /// source shows it, so it is gone.
+  package static let firmwareCheckPath = "/open/partner/sdk/version/latest"
+  /// The header the firmware check carries the serial signature in [sdk-code].
+  package static let deviceSignatureHeader = "X-Device-Signature"
 
   /// Downloads `release` to `path`, resumably: bytes arrive in a fresh private scratch
   /// beside `path` (`DownloadScratch`: a `mkdtemp` directory, the file created exclusively,
   /// 0600, never through a link); a download cut during this call continues with an HTTP
   /// `Range` request, and a server that ignores the range starts it over. The whole file is
-  /// then checked against the release's MD5 (and SHA-256 when given); a mismatch deletes it.
+  /// then checked against the release's MD5 when it has one (and SHA-256 when given); a
+  /// mismatch deletes it.
   /// On success the file is renamed to `path`; the scratch is removed on every path.
   /// `progress` gets the bytes on disk and the total when known. The user's token goes with
   /// the request only when `download_url` is on the API's origin (`CloudOrigin`: scheme,
@@ -281,8 +303,11 @@ public actor CloudClient {
 
   /// One API request with the retry rules of the type's documentation; returns the final
   /// answer (2xx, or a status the caller interprets).
+  /// `bearer` false sends no `Authorization` (the firmware check: its `headers` carry the
+  /// device's signature instead), and a 401 is then the caller's to interpret.
   private func perform(
-    _ method: String, path: String, query: [(String, String)] = [], body: [UInt8]? = nil
+    _ method: String, path: String, query: [(String, String)] = [], body: [UInt8]? = nil,
+    headers extra: [(String, String)] = [], bearer: Bool = true
   ) async throws(CloudError) -> HTTPExchange {
     var components = URLComponents()
     components.path = path
@@ -301,9 +326,8 @@ public actor CloudClient {
       while true {
         let used = token
         var request = HTTPRequestSpec(
-          method: method, url: url,
-          headers: [("Authorization", "Bearer \(used.jwt)"), ("Accept", "application/json")],
-          body: body)
+          method: method, url: url, headers: [("Accept", "application/json")] + extra, body: body)
+        if bearer { request.headers.insert(("Authorization", "Bearer \(used.jwt)"), at: 0) }
         if body != nil { request.headers.append(("Content-Type", "application/json")) }
         let bounds = HTTPBounds(
           deadline: configuration.requestDeadline, idle: configuration.requestTimeout,
@@ -311,7 +335,7 @@ public actor CloudClient {
         let result = await configuration.transport.exchange(request, bounds: bounds)
         if Task.isCancelled { throw .cancelled }
         switch result {
-        case .success(let exchange) where exchange.status == 401:
+        case .success(let exchange) where exchange.status == 401 && bearer:
           // Refreshed meanwhile: ask again with the new one.
           if token != used, !resent {
             resent = true
@@ -455,7 +479,8 @@ public actor CloudClient {
       try? FileManager.default.removeItem(atPath: part)
       throw error.asCloudError(path: part)
     }
-    guard file.md5 == release.md5.lowercased() else {
+    // The cloud may publish no MD5 (a NotePin S's release had none, PROTOCOL.md §8).
+    guard release.md5.isEmpty || file.md5 == release.md5.lowercased() else {
       try? FileManager.default.removeItem(atPath: part)
       throw .checksumMismatch(algorithm: "MD5")
     }

@@ -2,39 +2,48 @@ import RecorderProtocol
 
 /// The answer to a firmware check (PROTOCOL.md §8 field names; server fields in brackets).
 public struct FirmwareRelease: Sendable, Equatable {
-  /// Whether ``latestVersion`` is newer than ``currentVersion``.
+  /// Whether the cloud offers an update: [`version_code`] above the device's and a
+  /// non-empty [`download_url`] [sdk-code].
   public var hasUpdate: Bool
   /// The version the device runs now (as the caller gave it).
   public var currentVersion: String
-  /// [`version_number`] e.g. `V0096`.
+  /// [`version_type`] (default `V`) and [`version_code`] as text: `V1.2.8`, `V0096` (§1).
   public var latestVersion: String
   /// [`version_code`] the numeric code, compared with the device's.
   public var versionCode: Int
+  /// [`version_number`] as the cloud sent it; it came back empty from the real cloud
+  /// [client], so ``latestVersion`` never depends on it.
+  public var versionNumber: String
   /// [`version_description`].
   public var releaseNotes: String
-  /// [`download_url`] absolute, https (or http on loopback).
+  /// [`download_url`] absolute, https (or http on loopback); empty: no update.
   public var downloadUrl: String
-  /// [`file_md5`] lower-case hex.
+  /// [`file_md5`] lower-case hex; empty when the cloud published none (a NotePin S's
+  /// release had none [client]).
   public var md5: String
   /// [`file_sha256`] lower-case hex, when the server publishes it (this project's addition).
   public var sha256: String?
   /// [`is_force`].
   public var isForce: Bool
+  /// [`is_strong_guidance`]: the vendor's "urge the user" flag [sdk-code].
+  public var isStrongGuidance: Bool
 
   package init(
     hasUpdate: Bool, currentVersion: String, latestVersion: String, versionCode: Int,
-    releaseNotes: String, downloadUrl: String, md5: String, sha256: String? = nil,
-    isForce: Bool
+    versionNumber: String = "", releaseNotes: String, downloadUrl: String, md5: String,
+    sha256: String? = nil, isForce: Bool, isStrongGuidance: Bool = false
   ) {
     self.hasUpdate = hasUpdate
     self.currentVersion = currentVersion
     self.latestVersion = latestVersion
     self.versionCode = versionCode
+    self.versionNumber = versionNumber
     self.releaseNotes = releaseNotes
     self.downloadUrl = downloadUrl
     self.md5 = md5
     self.sha256 = sha256
     self.isForce = isForce
+    self.isStrongGuidance = isStrongGuidance
   }
 
   /// "No update": the device's version is the latest.
@@ -44,10 +53,12 @@ public struct FirmwareRelease: Sendable, Equatable {
       versionCode: Int(current.code), releaseNotes: "", downloadUrl: "", md5: "", isForce: false)
   }
 
-  /// Reads the check endpoint's JSON (docs/cloud.md): the fields at the top level or inside a
-  /// `data` object; `data: null` (or no `version_number`) means no release is published.
-  /// `version_number` follows the strict version grammar (`FirmwareVersionNumber`, code
-  /// form) and `version_code` must be its code, so the version compared is the one pushed.
+  /// Reads the check endpoint's JSON (PROTOCOL.md §8): the fields at the top level or inside
+  /// a `data` object; `data: null` (or no `version_code`) means no release is published.
+  /// The version is [`version_type`] (one ASCII letter, default `V`) with [`version_code`]
+  /// (§1 encoding); [`version_number`] is kept as sent, unchecked (it came back empty
+  /// [client]). An update is offered iff the code is above the device's and [`download_url`]
+  /// is non-empty [sdk-code]; [`file_md5`] may be absent.
   /// - Throws: ``CloudError/malformedResponse(reason:)`` naming the field at fault.
   package static func parse(_ body: JSONValue, current: FirmwareVersion) throws(CloudError)
     -> FirmwareRelease
@@ -59,22 +70,17 @@ public struct FirmwareRelease: Sendable, Equatable {
       guard case .object = data else { throw .malformedResponse(reason: "`data` is not an object") }
       fields = data
     }
-    guard let versionValue = fields["version_number"], versionValue != .null else {
+    guard let codeValue = fields["version_code"], codeValue != .null else {
       return .upToDate(current)
     }
-    guard let latest = versionValue.stringValue, let version = FirmwareVersion(latest) else {
-      throw .malformedResponse(reason: "`version_number` is not a version like V0096")
-    }
-    guard let code = fields["version_code"]?.integerValue, (0...0xFF_FFFF).contains(code) else {
+    guard let code = codeValue.integerValue, (0...0xFF_FFFF).contains(code) else {
       throw .malformedResponse(reason: "`version_code` is not an integer in 0…16777215")
     }
-    guard code == Int64(version.code) else {
-      throw .malformedResponse(reason: "`version_code` is not the code of `version_number`")
-    }
-    guard let url = fields["download_url"]?.stringValue, !url.isEmpty else {
-      throw .malformedResponse(reason: "`download_url` is missing")
-    }
-    guard let md5 = fields["file_md5"]?.stringValue, Self.isHex(md5, length: 32) else {
+    let type = try versionType(fields["version_type"])
+    let versionNumber = try optionalText(fields["version_number"], "version_number")
+    let url = try optionalText(fields["download_url"], "download_url")
+    let md5 = try optionalText(fields["file_md5"], "file_md5")
+    guard md5.isEmpty || Self.isHex(md5, length: 32) else {
       throw .malformedResponse(reason: "`file_md5` is not 32 hex digits")
     }
     var sha256: String?
@@ -84,13 +90,46 @@ public struct FirmwareRelease: Sendable, Equatable {
       }
       sha256 = text.lowercased()
     }
-    let notes = fields["version_description"]?.stringValue ?? ""
-    let force = (fields["is_force"]?.integerValue ?? 0) != 0
+    let latest = FirmwareVersion(type: type, code: UInt32(code))
     return FirmwareRelease(
-      hasUpdate: code > Int64(current.code), currentVersion: current.description,
-      latestVersion: version.description, versionCode: Int(code), releaseNotes: notes,
-      downloadUrl: url,
-      md5: md5.lowercased(), sha256: sha256, isForce: force)
+      hasUpdate: code > Int64(current.code) && !url.isEmpty, currentVersion: current.description,
+      latestVersion: latest.description, versionCode: Int(code), versionNumber: versionNumber,
+      releaseNotes: try optionalText(fields["version_description"], "version_description"),
+      downloadUrl: url, md5: md5.lowercased(), sha256: sha256,
+      isForce: try flag(fields["is_force"], "is_force"),
+      isStrongGuidance: try flag(fields["is_strong_guidance"], "is_strong_guidance"))
+  }
+
+  /// [`version_type`]: one ASCII letter, `V` when absent, null or empty [sdk-code].
+  private static func versionType(_ value: JSONValue?) throws(CloudError) -> UInt8 {
+    let text = try optionalText(value, "version_type")
+    guard !text.isEmpty else { return UInt8(ascii: "V") }
+    let bytes = Array(text.utf8)
+    guard bytes.count == 1,
+      (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[0] & 0xDF)
+    else { throw .malformedResponse(reason: "`version_type` is not one letter") }
+    return bytes[0] & 0xDF
+  }
+
+  /// A text field; absent or null is empty, anything but a string is malformed.
+  private static func optionalText(_ value: JSONValue?, _ name: String) throws(CloudError)
+    -> String
+  {
+    guard let value, value != .null else { return "" }
+    guard let text = value.stringValue else {
+      throw .malformedResponse(reason: "`\(name)` is not a string")
+    }
+    return text
+  }
+
+  /// A flag sent as a boolean or 0/1; absent or null is false.
+  private static func flag(_ value: JSONValue?, _ name: String) throws(CloudError) -> Bool {
+    guard let value, value != .null else { return false }
+    if case .bool(let flag) = value { return flag }
+    guard let number = value.integerValue else {
+      throw .malformedResponse(reason: "`\(name)` is not a boolean or an integer")
+    }
+    return number != 0
   }
 
   static func isHex(_ text: String, length: Int) -> Bool {

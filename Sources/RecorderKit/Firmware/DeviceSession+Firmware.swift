@@ -2,14 +2,16 @@ import RecorderBluetooth
 import RecorderProtocol
 
 extension DeviceSession {
-  /// The data bytes each `03` frame carries on this link: 160, or 80 (slow mode) when the
-  /// MTU is too small for 160 (PROTOCOL.md §7); nil when it is too small even for 80. Under
-  /// Mode B each frame also carries its sequence number and tag (`SessionCipher/overhead`).
+  /// The data bytes each `03` frame carries on this link (PROTOCOL.md §7): 80 on every
+  /// model but the Note Pro (881) [sdk-code]; 160 on a Note Pro, or 80 (its slow mode) when
+  /// the MTU is too small for 160 [sdk]; nil when it is too small even for 80. Under Mode B
+  /// each frame also carries its sequence number and tag (`SessionCipher/overhead`).
   func firmwareFrameData() async -> Int? {
     let maximum = await maximumWriteLength()
-    if maximum >= OTADataFrame.headerLength + OTADataFrame.standardDataLength {
-      return OTADataFrame.standardDataLength
-    }
+    let known = info
+    let model = known.model ?? UInt16(known.serial.prefix(3)).flatMap(RecorderModel.init)
+    let wanted = OTADataFrame.dataLength(for: model)
+    if maximum >= OTADataFrame.headerLength + wanted { return wanted }
     if maximum >= OTADataFrame.headerLength + OTADataFrame.slowDataLength {
       return OTADataFrame.slowDataLength
     }
@@ -36,8 +38,14 @@ extension DeviceSession {
 extension OTADataFrame {
   /// `03` · `offset u32` · `len u8`.
   static let headerLength = 6
-  /// Data bytes per frame (§7) [sdk].
-  static let standardDataLength = 160
-  /// Data bytes per frame in slow mode (§7) [sdk].
+  /// Data bytes per frame on a Note Pro (881) (§7) [sdk].
+  static let noteProDataLength = 160
+  /// Data bytes per frame on every other model [sdk-code], and a Note Pro's slow mode
+  /// (§7) [sdk].
   static let slowDataLength = 80
+
+  /// The data bytes per frame `model` takes; a model not known yet takes the smaller size.
+  static func dataLength(for model: RecorderModel?) -> Int {
+    model == .notePro ? noteProDataLength : slowDataLength
+  }
 }

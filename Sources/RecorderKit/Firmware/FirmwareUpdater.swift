@@ -109,7 +109,8 @@ public actor FirmwareUpdater {
       await session.close()
       throw .cloud(error)
     }
-    guard let target = FirmwareVersion(release.latestVersion) else {
+    // No download URL: nothing is offered, whatever the code (PROTOCOL.md §8) [sdk-code].
+    guard let target = FirmwareVersion(release.latestVersion), !release.downloadUrl.isEmpty else {
       await session.close()
       throw .noUpdate(current: current.description)
     }

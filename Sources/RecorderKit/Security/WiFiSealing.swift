@@ -7,9 +7,13 @@ import RecorderProtocol
 /// opaque and describes itself redacted.
 package struct WiFiSealing: Sendable, CustomStringConvertible, CustomReflectable {
   let material: SessionKeyMaterial
+  /// The AEAD the device's CAPABILITY bitmap named (bit 3: AES-256-GCM, else
+  /// ChaCha20-Poly1305, PROTOCOL.md §3.1, §6) [sdk-code]; nil when the device pushed none.
+  let cipher: AEADAlgorithm?
 
-  init(_ material: SessionKeyMaterial) {
+  init(_ material: SessionKeyMaterial, cipher: AEADAlgorithm? = nil) {
     self.material = material
+    self.cipher = cipher
   }
 
   public var description: String { "Mode B Wi-Fi sealing (key <redacted>)" }
@@ -19,10 +23,11 @@ package struct WiFiSealing: Sendable, CustomStringConvertible, CustomReflectable
 /// One Wi-Fi session's Mode B channel, phone side (docs/mode-b.md, "Wi-Fi"):
 /// - every PDU is one binary WebSocket message holding `seal(seq u32 ‖ PDU)` under the BLE
 ///   session's key, nonce and associated data [sdk];
-/// - the AEAD is whichever of ``candidates`` the device's first PDU (its HELLO)
-///   authenticates under [project: §9 leaves the flag's source unknown; an AEAD tag tells
-///   the two apart with certainty, and the phone speaks only after HELLO], fixed for the
-///   session;
+/// - the AEAD is the one the device's CAPABILITY bitmap named (bit 3 set: AES-256-GCM,
+///   clear: ChaCha20-Poly1305, §3.1) [sdk-code], and only that one; when the device pushed
+///   no bitmap, whichever of ``candidates`` its first PDU (its HELLO) authenticates under
+///   [project: an AEAD tag tells the two apart with certainty, and the phone speaks only
+///   after HELLO], fixed for the session;
 /// - sequence numbers count per WebSocket connection, from ``ModeB/firstSequence`` each way
 ///   [project], judged by ``ModeB/sequencePolicy`` like BLE notifications.
 struct WiFiPDUChannel {
@@ -35,6 +40,7 @@ struct WiFiPDUChannel {
 
   init(_ sealing: WiFiSealing) {
     material = sealing.material
+    cipher = sealing.cipher.map { SessionCipher(material: material, algorithm: $0) }
   }
 
   /// The PDU inside one message from the device. Before the AEAD is known, each candidate

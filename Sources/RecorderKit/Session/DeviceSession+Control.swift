@@ -87,6 +87,41 @@ extension DeviceSession {
     }
   }
 
+  /// The device's WebSocket setting `type` (`0010` get, answered by `0011`, PROTOCOL.md
+  /// §3.4) [sdk-code]: the URL or a token, as text up to its first NUL.
+  public func webSocketSetting(_ type: WebSocketSettingType) async throws(DeviceError) -> String {
+    try await webSocketExchange(.get(type))
+  }
+
+  /// Writes the WebSocket setting `type` (`0010` set: the value NUL-padded to 64 bytes for
+  /// the URL, 16 for a token) and returns what the device reports back.
+  /// - Throws: ``DeviceError/rejected(operation:status:)`` for a value longer than its field
+  ///   or holding a NUL (nothing is sent), device errors.
+  @discardableResult
+  public func setWebSocketSetting(_ type: WebSocketSettingType, to value: String)
+    async throws(DeviceError) -> String
+  {
+    let bytes = Array(value.utf8)
+    guard bytes.count <= type.width, !bytes.contains(0) else {
+      throw .rejected(
+        operation: "WEBSOCKET_SETTINGS (\(type) over \(type.width) bytes or with a NUL)",
+        status: 255)
+    }
+    return try await webSocketExchange(.set(type, value: bytes))
+  }
+
+  private func webSocketExchange(_ asked: WebSocketSettingsRequest) async throws(DeviceError)
+    -> String
+  {
+    try await request(.webSocketSettings(asked), operation: "WEBSOCKET_SETTINGS") {
+      message -> String? in
+      if case .webSocketSetting(let reply) = message, reply.type == asked.type {
+        return reply.text
+      }
+      return nil
+    }
+  }
+
   /// SET_PRIVACY; returns the state the device reports.
   @discardableResult
   public func setPrivacy(_ on: Bool) async throws(DeviceError) -> Bool {

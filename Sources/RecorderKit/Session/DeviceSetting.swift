@@ -9,7 +9,7 @@ public enum DeviceSetting: UInt16, Sendable, CaseIterable, CustomStringConvertib
   /// Voice-activity detection on/off.
   case vad = 15
   case scene = 16
-  /// 0 normal, 1 noise-cancel.
+  /// 2 = noise cancelling on, any other value off (``noiseCancellingOn``) [sdk-code].
   case mode = 17
   /// 0, 2 or 3.
   case vadSensitivity = 18
@@ -59,6 +59,17 @@ public enum DeviceSetting: UInt16, Sendable, CaseIterable, CustomStringConvertib
   }
 
   public var description: String { name }
+
+  /// Setting 17's value with noise cancelling on; any other value is off (PROTOCOL.md §3.1,
+  /// §12: the SDK's code, not early notes' 1) [sdk-code].
+  public static let noiseCancellingOn: UInt32 = 2
+
+  /// What `value` means, for the settings whose values have a known meaning: setting 17
+  /// `noise-cancelling-on` / `-off`; nil for the others.
+  public func meaning(of value: UInt32) -> String? {
+    guard self == .mode else { return nil }
+    return value == Self.noiseCancellingOn ? "noise-cancelling-on" : "noise-cancelling-off"
+  }
 
   /// The setting called `name` (kebab case), or nil.
   public init?(name: String) {

@@ -61,6 +61,8 @@ actor RequestChannel {
   private let events: AsyncStream<DeviceEvent>.Continuation
   /// The battery level and charging state as last reported, by a reply or on its own.
   nonisolated let battery: Locked<BatteryStatus?> = Locked(nil)
+  /// The CAPABILITY bitmap the device pushed last (PROTOCOL.md §3.1), nil until one came.
+  nonisolated let capability: Locked<CapabilityBitmap?> = Locked(nil)
   /// Decodes frames by the device's portVersion (known after HANDSHAKE).
   private(set) var portVersion: UInt16
   private var active: ActiveRequest?
@@ -506,7 +508,32 @@ actor RequestChannel {
     case .battery(let value):
       battery.withLock { $0 = value }
       events.yield(.battery(value))
+    case .capability(let bitmap):
+      capability.withLock { $0 = bitmap }
+      answerCapability()
     default: events.yield(.unsolicited(opcode: message.frame().opcode.rawValue))
+    }
+  }
+
+  /// The host's answer to a CAPABILITY push, `01 8A 00 FF` (§3.1) [sdk-code]: written
+  /// without response (it gets no reply), in its turn at the gate, so that under Mode B its
+  /// sequence number is sealed and written in order with every other write.
+  private func answerCapability() {
+    Task { await self.writeCapabilityAnswer() }
+  }
+
+  private func writeCapabilityAnswer() async {
+    do {
+      try await enterGate()
+    } catch {
+      return
+    }
+    defer { leaveGate() }
+    let frames = sealed([
+      PhoneMessage.capability(bitmap: CapabilityBitmap.hostAnswer).encoded(portVersion: portVersion)
+    ])
+    for frame in frames {
+      try? await link.write(frame, to: RecorderGATT.writeCharacteristic, type: .withoutResponse)
     }
   }
 

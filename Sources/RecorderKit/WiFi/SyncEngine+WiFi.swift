@@ -1,4 +1,5 @@
 import RecorderConcurrency
+import RecorderCrypto
 import RecorderProtocol
 import RecorderStore
 
@@ -194,7 +195,13 @@ extension DeviceSession {
     var wifi = WiFiTransport.Configuration(
       serial: info.serial, bleToken: configuration.token, audioChannels: info.audioChannels)
     wifi.oggAudio = info.oggAudio
-    wifi.sealing = await channel.cipher.map { WiFiSealing($0.material) }
+    // The Wi-Fi AEAD from the pushed CAPABILITY bitmap's bit 3 (§3.1, §6); without a push,
+    // unknown: the first PDU decides.
+    let bitmap = channel.capability.withLock { $0 }
+    wifi.sealing = await channel.cipher.map {
+      WiFiSealing(
+        $0.material, cipher: bitmap.map { $0.wifiAESGCM ? .aes256GCM : .chaCha20Poly1305 })
+    }
     wifi.recordingInProgress = { [weak self] in
       guard let self else { return nil }
       return try? await BLETransport(session: self).recordingInProgress()
