@@ -76,26 +76,6 @@ extension ProcessTests {
   }
 }
 
-/// Runs `sql` on the database at `path` with the `sqlite3` tool; its stdout.
-@discardableResult
-func sqlite(_ path: String, _ sql: String) throws -> String {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = ["sqlite3", path, sql]
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let data = out.fileHandleForReading.readDataToEndOfFile()
-  let errors = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  guard process.terminationStatus == 0 else {
-    throw HarnessError("sqlite3 \(path) failed: \(String(decoding: errors, as: UTF8.self))")
-  }
-  return String(decoding: data, as: UTF8.self)
-}
-
 /// A `sqlite3` process holding the write lock of a database (`BEGIN IMMEDIATE`) until
 /// ``release()``: another process that wants to write finds it locked.
 ///

@@ -317,13 +317,13 @@ func journalDurableBytes(_ path: String) throws -> [Int64: Int64] {
   try journalColumn(path, "durable_bytes").compactMapValues { Int64($0) }
 }
 
-/// Session id → one column of the journal's `recordings` table.
-func journalColumn(_ path: String, _ column: String) throws -> [Int64: String] {
+/// Runs `sql` on the database at `path` with the `sqlite3` tool (`options` before the path);
+/// its stdout.
+@discardableResult
+func sqlite(_ path: String, _ sql: String, options: [String] = []) throws -> String {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = [
-    "sqlite3", "-readonly", "-separator", "|", path, "SELECT session_id, \(column) FROM recordings",
-  ]
+  process.arguments = ["sqlite3"] + options + [path, sql]
   let out = Pipe()
   let err = Pipe()
   process.standardOutput = out
@@ -335,8 +335,15 @@ func journalColumn(_ path: String, _ column: String) throws -> [Int64: String] {
   guard process.terminationStatus == 0 else {
     throw HarnessError("sqlite3 \(path) failed: \(String(decoding: errors, as: UTF8.self))")
   }
+  return String(decoding: data, as: UTF8.self)
+}
+
+/// Session id → one column of the journal's `recordings` table.
+func journalColumn(_ path: String, _ column: String) throws -> [Int64: String] {
+  let output = try sqlite(
+    path, "SELECT session_id, \(column) FROM recordings", options: ["-readonly", "-separator", "|"])
   var stages: [Int64: String] = [:]
-  for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+  for line in output.split(separator: "\n") {
     let parts = line.split(separator: "|")
     if parts.count == 2, let id = Int64(parts[0]) { stages[id] = String(parts[1]) }
   }
