@@ -115,9 +115,9 @@ struct LiveAudioTests {
   }
 
   /// Waits (real time, bounded) until `condition` holds; the manual clock runs meanwhile.
-  static func waitFor(_ what: String, _ condition: @Sendable () -> Bool) async throws {
+  static func waitFor(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
     for _ in 0..<20_000 {
-      if condition() { return }
+      if await condition() { return }
       try await Task.sleep(for: .milliseconds(1))
     }
     throw WaitTimedOut(what: what)
@@ -236,8 +236,16 @@ struct LiveAudioTests {
     await stream.stopAndWait()
     await consumer.value
     #expect(gathered.failure.current == nil)
-    let trace = await bench.device.wireTrace
-    #expect(trace.contains(.written(PhoneMessage.syncStop.encoded())), "writes: \(trace)")
+    // The stop is with the link when stopAndWait returns; it reaches the device at the
+    // link's next connection event, in virtual time the metronome moves on.
+    let stop = WireEvent.written(PhoneMessage.syncStop.encoded())
+    do {
+      try await Self.waitFor("SYNC_STOP at the device") {
+        await bench.device.wireTrace.contains(stop)
+      }
+    } catch {
+      Issue.record("no SYNC_STOP reached the device; writes: \(await bench.device.wireTrace)")
+    }
     let count = gathered.events.current.count
     // Nothing more arrives, and the device still records.
     try await AnyClock(bench.clock).sleep(for: .seconds(1))
