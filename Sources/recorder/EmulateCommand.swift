@@ -711,6 +711,8 @@ struct EmulateCommand: RecorderCommand {
       // As of the last write (at start, each connection and each DELETE).
       ("connections", .int(Int64(counters.connections))),
       ("dataBytesSent", .int(Int64(counters.dataBytesSent))),
+      // Recording bytes the device's Wi-Fi server sent (its HTTP/WebSocket content).
+      ("wifiContentBytesSent", .int(Int64(counters.wifiContentBytesSent))),
       ("depairs", .int(Int64(counters.depairs))),
       ("depairsClearing", .int(Int64(counters.depairsClearing))),
       ("wifiJoinsRefused", .int(Int64(counters.wifiJoinsRefused))),

@@ -65,8 +65,8 @@ final class RecorderProcess: @unchecked Sendable {
       RecorderTool.executable, "the recorder binary was not found next to the tests")
     stdoutPath = directory.file("\(label).stdout")
     stderrPath = directory.file("\(label).stderr")
-    FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-    FileManager.default.createFile(atPath: stderrPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
     process.executableURL = url
     process.arguments = arguments
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
@@ -241,6 +241,8 @@ struct Manifest {
   /// Connections the device took and data bytes it sent, as of the last write.
   var connections: Int
   var dataBytesSent: Int64
+  /// Recording bytes the device's Wi-Fi server sent, as of the last write.
+  var wifiDataBytes: Int64
   /// DEPAIRs the device took, and those with the clear byte set.
   var depairs: Int
   var depairsClearing: Int
@@ -268,6 +270,7 @@ struct Manifest {
     }
     connections = try #require((object["connections"] as? NSNumber)?.intValue)
     dataBytesSent = try #require((object["dataBytesSent"] as? NSNumber)?.int64Value)
+    wifiDataBytes = try #require((object["wifiContentBytesSent"] as? NSNumber)?.int64Value)
     depairs = (object["depairs"] as? NSNumber)?.intValue ?? 0
     depairsClearing = (object["depairsClearing"] as? NSNumber)?.intValue ?? 0
     wifiJoinsRefused = try #require((object["wifiJoinsRefused"] as? NSNumber)?.intValue)

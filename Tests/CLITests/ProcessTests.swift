@@ -220,51 +220,16 @@ struct ProcessTests {
     let sync =
       ["sync", "--out", out, "--format", "mp3", "--json", "--timeout", "30"] + emulator.device
 
-    var kills = 0
-    var finishedEarly = 0
-    var run = 0
-    while kills < 20 {
-      run += 1
-      // One kill in five lands in start-up (before or during connection and handshake).
-      // The others are timed by the sync's own progress, not by the clock, so the 20
-      // moments spread over transfers, stores, exports and deletes however fast or loaded
-      // the machine is: after 0-5 progress lines past the device's LIST (each line is a
-      // step: a chunk transferred, a file stored, exported or deleted), then 0-150 ms more.
-      let early = Double.random(in: 0...1, using: &random) < 0.2
-      let steps = Int.random(in: 0...5, using: &random)
-      let delay =
-        early
-        ? Double.random(in: 0.02...0.4, using: &random)
-        : Double.random(in: 0...0.15, using: &random)
-      let child = try RecorderProcess(sync, in: directory, label: "kill-\(run)")
-      if !early {
-        waitUntil(timeout: .seconds(30)) {
-          let text = child.stderr
-          guard let list = text.range(of: "device lists") else { return !child.process.isRunning }
-          let after = text[list.upperBound...].filter { $0 == "\n" }.count - 1
-          return after >= steps || !child.process.isRunning
-        }
-      }
-      let exited = waitUntil(timeout: .milliseconds(Int64(delay * 1000))) {
-        !child.process.isRunning
-      }
-      if exited {
-        // The sync finished before its kill moment: everything is done.
-        finishedEarly += 1
-        let status = child.wait(timeout: .seconds(10))
-        #expect(status == 0, "run \(run) failed: \(child.stderr)")
-        break
-      }
-      child.kill()
-      kills += 1
-      let durable = (try? journalDurableBytes(out + "/journal.sqlite"))?.values.reduce(0, +) ?? 0
-      print(
-        "kill \(kills): run \(run), \(early ? "\(Int(delay * 1000)) ms after start" : "\(steps) steps + \(Int(delay * 1000)) ms after LIST"), "
-          + "journal \(durable) bytes durable, \(try emulator.manifest().deletes.count) deleted")
-      try expectNothingDeletedEarly(
-        manifest: emulator.manifest(), expected: manifest, out: out, seed: seed, run: run)
-    }
-    print("kill test: \(kills) kills in \(run) runs (\(finishedEarly) finished before the kill)")
+    // One kill in five lands in start-up (before or during connection and handshake); the
+    // others after 0-5 progress lines past the device's LIST, then 0-150 ms more.
+    let loop = KillLoop(
+      sync: sync, emulator: emulator, expected: manifest, out: out, directory: directory,
+      seed: seed, earlyChance: 0.2)
+    let outcome = try loop.run(kills: 20, label: "kill", random: &random)
+    let (kills, run) = (outcome.kills, outcome.runs)
+    print(
+      "kill test: \(kills) kills in \(run) runs (\(outcome.finishedEarly) finished before the kill)"
+    )
 
     let final = try RecorderProcess.run(sync, in: directory, label: "final", timeout: .seconds(120))
     #expect(final.status == 0, "seed \(seed): final run failed: \(final.stderr)")

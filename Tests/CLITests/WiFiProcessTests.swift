@@ -89,29 +89,11 @@ extension ProcessTests {
         "--hotspot", try emulator.hotspot(), "--wifi-min-backlog", "0",
       ] + emulator.device
 
-    var kills = 0
-    var run = 0
-    while kills < 10 {
-      run += 1
-      let steps = Int.random(in: 0...6, using: &random)
-      let delay = Double.random(in: 0...0.1, using: &random)
-      let child = try RecorderProcess(sync, in: directory, label: "wifi-kill-\(run)")
-      waitUntil(timeout: .seconds(30)) {
-        let text = child.stderr
-        guard let list = text.range(of: "device lists") else { return !child.process.isRunning }
-        return text[list.upperBound...].filter { $0 == "\n" }.count - 1 >= steps
-          || !child.process.isRunning
-      }
-      if waitUntil(timeout: .milliseconds(Int64(delay * 1000)), { !child.process.isRunning }) {
-        #expect(child.wait(timeout: .seconds(10)) == 0, "run \(run) failed: \(child.stderr)")
-        break
-      }
-      child.kill()
-      kills += 1
-      try expectNothingDeletedEarly(
-        manifest: emulator.manifest(), expected: manifest, out: out, seed: seed, run: run)
-    }
-    print("Wi-Fi kill test: \(kills) kills in \(run) runs, seed \(seed)")
+    let loop = KillLoop(
+      sync: sync, emulator: emulator, expected: manifest, out: out, directory: directory,
+      seed: seed, maxSteps: 6, maxDelay: 0.1)
+    let outcome = try loop.run(kills: 10, label: "wifi-kill", random: &random)
+    print("Wi-Fi kill test: \(outcome.kills) kills in \(outcome.runs) runs, seed \(seed)")
 
     let final = try RecorderProcess.run(sync, in: directory, label: "wifi-final")
     #expect(final.status == 0, "seed \(seed): final run failed: \(final.stderr)")
