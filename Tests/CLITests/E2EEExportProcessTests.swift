@@ -21,8 +21,8 @@ struct E2EEExportProcessTests {
     }
     let file = folder.appendingPathComponent("1775395218.e2ee").path
     let key = folder.appendingPathComponent("user.pem").path
-    FileManager.default.createFile(atPath: file, contents: Data(bytes))
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
+    _ = FileManager.default.createFile(
       atPath: key, contents: Data(E2EEFixture.userKeyPEM.utf8),
       attributes: [.posixPermissions: 0o600])
     return (file, key)
@@ -77,7 +77,7 @@ struct E2EEExportProcessTests {
 
     let cut = folder.appendingPathComponent("cut.e2ee").path
     let bytes = try #require(FileManager.default.contents(atPath: file))
-    FileManager.default.createFile(atPath: cut, contents: bytes.prefix(200))
+    _ = FileManager.default.createFile(atPath: cut, contents: bytes.prefix(200))
     let truncated = try RecorderTool.run(
       ["export", cut, "--format", "wav", "--out", out, "--private-key", key])
     #expect(truncated.status == 65, "\(truncated.stderr)")
