@@ -172,6 +172,11 @@ struct EmulateCommand: RecorderCommand {
                               cloud answered one (PROTOCOL.md §8), published otherwise.
       --firmware-image F      Write that image to F too (for `recorder ota --file`).
       --firmware-size N       Its size in bytes (default 65536).
+      --ota-min-frame-interval-ms N
+                              An OTA `03` frame reaching the device sooner than N ms (device
+                              time) after the previous one is lost, as an overrun receive
+                              buffer would lose it (default 0: any rate; the vendor's SDK sends
+                              one every 18 ms but to a Note Pro, PROTOCOL.md §7).
       -h, --help              Show this help.
     """
 
@@ -385,6 +390,12 @@ struct EmulateCommand: RecorderCommand {
       configuration.stereoLayout = .stereoPacket
     }
     configuration.twoStageHandshake = arguments.flag("two-stage-handshake")
+    if let interval = try arguments.option("ota-min-frame-interval-ms", as: Int.self) {
+      guard (0...1000).contains(interval) else {
+        throw UsageError("--ota-min-frame-interval-ms must be 0-1000")
+      }
+      configuration.ota.minimumFrameInterval = .milliseconds(interval)
+    }
     if let meaning = try arguments.choice("depair-clear", ["erases-recordings", "connections"]) {
       configuration.depairClearErasesRecordings = meaning == "erases-recordings"
     }
@@ -721,6 +732,8 @@ struct EmulateCommand: RecorderCommand {
       ("clearHandshakes", .int(Int64(counters.clearHandshakes))),
       // The most data bytes one OTA `03` frame carried (PROTOCOL.md §7: 80, or 160 on 881).
       ("largestFirmwareFrame", .int(Int64(counters.largestFirmwareFrame))),
+      // OTA frames lost for arriving sooner than --ota-min-frame-interval-ms.
+      ("firmwareFramesLost", .int(Int64(counters.firmwareFramesLost))),
       // CAPABILITY (PROTOCOL.md §3.1): bitmaps pushed, `FF` answers, other answers.
       ("capabilityPushes", .int(Int64(counters.capabilityPushes))),
       ("capabilityAnswers", .int(Int64(counters.capabilityAnswers))),

@@ -365,7 +365,7 @@ struct ProcessTests {
     for name in (try? FileManager.default.contentsOfDirectory(atPath: rawDirectory)) ?? []
     where name.hasSuffix(".opus-raw") {
       let id = Int64(name.dropLast(".opus-raw".count)) ?? -1
-      let digest = try sha256(ofFile: rawDirectory + "/" + name)
+      let digest: String = try sha256(ofFile: rawDirectory + "/" + name)
       #expect(
         digest == hashes[id],
         "seed \(seed) run \(run): \(name) under its final name is not the device's bytes")

@@ -35,9 +35,15 @@ struct FirmwareUpdateTests {
       file = try FirmwareFile(path: path, version: "V0096")
     }
 
-    func updater(maximumReconnects: Int = 30) -> FirmwareUpdater {
+    /// An updater of this bench's device. Unpaced by default (as a Note Pro is pushed):
+    /// these tests push hundreds of kilobytes, and a paced frame costs the simulation a jump
+    /// of its clock each (the pacing has its own test).
+    func updater(maximumReconnects: Int = 30, pacing: FirmwareUpdater.FramePacing = .unpaced)
+      -> FirmwareUpdater
+    {
       var configuration = FirmwareUpdater.Configuration()
       configuration.maximumReconnects = maximumReconnects
+      configuration.framePacing = pacing
       return FirmwareUpdater(
         central: bench.central, serial: bench.device.serial,
         sessionConfiguration: bench.configuration(), configuration: configuration)
@@ -84,6 +90,39 @@ struct FirmwareUpdateTests {
         a.phase.rawValue < b.phase.rawValue
           || (a.phase == b.phase && a.fraction <= b.fraction), "\(a) then \(b)")
     }
+  }
+
+  /// PROTOCOL.md §7 [sdk-code]: one 80-byte frame every 18 ms on every model but the Note
+  /// Pro. A device that loses a frame arriving sooner than 12 ms after the one before (an
+  /// overrun receive buffer: the evidence does not say a device has one, the emulator's
+  /// option models it) installs a push paced as the model asks, and not an unpaced one.
+  @Test("frames are paced 18 ms apart on a Note by default; a device that needs it installs")
+  func pacedFrames() async throws {
+    var configuration = DeviceConfiguration(seed: 0x15_0060)
+    configuration.ota.minimumFrameInterval = .milliseconds(12)
+    let ota = try OTABench(size: 4_000, seed: 0x15_0060, configuration: configuration)
+    defer { ota.cleanUp() }
+    let clock = AnyClock(ota.bench.clock)
+    let started = clock.elapsed
+    let result = try await ota.updater(pacing: .model).install(ota.file, to: Self.v96)
+    let took = clock.elapsed - started
+    #expect(result.version == "V0096")
+    await result.session.close()
+    #expect(await ota.bench.device.counters.firmwareFramesLost == 0)
+    // 50 frames of 80 bytes, 49 gaps of at least 18 ms between them.
+    #expect(took >= .milliseconds(18 * 49), "the push took \(took)")
+
+    let unpaced = try OTABench(size: 4_000, seed: 0x15_0061, configuration: configuration)
+    defer { unpaced.cleanUp() }
+    do {
+      let result = try await unpaced.updater(maximumReconnects: 2).install(
+        unpaced.file, to: Self.v96)
+      await result.session.close()
+      Issue.record("an unpaced push installed on a device that loses frames sent too soon")
+    } catch {
+      #expect(await unpaced.bench.device.counters.firmwareFramesLost > 0)
+    }
+    #expect(await unpaced.bench.device.runningFirmware == Self.v95)
   }
 
   @Test("10 seeded link drops during the push: it resumes each time, completes, version confirmed")

@@ -90,6 +90,15 @@ public enum EmulatorTime: Sendable {
     }
   }
 
+  /// A hold on a manual clock that lets time reach `horizon` (a time since the origin) and
+  /// no further; nil for a real clock.
+  func beginWork(_ hold: ClockHold, upTo horizon: Duration) -> ManualClock.WorkToken? {
+    switch self {
+    case .manual(let clock): clock.beginWork(hold, upTo: ManualClock.Instant(offset: horizon))
+    case .real: nil
+    }
+  }
+
   /// A manual clock holds still, named `hold`, while `unread` counts events waiting at a
   /// central (nil for a real clock): the central takes real time and no simulated time to
   /// read and handle them, and a timeout must not be jumped to meanwhile. A central that

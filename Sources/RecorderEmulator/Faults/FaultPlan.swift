@@ -135,6 +135,8 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiJoinsWhileActive = 0
   /// Wi-Fi: recording bytes sent in content PDUs.
   public var wifiContentBytesSent = 0
+  /// OTA `03` frames lost for arriving sooner than ``OTAParameters/minimumFrameInterval``.
+  public var firmwareFramesLost = 0
   /// Wi-Fi: phone messages received, and those that were not a §6 PDU the device knows.
   public var wifiMessagesReceived = 0
   public var wifiMalformedMessages = 0

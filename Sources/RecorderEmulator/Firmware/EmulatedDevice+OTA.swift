@@ -84,6 +84,12 @@ extension EmulatedDevice {
     }
     counterValues.largestFirmwareFrame = max(
       counterValues.largestFirmwareFrame, frame.data.count)
+    defer { otaReceiver?.lastFrameAt = instant }
+    if let last = receiver.lastFrameAt, instant - last < configuration.ota.minimumFrameInterval {
+      // Too soon after the previous frame: lost (the range is re-asked from the bytes held).
+      counterValues.firmwareFramesLost += 1
+      return
+    }
     let offset = Int(frame.offset)
     // Only the next contiguous bytes count; a repeat or a gap is ignored (the range is
     // re-asked from the bytes held).
@@ -109,8 +115,15 @@ extension EmulatedDevice {
   /// write (it takes real time, none simulated, to queue it), so a push is not charged the
   /// time a busy machine makes the phone wait for a thread.
   private func awaitPushedBytes() {
-    if let link = connection { awaitCentralWrite(link.id, .emulatorFirmwarePush) }
+    if let link = connection {
+      awaitCentralWrite(link.id, .emulatorFirmwarePush, horizon: Self.firmwarePushHorizon)
+    }
   }
+
+  /// How far time may move while the device awaits the central's next `03` frame: a central
+  /// that paces its frames (PROTOCOL.md §7: 18 ms) sleeps on the same clock, and a device
+  /// timer further away must not fire while the central has its real time.
+  static let firmwarePushHorizon: Duration = .seconds(1)
 
   func phoneSentFirmware(_ done: FirmwareDone, readyAt: Duration) {
     guard var receiver = otaReceiver, receiver.push.uid == done.uid, !receiver.verifying else {
@@ -167,9 +180,9 @@ extension EmulatedDevice {
     otaTimer?.cancel()
     otaTimer = Task {
       do { try await time.sleep(until: installAt) } catch { return }
-      await self.install(target)
+      self.install(target)
       do { try await time.sleep(until: backAt) } catch { return }
-      await self.restartFinished()
+      self.restartFinished()
     }
   }
 

@@ -15,6 +15,11 @@ public struct OTAParameters: Sendable, Equatable {
   public var restartTime: Duration
   /// FOTA_PUSH is refused (status 11) below this battery level unless charging [project].
   public var minimumBattery: UInt8
+  /// A `03` frame that reaches the device sooner than this after the previous one is lost,
+  /// as a receive buffer the flash cannot drain faster would lose it (zero: none is). The
+  /// vendor's SDK sends one every 18 ms on every model but the Note Pro (PROTOCOL.md §7)
+  /// [sdk-code]; whether a device needs it is not known, so the default takes any rate.
+  public var minimumFrameInterval: Duration = .zero
 
   public init(
     rangeBytes: Int = 128 * 1024, maximumImageBytes: Int = 8 * 1024 * 1024, maximumResends: Int = 3,
@@ -55,6 +60,8 @@ struct OTAReceiver {
   var resends = 0
   /// FOTA_DONE came and the image is being checked: further data is ignored.
   var verifying = false
+  /// When the last `03` frame reached the device (device time).
+  var lastFrameAt: Duration?
 }
 
 /// The fields of FOTA_PUSH the receiver keeps (a resumed push must match them).

@@ -103,9 +103,13 @@ extension EmulatedDevice {
   /// or ``setUpGrace`` of real time, whichever comes first. The central's work in between
   /// (task hops, RSA) takes real time and no simulated time, so a device timer must not be
   /// jumped to meanwhile. A no-op on a real clock or while such a hold is already in force.
-  func awaitCentralWrite(_ id: Int, _ hold: ClockHold) {
+  ///
+  /// With a `horizon`, time may still move up to that much past now meanwhile (and no
+  /// further): for a central that paces its writes by sleeping on the same clock.
+  func awaitCentralWrite(_ id: Int, _ hold: ClockHold, horizon: Duration? = nil) {
     guard let link = connection, link.id == id, link.setUpGrace == nil,
-      let token = time.beginWork(hold)
+      let token = horizon.map({ time.beginWork(hold, upTo: time.now + $0) })
+        ?? time.beginWork(hold)
     else { return }
     connection?.setUpGrace = token
     Task {

@@ -43,6 +43,9 @@ public final class ManualClock: Clock, Sendable {
     var probeNames: [Int: String] = [:]
     var held: [String: Int] = [:]
     var nextProbe = 0
+    /// Holds that keep time from passing an instant (``beginWork(_:upTo:)``), by token.
+    var horizons: [UInt64: (hold: ClockHold, instant: Instant)] = [:]
+    var nextHorizon: UInt64 = 0
   }
 
   private let state = Locked(State())
@@ -157,6 +160,28 @@ public final class ManualClock: Clock, Sendable {
     return WorkToken(clock: self, hold: hold)
   }
 
+  /// Holds time from passing `horizon` until the returned token is ended: the auto-advance
+  /// may still jump to sleepers due at or before it, never beyond. For a wait on a peer that
+  /// may itself be sleeping on this clock (pacing its writes) while a far timer of the
+  /// simulation must not fire before the peer had its real time. `hold` names it in
+  /// ``activeHolds``.
+  public func beginWork(_ hold: ClockHold, upTo horizon: Instant) -> WorkToken {
+    let key = state.withLock { state -> UInt64 in
+      state.nextHorizon += 1
+      state.horizons[state.nextHorizon] = (hold, horizon)
+      state.activity &+= 1
+      return state.nextHorizon
+    }
+    return WorkToken(clock: self, hold: hold, horizon: key)
+  }
+
+  fileprivate func endHorizon(_ key: UInt64) {
+    state.withLock {
+      $0.horizons[key] = nil
+      $0.activity &+= 1
+    }
+  }
+
   fileprivate func endWork(_ hold: ClockHold) {
     state.withLock {
       $0.busy -= 1
@@ -173,6 +198,7 @@ public final class ManualClock: Clock, Sendable {
     state.withLock { state in
       var all = state.held
       for name in state.probeNames.values { all[name, default: 0] += 1 }
+      for entry in state.horizons.values { all[entry.hold.name, default: 0] += 1 }
       return all
     }
   }
@@ -181,7 +207,16 @@ public final class ManualClock: Clock, Sendable {
   /// answers true.
   public var isHeld: Bool {
     let (busy, probes) = state.withLock { ($0.busy, Array($0.probes.values)) }
-    return busy > 0 || probes.contains { $0() }
+    return busy > 0 || !horizonsHolding.isEmpty || probes.contains { $0() }
+  }
+
+  /// The names of the horizon holds the earliest sleeper lies beyond (those that hold
+  /// the next jump).
+  private var horizonsHolding: Set<String> {
+    state.withLock { state in
+      guard let next = state.sleepers.map(\.deadline).min() else { return [] }
+      return Set(state.horizons.values.filter { next > $0.instant }.map(\.hold.name))
+    }
   }
 
   /// The names of what holds the clock still now: work tokens held, and busy probes that
@@ -193,24 +228,32 @@ public final class ManualClock: Clock, Sendable {
         state.probes.map { key, probe in (state.probeNames[key] ?? "probe", probe) }
       )
     }
-    return held.union(probes.filter { $0.1() }.map(\.0))
+    return held.union(probes.filter { $0.1() }.map(\.0)).union(horizonsHolding)
   }
 
   /// A hold on the clock; ``end()`` releases it (ending twice is harmless).
   public final class WorkToken: Sendable {
     private let clock: ManualClock
     private let hold: ClockHold
+    /// The key of a horizon hold; nil for a hold of all time.
+    private let horizon: UInt64?
     private let ended = Locked(false)
-    init(clock: ManualClock, hold: ClockHold) {
+    init(clock: ManualClock, hold: ClockHold, horizon: UInt64? = nil) {
       self.clock = clock
       self.hold = hold
+      self.horizon = horizon
     }
     public func end() {
       let first = ended.withLock { ended -> Bool in
         defer { ended = true }
         return !ended
       }
-      if first { clock.endWork(hold) }
+      guard first else { return }
+      if let horizon {
+        clock.endHorizon(horizon)
+      } else {
+        clock.endWork(hold)
+      }
     }
     deinit { end() }
   }
@@ -236,10 +279,18 @@ public final class ManualClock: Clock, Sendable {
       while !Task.isCancelled {
         do { try await Task.sleep(for: pollInterval) } catch { return }
         guard let self else { return }
-        let (activity, busy, hasSleepers, probes) = self.state.withLock {
-          ($0.activity, $0.busy + $0.woken.count, !$0.sleepers.isEmpty, Array($0.probes.values))
+        let (activity, busy, next, horizon, probes) = self.state.withLock {
+          (
+            $0.activity, $0.busy + $0.woken.count, $0.sleepers.map(\.deadline).min(),
+            $0.horizons.values.map(\.instant).min(), Array($0.probes.values)
+          )
         }
-        if activity != lastSeen || busy > 0 || !hasSleepers || probes.contains(where: { $0() }) {
+        // A horizon hold keeps the next jump from passing it (it holds like any hold once
+        // the earliest sleeper lies beyond).
+        let beyondHorizon = next.map { next in horizon.map { next > $0 } ?? false } ?? false
+        if activity != lastSeen || busy > 0 || next == nil || beyondHorizon
+          || probes.contains(where: { $0() })
+        {
           lastSeen = activity
           quiet = 0
           continue

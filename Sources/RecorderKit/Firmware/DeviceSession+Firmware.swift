@@ -24,14 +24,30 @@ extension DeviceSession {
     return await channel.link.maximumWriteLength(for: .withoutResponse) - sealing
   }
 
-  /// One push attempt (see `RequestChannel/pushFirmware(_:image:frameData:silence:sent:)`).
+  /// The spacing of `03` frames `pacing` asks for on this device: for
+  /// ``FirmwareUpdater/FramePacing/model``, one every 18 ms on every model but the Note Pro
+  /// (PROTOCOL.md §7) [sdk-code]; nil: as fast as the link takes them.
+  func firmwareFrameInterval(_ pacing: FirmwareUpdater.FramePacing) -> Duration? {
+    switch pacing {
+    case .unpaced: return nil
+    case .every(let interval): return interval > .zero ? interval : nil
+    case .model:
+      let known = info
+      let model = known.model ?? UInt16(known.serial.prefix(3)).flatMap(RecorderModel.init)
+      return OTADataFrame.interval(for: model)
+    }
+  }
+
+  /// One push attempt (see
+  /// `RequestChannel/pushFirmware(_:image:frameData:interval:silence:sent:event:)`).
   func pushFirmware(
-    _ push: FirmwarePush, image: [UInt8], frameData: Int, silence: Duration,
-    sent: @escaping @Sendable (Int) -> Void,
+    _ push: FirmwarePush, image: [UInt8], frameData: Int, interval: Duration?,
+    silence: Duration, sent: @escaping @Sendable (Int) -> Void,
     event: @escaping @Sendable (FirmwareDeviceEvent) -> Void = { _ in }
   ) async throws(DeviceError) -> FirmwarePushEnd {
     try await channel.pushFirmware(
-      push, image: image, frameData: frameData, silence: silence, sent: sent, event: event)
+      push, image: image, frameData: frameData, interval: interval, silence: silence,
+      sent: sent, event: event)
   }
 }
 
@@ -47,5 +63,14 @@ extension OTADataFrame {
   /// The data bytes per frame `model` takes; a model not known yet takes the smaller size.
   static func dataLength(for model: RecorderModel?) -> Int {
     model == .notePro ? noteProDataLength : slowDataLength
+  }
+
+  /// The vendor's spacing of frames on every model but the Note Pro (§7) [sdk-code].
+  static let pacedInterval: Duration = .milliseconds(18)
+
+  /// The spacing of frames for `model`: 18 ms, or nil (unpaced) on a Note Pro, whose
+  /// pushes the evidence shows unpaced; a model not known yet is paced.
+  static func interval(for model: RecorderModel?) -> Duration? {
+    model == .notePro ? nil : pacedInterval
   }
 }

@@ -48,8 +48,22 @@ public actor FirmwareUpdater {
     /// ``FirmwareUpdateError/downgradeRefused(current:offered:)``. The device's own version
     /// is never installed again either way.
     public var allowDowngrade = false
+    /// How the image's `03` frames are spaced (PROTOCOL.md §7).
+    public var framePacing: FramePacing = .model
 
     public init() {}
+  }
+
+  /// How a push spaces its `03` frames.
+  public enum FramePacing: Sendable, Equatable {
+    /// As the vendor's SDK does (PROTOCOL.md §7): one frame every 18 ms on every model but
+    /// the Note Pro, whose frames go as fast as the link takes them.
+    case model
+    /// Every frame as fast as the link takes it.
+    case unpaced
+    /// One frame per interval (measured on the configuration's clock, from one frame's
+    /// hand-over to the link to the next).
+    case every(Duration)
   }
 
   /// What a finished update leaves.
@@ -181,7 +195,9 @@ public actor FirmwareUpdater {
       let outcome: FirmwarePushEnd
       do {
         outcome = try await session.pushFirmware(
-          push, image: image, frameData: frameData, silence: configuration.silenceTimeout,
+          push, image: image, frameData: frameData,
+          interval: await session.firmwareFrameInterval(configuration.framePacing),
+          silence: configuration.silenceTimeout,
           sent: { [weak self] offset in
             pushed.withLock { $0 = offset }
             self?.report(

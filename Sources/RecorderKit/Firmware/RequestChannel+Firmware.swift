@@ -18,16 +18,21 @@ extension RequestChannel {
   /// event and never runs dry while the phone encodes the next frames.
   static let firmwareBatchFrames = 1024
 
-  /// Pushes `image` as the device asks for it. `sent` gets the image offset reached after
+  /// Frames between two progress reports of a paced push.
+  static let pacedProgressFrames = 64
+
+  /// Pushes `image` as the device asks for it, one frame per `interval` when one is given
+  /// (else as fast as the link takes them). `sent` gets the image offset reached after
   /// each batch of frames. `silence` bounds every wait for the device (a PACK_REQ, the
-  /// result).
+  /// result); while this side is still sending what the device asked for, the device is
+  /// not silent but waiting, so each frame sent restarts that wait.
   ///
   /// - Throws: ``DeviceError/disconnected(_:)`` (the caller reconnects and pushes again: the
   ///   device resumes from the bytes it holds), ``DeviceError/timeout(operation:)``,
   ///   ``DeviceError/cancelled``.
   func pushFirmware(
-    _ push: FirmwarePush, image: [UInt8], frameData: Int, silence: Duration,
-    sent: @escaping @Sendable (Int) -> Void,
+    _ push: FirmwarePush, image: [UInt8], frameData: Int, interval: Duration?,
+    silence: Duration, sent: @escaping @Sendable (Int) -> Void,
     event: @escaping @Sendable (FirmwareDeviceEvent) -> Void = { _ in }
   ) async throws(DeviceError) -> FirmwarePushEnd {
     try await enterGate()
@@ -68,7 +73,8 @@ extension RequestChannel {
           .packRequested(
             start: start, end: min(Int(request.end ?? UInt32(image.count)), image.count)))
         do throws(DeviceError) {
-          try await sendRange(request, of: image, uid: uid, frameData: frameData, sent: sent)
+          try await sendRange(
+            request, of: image, uid: uid, frameData: frameData, interval: interval, sent: sent)
         } catch {
           failure = error
           return true
@@ -88,12 +94,17 @@ extension RequestChannel {
 
   /// `03` frames over `[start, end)` of the PACK_REQ, then FOTA_DONE when they reach the end.
   private func sendRange(
-    _ request: PackRequest, of image: [UInt8], uid: UInt32, frameData: Int,
+    _ request: PackRequest, of image: [UInt8], uid: UInt32, frameData: Int, interval: Duration?,
     sent: @Sendable (Int) -> Void
   ) async throws(DeviceError) {
     let start = min(Int(request.start), image.count)
     let end = min(Int(request.end ?? UInt32(image.count)), image.count)
     var offset = start
+    if let interval {
+      try await sendPaced(
+        image, from: start, to: end, frameData: frameData, interval: interval, sent: sent)
+      offset = end
+    }
     while offset < end {
       var frames: [[UInt8]] = []
       while offset < end, frames.count < Self.firmwareBatchFrames {
@@ -120,6 +131,39 @@ extension RequestChannel {
       }
     } catch {
       throw .disconnected(Self.disconnectReason(error))
+    }
+  }
+
+  /// `03` frames over `[start, end)`, each handed to the link `interval` after the one
+  /// before (the vendor's pacing, §7).
+  private func sendPaced(
+    _ image: [UInt8], from start: Int, to end: Int, frameData: Int, interval: Duration,
+    sent: @Sendable (Int) -> Void
+  ) async throws(DeviceError) {
+    var offset = start
+    var frames = 0
+    var lastWrite: Duration?
+    while offset < end {
+      if let lastWrite {
+        let wait = interval - (clock.elapsed - lastWrite)
+        if wait > .zero {
+          do { try await clock.sleep(for: wait) } catch { throw .cancelled }
+        }
+      }
+      if Task.isCancelled { throw .cancelled }
+      let next = min(end, offset + frameData)
+      let frame = Frame.ota(OTADataFrame(offset: UInt32(offset), data: Array(image[offset..<next])))
+        .encoded(portVersion: portVersion)
+      lastWrite = clock.elapsed
+      do {
+        try await link.writeWithoutResponse(sealed([frame]), to: RecorderGATT.writeCharacteristic)
+      } catch {
+        throw .disconnected(Self.disconnectReason(error))
+      }
+      noteOutgoing()
+      offset = next
+      frames += 1
+      if frames % Self.pacedProgressFrames == 0 || offset == end { sent(offset) }
     }
   }
 

@@ -56,7 +56,7 @@ actor RequestChannel {
   static let backlogLimit = 64
 
   let link: any PeripheralLink
-  private let clock: AnyClock
+  let clock: AnyClock
   private let replyTimeout: Duration
   private let events: AsyncStream<DeviceEvent>.Continuation
   /// The battery level and charging state as last reported, by a reply or on its own.
@@ -399,6 +399,12 @@ actor RequestChannel {
     } else {
       gateWaiters.removeFirst().continuation.resume(returning: true)
     }
+  }
+
+  /// Counts the request in flight's silence from now: this side just sent what the device
+  /// asked for (a paced firmware frame), so the device is waiting, not silent.
+  func noteOutgoing() {
+    active?.lastDelivery = clock.elapsed
   }
 
   /// Counts the request's silence from now (its frames are with the link).
