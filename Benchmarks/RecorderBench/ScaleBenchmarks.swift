@@ -183,13 +183,13 @@ enum JournalReplay {
     // end goes straight to `store`.
     let checkpoints = Int((size - 1) / (256 * 1024))
     for checkpoint in 0..<checkpoints {
-      try journal.write { tx in
+      _ = try journal.write { tx in
         try tx.update(serial: serial, sessionId: sessionId) {
           $0.durableBytes = Int64(checkpoint + 1) * 256 * 1024
         }
       }
     }
-    try journal.write { tx in
+    _ = try journal.write { tx in
       try tx.update(serial: serial, sessionId: sessionId) {
         $0.stage = .stored
         $0.durableBytes = size
@@ -199,7 +199,7 @@ enum JournalReplay {
       }
     }
     if exported {
-      try journal.write { tx in
+      _ = try journal.write { tx in
         try tx.update(serial: serial, sessionId: sessionId) {
           $0.stage = .exported
           $0.exportPath = "/state/exports/\(serial)-\(sessionId).mp3"
@@ -207,7 +207,7 @@ enum JournalReplay {
         }
       }
     }
-    try journal.write { tx in
+    _ = try journal.write { tx in
       try tx.update(serial: serial, sessionId: sessionId) { $0.stage = .deletedFromDevice }
     }
     return checkpoints + (exported ? 4 : 3)

@@ -70,6 +70,35 @@ struct ManualClockTests {
     }
   }
 
+  /// A horizon hold lets the auto-advance reach sleepers due at or before its horizon (a
+  /// peer pacing itself on the clock) and holds it before any later one (a far timer).
+  @Test func horizonHoldsLetTimeReachTheHorizonOnly() async throws {
+    try await withTimeout {
+      let clock = ManualClock()
+      let token = clock.beginWork(ClockHold("peer's turn"), upTo: .init(offset: .seconds(1)))
+      let far = Task { try await clock.sleep(for: .seconds(60)) }
+      await sleepers(clock, 1)
+      #expect(clock.autoAdvanceTarget == nil)
+      #expect(clock.isHeld)
+      #expect(clock.activeHolds == ["peer's turn": 1])
+      let near = Task { try await clock.sleep(for: .milliseconds(300)) }
+      await sleepers(clock, 2)
+      #expect(clock.autoAdvanceTarget == .init(offset: .milliseconds(300)))
+      // The driver moves time through the peer's paced sleeps, up to the horizon.
+      clock.startAutoAdvance(quietChecks: 2)
+      defer { clock.stopAutoAdvance() }
+      try await near.value
+      for _ in 0..<2 { try await clock.sleep(for: .milliseconds(300)) }
+      #expect(clock.elapsed == .milliseconds(900))
+      #expect(clock.autoAdvanceTarget == nil)
+      token.end()
+      #expect(clock.autoAdvanceTarget == .init(offset: .seconds(60)))
+      try await far.value
+      #expect(clock.elapsed == .seconds(60))
+      #expect(clock.activeHolds.isEmpty)
+    }
+  }
+
   /// Issue 11: every hold is named; ``ManualClock/activeHolds`` says which are in force.
   @Test func holdsAreNamedAndReleased() {
     let manual = ManualClock()

@@ -46,7 +46,7 @@ struct FolderLockTests {
       try FolderLock.acquire(root: root)
     }
     // Replaced by another file: refused too.
-    FileManager.default.createFile(atPath: first.path, contents: Data("x".utf8))
+    _ = FileManager.default.createFile(atPath: first.path, contents: Data("x".utf8))
     #expect(throws: FolderLockError.held(lockPath: first.path)) {
       try FolderLock.acquire(root: root)
     }
@@ -92,7 +92,7 @@ struct FolderLockTests {
       try FolderLock.acquire(root: missing)
     }
     let target = root + "/elsewhere"
-    FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
+    _ = FileManager.default.createFile(atPath: target, contents: Data("keep".utf8))
     try FileManager.default.createSymbolicLink(
       atPath: root + "/sync.lock", withDestinationPath: target)
     do {

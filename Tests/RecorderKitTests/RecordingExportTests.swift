@@ -42,7 +42,7 @@ struct RecordingExportTests {
     // What a crashed export left there (a decrypted scratch, say) is swept first.
     try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
     let stale = other + "/.partial-\(bench.device.serial)-\(id).wav.plain"
-    FileManager.default.createFile(atPath: stale, contents: Data([1, 2, 3]))
+    _ = FileManager.default.createFile(atPath: stale, contents: Data([1, 2, 3]))
     let wav = try await workspace.exportRecording(
       .init(sessionId: id, format: .wav, directory: other), over: ble, clock: bench.sessionClock)
     #expect(wav.path == other + "/\(bench.device.serial)-\(id).wav")

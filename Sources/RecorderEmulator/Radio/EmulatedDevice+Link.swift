@@ -362,7 +362,7 @@ extension EmulatedDevice {
       connection?.pumpWaiter = waiter
       Task {
         await events.waitForRoom(below: limit)
-        await self.resumePumpWaiter(id)
+        self.resumePumpWaiter(id)
       }
     }
   }

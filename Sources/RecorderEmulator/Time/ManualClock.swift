@@ -210,6 +210,22 @@ public final class ManualClock: Clock, Sendable {
     return busy > 0 || !horizonsHolding.isEmpty || probes.contains { $0() }
   }
 
+  /// Where the auto-advance would move time once the system is quiet: the earliest
+  /// sleeper's deadline; nil when nobody sleeps or a hold keeps time still (a work token,
+  /// a busy probe, a woken sleeper not yet run, or a horizon hold the deadline lies beyond).
+  public var autoAdvanceTarget: Instant? {
+    let (busy, next, horizon, probes) = state.withLock {
+      (
+        $0.busy + $0.woken.count, $0.sleepers.map(\.deadline).min(),
+        $0.horizons.values.map(\.instant).min(), Array($0.probes.values)
+      )
+    }
+    guard busy == 0, let next, horizon.map({ next <= $0 }) ?? true,
+      !probes.contains(where: { $0() })
+    else { return nil }
+    return next
+  }
+
   /// The names of the horizon holds the earliest sleeper lies beyond (those that hold
   /// the next jump).
   private var horizonsHolding: Set<String> {
@@ -279,18 +295,8 @@ public final class ManualClock: Clock, Sendable {
       while !Task.isCancelled {
         do { try await Task.sleep(for: pollInterval) } catch { return }
         guard let self else { return }
-        let (activity, busy, next, horizon, probes) = self.state.withLock {
-          (
-            $0.activity, $0.busy + $0.woken.count, $0.sleepers.map(\.deadline).min(),
-            $0.horizons.values.map(\.instant).min(), Array($0.probes.values)
-          )
-        }
-        // A horizon hold keeps the next jump from passing it (it holds like any hold once
-        // the earliest sleeper lies beyond).
-        let beyondHorizon = next.map { next in horizon.map { next > $0 } ?? false } ?? false
-        if activity != lastSeen || busy > 0 || next == nil || beyondHorizon
-          || probes.contains(where: { $0() })
-        {
+        let activity = self.state.withLock { $0.activity }
+        if activity != lastSeen || self.autoAdvanceTarget == nil {
           lastSeen = activity
           quiet = 0
           continue
