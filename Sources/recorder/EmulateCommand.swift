@@ -114,6 +114,8 @@ struct EmulateCommand: RecorderCommand {
       --hotspot-startup S     Seconds (real time) the hotspot needs after WIFI_OPEN before a
                               join succeeds; joins meanwhile get "not ready yet" (default 3).
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
+      --depair-keeps-address  The device keeps its address after DEPAIR (default: a new one
+                              once the link ends, PROTOCOL.md §4; the vendor rescans by serial).
       --recording-state N     GET_STATE's state while recording: 4099 (default, the vendor
                               SDK's code, PROTOCOL.md §3.1) or this project's earlier 2.
     \(modelOptionsHelp)
@@ -390,6 +392,7 @@ struct EmulateCommand: RecorderCommand {
       configuration.stereoLayout = .stereoPacket
     }
     configuration.twoStageHandshake = arguments.flag("two-stage-handshake")
+    configuration.depairChangesAddress = !arguments.flag("depair-keeps-address")
     if let interval = try arguments.option("ota-min-frame-interval-ms", as: Int.self) {
       guard (0...1000).contains(interval) else {
         throw UsageError("--ota-min-frame-interval-ms must be 0-1000")

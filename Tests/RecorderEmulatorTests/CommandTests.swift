@@ -104,6 +104,36 @@ struct CommandTests {
     #expect(counters.ignoredRequests == 1)
   }
 
+  /// PROTOCOL.md §4 [sdk-code]: DEPAIR changes the device's address (the vendor rescans by
+  /// serial after it). Once the link that sent it ends, the old address takes no connection
+  /// and the device is heard under a new one; with the option off it keeps its address.
+  @Test(arguments: [true, false])
+  func depairChangesTheAddress(_ changes: Bool) async throws {
+    var configuration = DeviceConfiguration(seed: 0x43_05)
+    configuration.depairChangesAddress = changes
+    let bench = try TestBench(configuration: configuration)
+    defer { bench.cleanUp() }
+    let before = await bench.device.peripheralID
+    let phone = try await bench.authenticatedPhone()
+    #expect(try await phone.request(.depair(clearFiles: 0)) == .depair(status: 0))
+    // Still the same address while the link is up.
+    #expect(await bench.device.peripheralID == before)
+    await phone.link.disconnect()
+    let heard = try #require(await bench.firstAdvertisement())
+    #expect((heard.peripheral != before) == changes, "heard \(heard.peripheral), was \(before)")
+    #expect((await bench.device.peripheralID != before) == changes)
+    if changes {
+      // Time passes for the connect's timeout (the bench holds it otherwise).
+      let stale = await bench.letTimePass {
+        try? await bench.central.connect(before, timeout: .seconds(1))
+      }
+      #expect(stale == nil, "the old address took a connection")
+      await stale?.disconnect()
+    }
+    let again = try await bench.authenticatedPhone()
+    await again.link.disconnect()
+  }
+
   @Test func batteryWithChargingAndTheOneByteForm() async throws {
     let bench = try TestBench(
       configuration: DeviceConfiguration(batteryLevel: 64, charging: true))

@@ -47,6 +47,9 @@ public struct DeviceConfiguration: Sendable {
   /// vendor's reference calls `depair(clear: true)` "clear all connections"): erase every
   /// recording (the default, the worst reading) or forget every connection (pairings only).
   public var depairClearErasesRecordings = true
+  /// DEPAIR gives the device a new address once the link that sent it ends (PROTOCOL.md §4
+  /// [sdk-code]: the vendor's recovery rescans by serial after it); off, it keeps its address.
+  public var depairChangesAddress = true
   /// With ``twoStageHandshake``: the second stage's `devToken` must be these 8 bytes (what the
   /// real device checks there is unknown); nil takes any.
   public var secondStageDeviceToken: [UInt8]?

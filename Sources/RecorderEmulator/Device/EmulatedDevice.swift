@@ -67,6 +67,10 @@ public actor EmulatedDevice {
   var bootCount = 0
   var address: PeripheralID
   var pastAddresses: Set<PeripheralID> = []
+  /// A DEPAIR was taken: the address changes when its link ends.
+  var addressChangeOwed = false
+  /// Addresses taken after a DEPAIR so far.
+  var depairAddressChanges = 0
   var inRange = true { didSet { publishBeacon() } }
   var advertisingObservers = AdvertisementObservers()
   var nextObserverID = 0
@@ -283,8 +287,10 @@ public actor EmulatedDevice {
 
   var portVersion: UInt16 { configuration.portVersion }
 
+  /// The address of boot `boot` (negative: the one taken after DEPAIR number `-boot`).
   static func makeAddress(seed: UInt64, boot: Int) -> PeripheralID {
-    var random = SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D &+ UInt64(boot))
+    var random = SplitMix64(
+      seed: seed &* 0x2545_F491_4F6C_DD1D &+ UInt64(truncatingIfNeeded: boot))
     var bytes = (0..<6).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     bytes[0] |= 0xC0  // random static address: top two bits set
     let text = bytes.map { byte in

@@ -139,6 +139,7 @@ extension EmulatedDevice {
       }
       // A Mode B device forgets its owner (PROTOCOL.md §4's recovery ends with this DEPAIR).
       if speaksModeB { awaitingNewOwner = true }
+      if configuration.depairChangesAddress { addressChangeOwed = true }
       reply(.depair(status: 0), readyAt: readyAt)
     case .storage: reply(.storage(storageInfo()), readyAt: readyAt)
     case .settings(let request):

@@ -169,6 +169,13 @@ extension EmulatedDevice {
     link.wake.finish()
     link.busyToken?.end()
     link.pumpWaiter?.resume()
+    if addressChangeOwed {
+      // DEPAIR's new identity (PROTOCOL.md §4): heard under a new address from now on.
+      addressChangeOwed = false
+      depairAddressChanges += 1
+      pastAddresses.insert(address)
+      address = Self.makeAddress(seed: configuration.seed, boot: -depairAddressChanges)
+    }
     publishAdvertisement()
   }
 
