@@ -368,23 +368,29 @@
         == nil
     }
 
-    /// Waits up to ``Options/restartGrace`` for NetworkManager to own its name again.
+    /// Waits up to ``Options/restartGrace`` for NetworkManager to own its name again and to
+    /// have finished starting (its manager's `Startup` reads false: its connections are
+    /// loaded, so ours can be found by UUID).
     private func waitForOwner(bus: BusConnection, inbox: NetworkManagerSignalInbox) async -> Bool {
-      if await nameHasOwner(bus) { return true }
       let deadline = clock.elapsed + options.restartGrace
-      while clock.elapsed < deadline {
-        guard let event = await inbox.next(within: deadline - clock.elapsed, on: clock) else {
-          break
-        }
-        guard case .signal(let signal) = event else { return false }
-        if signal.member == "NameOwnerChanged",
-          let change = NM.ownerChange(signal.arguments, of: NM.service), !change.new.isEmpty
+      while true {
+        if await nameHasOwner(bus),
+          case .success(let value) = await property(bus, NM.managerPath, NM.manager, "Startup"),
+          value.boolValue == false
         {
           return true
         }
+        let left = deadline - clock.elapsed
+        guard left > .zero else { return false }
+        // Woken by its signals as it comes up, else polled again shortly.
+        let event = await inbox.next(within: min(left, Self.startupPoll), on: clock)
+        if case .busClosed? = event { return false }
+        if event == nil, Task.isCancelled { return false }
       }
-      return await nameHasOwner(bus)
     }
+
+    /// How often a NetworkManager coming back is asked whether it has finished starting.
+    private static let startupPoll: Duration = .milliseconds(200)
 
     /// Deactivates `active` and deletes our connection (`connection`, else found by `uuid`).
     /// nil when nothing of ours is left.

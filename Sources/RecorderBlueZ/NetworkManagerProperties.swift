@@ -140,8 +140,9 @@
     }
 
     /// `NameOwnerChanged (s name, s old, s new)` for `name`: the new owner ("" when gone).
-    static func ownerChange(_ arguments: [DBusValue], of name: String) -> (old: String, new: String)?
-    {
+    static func ownerChange(_ arguments: [DBusValue], of name: String) -> (
+      old: String, new: String
+    )? {
       guard arguments.count == 3, case .string(let changed) = arguments[0], changed == name,
         case .string(let old) = arguments[1], case .string(let new) = arguments[2]
       else { return nil }

@@ -25,7 +25,8 @@
 
     /// Queues `event` (bus thread), or hands it to the waiting reader.
     func deliver(_ event: NetworkManagerEvent) {
-      let handoff = state.withLock { state -> (CheckedContinuation<NetworkManagerEvent?, Never>, Task<Void, Never>?)? in
+      let handoff = state.withLock {
+        state -> (CheckedContinuation<NetworkManagerEvent?, Never>, Task<Void, Never>?)? in
         guard let waiter = state.waiter else {
           state.queue.append(event)
           return nil
@@ -46,7 +47,8 @@
       }
       guard timeout > .zero, !Task.isCancelled else { return nil }
       return await withTaskCancellationHandler {
-        await withCheckedContinuation { (continuation: CheckedContinuation<NetworkManagerEvent?, Never>) in
+        await withCheckedContinuation {
+          (continuation: CheckedContinuation<NetworkManagerEvent?, Never>) in
           let generation = state.withLock { state -> Int? in
             if !state.queue.isEmpty { return nil }
             state.generation += 1

@@ -28,6 +28,8 @@ plus the radio it does not model, keeping NetworkManager's rules:
 - `user_connection` (default true): a pre-existing user connection "Home wired" on an
   ethernet device eth0, active, which nothing of ours may touch.
 - `wifi` (default true): the Wi-Fi device wlan0 exists.
+- `scanned_at_start` (default false): the access points on air are listed at start-up, as
+  after NetworkManager's own start-up scan.
 
 Run: python3 -m dbusmock --system --template recorder_nm.py -p JSON. Controls on
 org.freedesktop.DBus.Mock at /org/freedesktop: RaiseHotspot(ssid, psk),
@@ -46,6 +48,7 @@ from gi.repository import GLib
 
 import dbusmock
 from dbusmock import MOCK_IFACE
+from dbusmock.mockobject import objects
 from dbusmock.templates import networkmanager as nm
 # The template's controls and Settings methods (on the main object's class), as they are.
 from dbusmock.templates.networkmanager import (  # noqa: F401 pylint: disable=unused-import
@@ -98,6 +101,7 @@ def settings_obj():
 
 def load(mock, parameters):
     nm.load(mock, parameters)
+    RADIO['main'] = mock
     RADIO['hold'] = bool(parameters.get('hold_activating', False))
     RADIO['state_file'] = str(parameters.get('state_file', ''))
     for hotspot in parameters.get('hotspots', []):
@@ -114,7 +118,9 @@ def load(mock, parameters):
         mock.AddWiFiDevice('wlan0', 'wlan0', DEV_DISCONNECTED)
         dev = dbusmock.get_object(WLAN)
         dev.nm_scan = request_scan
-        dev.AddMethod(WIRELESS_IFACE, 'RequestScan', 'a{sv}', '', 'self.nm_scan()')
+        dev.AddMethod(WIRELESS_IFACE, 'RequestScan', 'a{sv}', '', 'self.nm_scan(self)')
+        if parameters.get('scanned_at_start', False):
+            finish_scan(dev)
 
     restored = restore_state(mock)
     if parameters.get('user_connection', True):
@@ -177,7 +183,7 @@ def finish_scan(dev):
         if ssid.encode('utf-8') in seen:
             continue
         name = 'ap%d' % (len(dev.access_points) + index)
-        manager_main = dbusmock.get_object(MAIN_OBJ)
+        manager_main = RADIO['main']
         # WPA2-PSK, CCMP: NM_802_11_AP_SEC_KEY_MGMT_PSK | PAIR_CCMP | GROUP_CCMP.
         manager_main.AddAccessPoint(WLAN, name, ssid, '02:00:00:00:00:%02x' % (index + 1),
                                     2, 2437, 54000, 80, 0x188)
@@ -278,7 +284,7 @@ def end_activation(ac_path, reason, device_state, device_reason):
 
 
 def associate(ac_path, device, ssid, psk):
-    if ac_path not in dbusmock.objects:
+    if ac_path not in objects:
         return False
     if RADIO['hold']:
         log('ACTIVATING ' + ac_path)
