@@ -79,6 +79,9 @@
     public let options: Options
     private let clock: AnyClock
     private let bus = Locked<BusConnection?>(nil)
+    /// The signal queues of the joins and leaves in progress: each gets every signal, and
+    /// ``NetworkManagerEvent/busClosed`` when the connection ends.
+    private let inboxes = Locked<[ObjectIdentifier: NetworkManagerSignalInbox]>([:])
     private typealias NM = NetworkManagerProperties
 
     /// A client for `options`, every wait on `clock`. Does no I/O until the first call.
@@ -112,10 +115,8 @@
     ///   ``NetworkManagerError/stopped(ssid:cleanedUp:)`` says so).
     public func join(ssid: String, password: String) async throws(NetworkManagerError) -> Joined {
       let bus = try await connection()
-      let inbox = NetworkManagerSignalInbox()
-      let subscription = bus.subscribe { signal in inbox.deliver(.signal(signal)) }
-      bus.onClose { inbox.deliver(.busClosed) }
-      defer { bus.unsubscribe(subscription) }
+      let inbox = listen(on: bus)
+      defer { stopListening(inbox) }
       guard await nameHasOwner(bus) else { throw .notRunning }
       let (device, interface) = try await wifiDevice(bus)
       let accessPoint = try await waitForAccessPoint(ssid, on: device, bus: bus, inbox: inbox)
@@ -166,10 +167,8 @@
     public func leave(_ joined: Joined) async -> NetworkManagerError? {
       let bus: BusConnection
       do { bus = try await connection() } catch { return error }
-      let inbox = NetworkManagerSignalInbox()
-      let subscription = bus.subscribe { signal in inbox.deliver(.signal(signal)) }
-      bus.onClose { inbox.deliver(.busClosed) }
-      defer { bus.unsubscribe(subscription) }
+      let inbox = listen(on: bus)
+      defer { stopListening(inbox) }
       if !(await nameHasOwner(bus)) {
         guard await waitForOwner(bus: bus, inbox: inbox) else {
           return .stopped(ssid: joined.ssid, cleanedUp: false)
@@ -438,6 +437,24 @@
 
     // MARK: Bus
 
+    /// A signal queue for one join or leave, fed until ``stopListening(_:)``. A bus that is
+    /// already closed feeds it ``NetworkManagerEvent/busClosed`` at once.
+    private func listen(on bus: BusConnection) -> NetworkManagerSignalInbox {
+      let inbox = NetworkManagerSignalInbox()
+      inboxes.withLock { $0[ObjectIdentifier(inbox)] = inbox }
+      if bus.isClosed { inbox.deliver(.busClosed) }
+      return inbox
+    }
+
+    private func stopListening(_ inbox: NetworkManagerSignalInbox) {
+      inboxes.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(inbox)) }
+    }
+
+    /// Hands `event` to every listening queue (the bus thread, or the close handler).
+    private func broadcast(_ event: NetworkManagerEvent) {
+      for inbox in inboxes.withLock({ Array($0.values) }) { inbox.deliver(event) }
+    }
+
     /// True when `event` says NetworkManager (or the bus) went away.
     private func vanished(_ event: NetworkManagerEvent) -> Bool {
       switch event {
@@ -493,7 +510,15 @@
         bus = opened
         return (opened, nil)
       }
-      extra?.close()
+      if let extra {
+        // Another call connected meanwhile: use its connection.
+        extra.close()
+        return kept
+      }
+      // One subscription and one close handler for the connection's life: they hand each
+      // event to the queues listening then (weakly held: a released client stops them).
+      opened.subscribe { [weak self] signal in self?.broadcast(.signal(signal)) }
+      opened.onClose { [weak self] in self?.broadcast(.busClosed) }
       return kept
     }
   }

@@ -119,6 +119,24 @@
       #expect(try mock.snapshot().calls["AddAndActivateConnection2"] ?? 0 >= 1)
     }
 
+    @Test(
+      "sync --wifi without --hotspot and without NetworkManager on the bus: exit 69, saying what is missing"
+    )
+    func noNetworkManager() throws {
+      let directory = try TemporaryDirectory("nm-absent")
+      let bus = try MockNetworkManager(nil)
+      defer { bus.stop() }
+      let result = try RecorderProcess.run(
+        [
+          "sync", "--out", directory.file("out"), "--wifi", "--device", "tcp://127.0.0.1:1",
+          "--token", Self.token,
+        ], in: directory, label: "sync-nm-absent", environment: bus.environment)
+      #expect(result.status == 69, "\(result.stderr)")
+      #expect(
+        result.stderr.contains("--wifi needs NetworkManager on the system bus"), "\(result.stderr)")
+      #expect(result.stderr.contains("--hotspot tcp://HOST:PORT"))
+    }
+
     @Test("a hotspot that refuses the password: a clear error line, BLE carries everything")
     func wrongPassword() throws {
       let rig = try Rig("nm-wrong-password")
