@@ -28,6 +28,8 @@ plus the radio it does not model, keeping NetworkManager's rules:
 - `user_connection` (default true): a pre-existing user connection "Home wired" on an
   ethernet device eth0, active, which nothing of ours may touch.
 - `wifi` (default true): the Wi-Fi device wlan0 exists.
+- `ip4` ({address, prefix, gateway}, default none): once activated, wlan0's IP4Config
+  (AddressData and Gateway) says so; without it the device has none (Ip4Config "/").
 - `scanned_at_start` (default false): the access points on air are listed at start-up, as
   after NetworkManager's own start-up scan.
 
@@ -69,6 +71,7 @@ DEVICE_IFACE = nm.DEVICE_IFACE
 WIRELESS_IFACE = nm.WIRELESS_DEVICE_IFACE
 ACTIVE_IFACE = nm.ACTIVE_CONNECTION_IFACE
 CSETTINGS_IFACE = nm.CSETTINGS_IFACE
+IP4_IFACE = 'org.freedesktop.NetworkManager.IP4Config'
 WLAN = '/org/freedesktop/NetworkManager/Devices/wlan0'
 ETH = '/org/freedesktop/NetworkManager/Devices/eth0'
 USER_UUID = '5a0b5f3e-0d6c-4d51-9a1c-6f1f0c2e7a11'
@@ -103,6 +106,7 @@ def load(mock, parameters):
     nm.load(mock, parameters)
     RADIO['main'] = mock
     RADIO['hold'] = bool(parameters.get('hold_activating', False))
+    RADIO['ip4'] = parameters.get('ip4')
     RADIO['state_file'] = str(parameters.get('state_file', ''))
     for hotspot in parameters.get('hotspots', []):
         RADIO['hotspots'][str(hotspot['ssid'])] = dict(hotspot)
@@ -119,6 +123,7 @@ def load(mock, parameters):
         dev = dbusmock.get_object(WLAN)
         dev.nm_scan = request_scan
         dev.AddMethod(WIRELESS_IFACE, 'RequestScan', 'a{sv}', '', 'self.nm_scan(self)')
+        dev.AddProperties(DEVICE_IFACE, {'Ip4Config': dbus.ObjectPath('/')})
         if parameters.get('scanned_at_start', False):
             finish_scan(dev)
 
@@ -263,12 +268,32 @@ def set_active_state(ac_path, state, reason):
     ac.EmitSignal(ACTIVE_IFACE, 'StateChanged', 'uu', [dbus.UInt32(state), dbus.UInt32(reason)])
 
 
+def configure_ip4(device):
+    '''The `ip4` parameter's address, prefix and gateway as the device's IP4Config.'''
+    ip4 = RADIO.get('ip4')
+    if not ip4:
+        return
+    dev = dbusmock.get_object(device)
+    path = '/org/freedesktop/NetworkManager/IP4Config/1'
+    if path not in objects:
+        dev.AddObject(path, IP4_IFACE, {
+            'AddressData': dbus.Array([dbus.Dictionary({
+                'address': dbus.String(ip4['address'], variant_level=1),
+                'prefix': dbus.UInt32(ip4['prefix'], variant_level=1)}, signature='sv')],
+                signature='a{sv}'),
+            'Gateway': dbus.String(ip4['gateway'])}, [])
+    dev.Set(DEVICE_IFACE, 'Ip4Config', dbus.ObjectPath(path))
+
+
 def end_activation(ac_path, reason, device_state, device_reason):
     '''The activation ends: DEACTIVATED with `reason`; a volatile connection goes with it.'''
     ac = dbusmock.get_object(ac_path)
     conn_path = str(ac.Get(ACTIVE_IFACE, 'Connection'))
     for device in ac.Get(ACTIVE_IFACE, 'Devices'):
         set_device_state(str(device), device_state, device_reason)
+        dev = dbusmock.get_object(str(device))
+        if 'Ip4Config' in dev.props.get(DEVICE_IFACE, {}):
+            dev.Set(DEVICE_IFACE, 'Ip4Config', dbus.ObjectPath('/'))
     set_active_state(ac_path, AC_DEACTIVATED, reason)
     actives = manager().Get(MANAGER_IFACE, 'ActiveConnections')
     if ac_path in [str(p) for p in actives]:
@@ -301,6 +326,7 @@ def associate(ac_path, device, ssid, psk):
         verdict = join(hotspot, ssid, psk)
     log('association with %s: %s' % (ssid, verdict))
     if verdict == 'OK':
+        configure_ip4(device)
         set_device_state(device, DEV_ACTIVATED, 0, ac_path)
         set_active_state(ac_path, AC_ACTIVATED, AC_REASON_NONE)
     elif verdict == 'wrong password':

@@ -95,6 +95,24 @@
       #expect(!mock.log.contains(Self.password))
     }
 
+    @Test("once activated: this host's address, netmask and the gateway from the IP4Config")
+    func ipv4() async throws {
+      let mock = try MockNetworkManager([
+        "hotspots": [["ssid": Self.ssid, "psk": Self.password]],
+        "ip4": ["address": "192.168.4.2", "prefix": 24, "gateway": "192.168.4.1"]
+          as [String: any Sendable],
+      ])
+      defer { mock.stop() }
+      let client = Self.client(mock)
+      defer { client.close() }
+      let joined = try await client.join(ssid: Self.ssid, password: Self.password)
+      #expect(
+        await client.ipv4(of: joined)
+          == .init(address: "192.168.4.2", netmask: "255.255.255.0", gateway: "192.168.4.1"))
+      #expect(await client.leave(joined) == nil)
+      #expect(await client.ipv4(of: joined) == nil)
+    }
+
     @Test("a wrong password: NO_SECRETS, \"the device refused the password\", nothing left behind")
     func wrongPassword() async throws {
       let mock = try MockNetworkManager([
