@@ -5,6 +5,10 @@ import RecorderKit
 import RecorderRemoteLink
 import RecorderStore
 
+#if os(Linux)
+  import RecorderBlueZ
+#endif
+
 /// `recorder sync`: every recording from a device into a folder, exactly once, verified,
 /// then deleted from the device (unless `--keep-on-device`).
 struct SyncCommand: RecorderCommand {
@@ -39,12 +43,16 @@ struct SyncCommand: RecorderCommand {
       --wait                If another sync holds DIR/sync.lock, wait for it to finish.
       --wifi                Move a large backlog over the device's Wi-Fi (PROTOCOL.md §6),
                             BLE for the rest and whenever Wi-Fi fails.
-      --hotspot URL         How to join the device's hotspot: tcp://HOST:PORT, the join
-                            port `recorder emulate` prints (required with --wifi on Linux).
+      --hotspot URL         Join the device's hotspot through tcp://HOST:PORT, the join
+                            port `recorder emulate` prints. Without it, on Linux, through
+                            NetworkManager (a connection of our own, deleted afterwards).
       --wifi-min-backlog B  Use Wi-Fi only when at least B bytes are left (default 4194304).
-      --wifi-listen HOST    Address our WebSocket server binds (default 127.0.0.1; on a real
-                            hotspot, this host's address on it). Never every interface
-                            (0.0.0.0 is refused); only the device's address is admitted.
+      --wifi-listen HOST    Address our WebSocket server binds (default 127.0.0.1 with
+                            --hotspot; through NetworkManager, this host's address on the
+                            joined hotspot). Never every interface (0.0.0.0 is refused);
+                            only the device's address is admitted.
+      --wifi-port P         Port our WebSocket server binds (default: any with --hotspot,
+                            8081 through NetworkManager, the port the device connects to).
       --wifi-join-timeout S Keep retrying to join the hotspot for S seconds, starting ~3 s
                             after WIFI_OPEN, before falling back to BLE (default 60).
       --json                The summary as JSON.
@@ -84,21 +92,27 @@ struct SyncCommand: RecorderCommand {
     let useWiFi = arguments.flag("wifi")
     let hotspot = try arguments.option("hotspot")
     let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
-    let listen = try arguments.option("wifi-listen") ?? "127.0.0.1"
-    guard !WiFiLink.Configuration.isEveryInterface(listen) else {
+    let listen = try arguments.option("wifi-listen")
+    let listenPort = try arguments.option("wifi-port", as: UInt16.self)
+    if let listen, WiFiLink.Configuration.isEveryInterface(listen) {
       throw UsageError(
         "--wifi-listen must name one address (the hotspot interface's), not every interface")
     }
     let joinTimeout = try arguments.option("wifi-join-timeout", as: Double.self)
     if useWiFi {
-      guard let hotspot else { throw UsageError("--wifi needs --hotspot tcp://HOST:PORT") }
-      // The same tcp://HOST:PORT syntax as --device.
-      guard let address = try? TCPCentral(url: hotspot) else {
-        throw UsageError("--hotspot must be tcp://HOST:PORT")
+      var plan: WiFiSyncPlan
+      if let hotspot {
+        // The same tcp://HOST:PORT syntax as --device.
+        guard let address = try? TCPCentral(url: hotspot) else {
+          throw UsageError("--hotspot must be tcp://HOST:PORT")
+        }
+        plan = WiFiSyncPlan(
+          joiner: JoinPortJoiner(joinPort: HotspotJoinPort(host: address.host, port: address.port)),
+          link: WiFiLink.Configuration(host: listen ?? "127.0.0.1", port: listenPort ?? 0))
+      } else {
+        plan = try Self.networkManagerPlan(
+          listen: listen, port: listenPort, joinTimeout: joinTimeout)
       }
-      var plan = WiFiSyncPlan(
-        joiner: JoinPortJoiner(joinPort: HotspotJoinPort(host: address.host, port: address.port)),
-        link: WiFiLink.Configuration(host: listen, port: 0))
       if let minimumBacklog {
         guard minimumBacklog >= 0 else { throw UsageError("--wifi-min-backlog must be ≥ 0") }
         plan.minimumBacklogBytes = minimumBacklog
@@ -110,13 +124,40 @@ struct SyncCommand: RecorderCommand {
         plan.join.timeout = .seconds(joinTimeout)
       }
       wifi = plan
-    } else if hotspot != nil || minimumBacklog != nil || joinTimeout != nil {
-      throw UsageError("--hotspot, --wifi-min-backlog and --wifi-join-timeout need --wifi")
+    } else if hotspot != nil || minimumBacklog != nil || joinTimeout != nil || listenPort != nil {
+      throw UsageError(
+        "--hotspot, --wifi-min-backlog, --wifi-join-timeout and --wifi-port need --wifi")
     }
     try arguments.finish()
   }
 
+  /// `--wifi` without `--hotspot`: NetworkManager's joiner on Linux (its presence is checked
+  /// when the sync runs); elsewhere a usage error.
+  private static func networkManagerPlan(listen: String?, port: UInt16?, joinTimeout: Double?)
+    throws -> WiFiSyncPlan
+  {
+    #if os(Linux)
+      // The SSID must show up within the join window (at most 30 s a join attempt).
+      let window = Duration.seconds(min(max(joinTimeout ?? 60, 1), 30))
+      let client = NetworkManagerClient(options: .init(scanTimeout: window))
+      // Without --wifi-listen: on the joined network's address, port 8081 (PROTOCOL.md §6).
+      return WiFiSyncPlan(
+        joiner: NetworkManagerJoiner(client: client),
+        link: WiFiLink.Configuration(host: listen, port: port ?? 8081))
+    #else
+      throw UsageError("--wifi needs --hotspot tcp://HOST:PORT")
+    #endif
+  }
+
   func run() async throws {
+    #if os(Linux)
+      if let joiner = wifi?.joiner as? NetworkManagerJoiner, !(await joiner.client.isRunning()) {
+        throw CommandFailure(
+          .unavailable,
+          "--wifi needs NetworkManager on the system bus to join the device's hotspot "
+            + "(or --hotspot tcp://HOST:PORT for `recorder emulate`)")
+      }
+    #endif
     let powerLoss = try SimulatedPowerLoss.fromEnvironment()
     defer { powerLoss?.finish() }
     try await run(fileSystem: powerLoss?.fileSystem ?? PosixFileSystem())
