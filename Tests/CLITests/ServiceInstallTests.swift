@@ -30,14 +30,20 @@ struct ServiceInstallTests {
     ("etc/recorder/gateway.env", 0o644),
   ]
 
-  /// Runs `make install DESTDIR=root RECORDER_BIN=<the debug recorder>`.
+  /// Runs `make install DESTDIR=root RECORDER_BIN=<the debug recorder>` with the default
+  /// PREFIX and SYSCONFDIR, whatever variables an enclosing `make test` was given (they reach
+  /// a nested make through MAKEFLAGS, which is dropped).
   static func makeInstall(into root: String, in directory: TemporaryDirectory, label: String)
     throws
   {
     let binary = try #require(RecorderTool.executable).path
     let result = try ToolProcess.run(
       "/usr/bin/env",
-      ["make", "-s", "-C", packageRoot, "install", "DESTDIR=\(root)", "RECORDER_BIN=\(binary)"],
+      [
+        "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "make", "-s", "-C", packageRoot,
+        "install", "DESTDIR=\(root)", "RECORDER_BIN=\(binary)", "PREFIX=/usr/local",
+        "SYSCONFDIR=/etc",
+      ],
       in: directory, label: label)
     #expect(result.status == 0, "make install: \(result.stderr)")
   }
