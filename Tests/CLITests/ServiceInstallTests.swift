@@ -116,6 +116,56 @@ struct ServiceInstallTests {
     #expect(try #require(exposure) <= 2.0)
   }
 
+  /// What systemd would run, with the unit's defaults (`Environment=`), run from the scratch
+  /// root against `recorder emulate`: every option the unit passes is one `recorder sync`
+  /// takes (a misspelt one would pass verify and stop the service with exit 64).
+  @Test("the unit's ExecStart, its paths inside the scratch root, syncs an emulated recorder")
+  func execStartRuns() throws {
+    let directory = try TemporaryDirectory("install-execstart")
+    let root = directory.file("root")
+    try Self.makeInstall(into: root, in: directory, label: "install")
+    let unit = try String(
+      contentsOfFile: root + "/usr/local/lib/systemd/system/recorder-gateway.service",
+      encoding: .utf8)
+    let command = try #require(
+      unit.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+        .first { $0.hasPrefix("ExecStart=") }
+    ).dropFirst("ExecStart=".count).split(separator: " ").map(String.init)
+    let defaults = try #require(
+      unit.split(separator: "\n").first { $0.hasPrefix("Environment=") }
+    ).dropFirst("Environment=".count).split(separator: " ").reduce(into: [String: String]()) {
+      let pair = $1.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      $0[String(pair[0])] = String(pair[1])
+    }
+    #expect(defaults["RECORDER_DEVICE"] == "ble" && defaults["RECORDER_FORMAT"] == "mp3")
+
+    let emulator = try EmulatorProcess(
+      in: directory, token: "0123456789abcdef0123456789abcdef", minutes: [0.1])
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    try FileManager.default.createDirectory(
+      atPath: root + "/etc/recorder", withIntermediateDirectories: true)
+    let tokenFile = root + "/etc/recorder/token"
+    try Data("0123456789abcdef0123456789abcdef\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+    chmod(tokenFile, 0o600)
+    // The radio is the emulator's; each path is taken inside the scratch root; one run.
+    var arguments: [String] = []
+    for word in command.dropFirst() {
+      switch word {
+      case "${RECORDER_DEVICE}": arguments.append(emulator.url)
+      case "${RECORDER_FORMAT}": arguments.append(try #require(defaults["RECORDER_FORMAT"]))
+      case "$RECORDER_OPTIONS": arguments += ["--watch-runs", "1", "--watch-pause", "0"]
+      case _ where word.hasPrefix("/"): arguments.append(root + word)
+      default: arguments.append(word)
+      }
+    }
+    let run = try ToolProcess.run(root + command[0], arguments, in: directory, label: "service")
+    #expect(run.status == 0, "\(arguments): \(run.stderr)")
+    let exports = try FileManager.default.contentsOfDirectory(
+      atPath: root + "/var/lib/recorder/sync/exports")
+    #expect(exports == ["\(manifest.serial)-\(manifest.recordings[0].sessionId).mp3"], "\(exports)")
+  }
+
   @Test("sysusers.d and tmpfiles.d on the root: user recorder, token folder 0700, token 0600")
   func userAndTokenPlace() throws {
     let directory = try TemporaryDirectory("install-tmpfiles")
