@@ -114,6 +114,32 @@ struct GatewayLogTests {
     Self.expectRecordingLines(otherLines, other)
   }
 
+  /// Any command's lines follow the rule; an error line is quickest to get (no device).
+  @Test("JOURNAL_STREAM: only stderr's own device and inode prefix lines; malformed values do not")
+  func journalStreamMatching() throws {
+    let directory = try TemporaryDirectory("gateway-stream")
+    let failing = ["token", "--user-token-file", directory.file("absent")]
+    let matched = try Self.run(failing, in: directory, label: "matched", journal: true)
+    #expect(matched.status == 74)
+    #expect(matched.stderr.hasPrefix("<3>error: "), "\(matched.stderr)")
+
+    // stderr's own device with another inode, then values that are no DEVICE:INODE at all.
+    let stderrPath = directory.file("matched.stderr")
+    let attributes = try FileManager.default.attributesOfItem(atPath: stderrPath)
+    let device = try #require(attributes[.systemNumber] as? NSNumber)
+    let inode = try #require(attributes[.systemFileNumber] as? NSNumber)
+    let others = [
+      "\(device):\(inode.uint64Value + 1)", "\(device.uint64Value + 1):\(inode)", "", ":", "12",
+      "\(device):", ":\(inode)", "\(device):\(inode):0", "-1:-1", "x:y",
+      "99999999999999999999999999:1", " \(device):\(inode)",
+    ]
+    for (index, value) in others.enumerated() {
+      let plain = try Self.run(failing, in: directory, label: "other-\(index)", stream: value)
+      #expect(plain.status == 74, "\(value)")
+      #expect(plain.stderr.hasPrefix("error: "), "JOURNAL_STREAM=\(value): \(plain.stderr)")
+    }
+  }
+
   @Test("stderr the journal: <6> information, <4> warnings, <3> the error that ends a watch")
   func journalPriorities() throws {
     // A token file others may read: a warning, the sync goes on.
