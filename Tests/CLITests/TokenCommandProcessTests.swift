@@ -91,33 +91,35 @@ struct TokenCommandProcessTests {
     #expect(!piped.stderr.contains(Self.expected))
   }
 
-  @Test("stdout a terminal and no --out: refused (64), told to use --out, the token not shown")
-  func refusesTerminal() throws {
-    let directory = try TemporaryDirectory("token-tty")
-    let jwtFile = directory.file("user.jwt")
-    try Self.write(Self.jwt(#"{"sub":"\#(Self.subject)"}"#), to: jwtFile)
-    let terminal = try PseudoTerminal()
-    let stderrPath = directory.file("tty.stderr")
-    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-    let executable = try #require(RecorderTool.executable)
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = ["token", "--user-token-file", jwtFile]
-    process.standardOutput = terminal.secondary
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-    process.standardInput = FileHandle.nullDevice
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    try process.run()
-    let finished = exited.wait(timeout: .now() + 60) == .success
-    if !finished { sendSignal(process.processIdentifier, SIGKILL) }
-    #expect(finished)
-    let stderr = try String(contentsOfFile: stderrPath, encoding: .utf8)
-    #expect(process.terminationStatus == 64, "\(stderr)")
-    #expect(stderr.contains("--out"), "\(stderr)")
-    #expect(!stderr.contains(Self.expected))
-    #expect(!terminal.readAvailable().contains(Self.expected), "the token reached the terminal")
-  }
+  #if os(Linux)
+    @Test("stdout a terminal and no --out: refused (64), told to use --out, the token not shown")
+    func refusesTerminal() throws {
+      let directory = try TemporaryDirectory("token-tty")
+      let jwtFile = directory.file("user.jwt")
+      try Self.write(Self.jwt(#"{"sub":"\#(Self.subject)"}"#), to: jwtFile)
+      let terminal = try PseudoTerminal()
+      let stderrPath = directory.file("tty.stderr")
+      _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+      let executable = try #require(RecorderTool.executable)
+      let process = Process()
+      process.executableURL = executable
+      process.arguments = ["token", "--user-token-file", jwtFile]
+      process.standardOutput = terminal.secondary
+      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+      process.standardInput = FileHandle.nullDevice
+      let exited = DispatchSemaphore(value: 0)
+      process.terminationHandler = { _ in exited.signal() }
+      try process.run()
+      let finished = exited.wait(timeout: .now() + 60) == .success
+      if !finished { sendSignal(process.processIdentifier, SIGKILL) }
+      #expect(finished)
+      let stderr = try String(contentsOfFile: stderrPath, encoding: .utf8)
+      #expect(process.terminationStatus == 64, "\(stderr)")
+      #expect(stderr.contains("--out"), "\(stderr)")
+      #expect(!stderr.contains(Self.expected))
+      #expect(!terminal.readAvailable().contains(Self.expected), "the token reached the terminal")
+    }
+  #endif
 
   @Test("malformed JWT files: a typed error each (65, or 74 for no file), nothing echoed, no crash")
   func malformedInputs() throws {
@@ -196,52 +198,54 @@ struct TokenCommandProcessTests {
   }
 }
 
-/// A pseudo-terminal pair: `secondary` is a terminal for a child's stdout; what the child
-/// writes there can be read back from the primary side.
-final class PseudoTerminal {
-  let primary: Int32
-  let secondary: FileHandle
+#if os(Linux)
+  /// A pseudo-terminal pair: `secondary` is a terminal for a child's stdout; what the child
+  /// writes there can be read back from the primary side.
+  final class PseudoTerminal {
+    let primary: Int32
+    let secondary: FileHandle
 
-  init() throws {
-    // posix_openpt(3) by hand (the Glibc module does not export it): the multiplexer, unlocked,
-    // and the number of the terminal it made.
-    primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-    guard primary >= 0 else {
-      throw HarnessError("no /dev/ptmx: \(String(cString: strerror(errno)))")
+    init() throws {
+      // posix_openpt(3) by hand (the Glibc module does not export it): the multiplexer, unlocked,
+      // and the number of the terminal it made.
+      primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+      guard primary >= 0 else {
+        throw HarnessError("no /dev/ptmx: \(String(cString: strerror(errno)))")
+      }
+      var unlock: Int32 = 0
+      var number: UInt32 = 0
+      guard ioctl(primary, Self.setLock, &unlock) == 0,
+        ioctl(primary, Self.getNumber, &number) == 0
+      else {
+        close(primary)
+        throw HarnessError("cannot unlock a pseudo-terminal: \(String(cString: strerror(errno)))")
+      }
+      let descriptor = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+      guard descriptor >= 0 else {
+        close(primary)
+        throw HarnessError("cannot open /dev/pts/\(number)")
+      }
+      secondary = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+      _ = fcntl(primary, F_SETFL, fcntl(primary, F_GETFL) | O_NONBLOCK)
     }
-    var unlock: Int32 = 0
-    var number: UInt32 = 0
-    guard ioctl(primary, Self.setLock, &unlock) == 0,
-      ioctl(primary, Self.getNumber, &number) == 0
-    else {
-      close(primary)
-      throw HarnessError("cannot unlock a pseudo-terminal: \(String(cString: strerror(errno)))")
+
+    // <asm-generic/ioctls.h> (x86-64, arm64; function-like macros Swift cannot import):
+    // TIOCSPTLCK = _IOW('T', 0x31, int), TIOCGPTN = _IOR('T', 0x30, unsigned int).
+    private static let setLock: UInt = 0x4004_5431
+    private static let getNumber: UInt = 0x8004_5430
+
+    deinit { close(primary) }
+
+    /// What was written to the terminal so far (without waiting).
+    func readAvailable() -> String {
+      var collected: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(primary, &buffer, buffer.count)
+        guard count > 0 else { break }
+        collected += buffer[0..<count]
+      }
+      return String(decoding: collected, as: UTF8.self)
     }
-    let descriptor = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
-    guard descriptor >= 0 else {
-      close(primary)
-      throw HarnessError("cannot open /dev/pts/\(number)")
-    }
-    secondary = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    _ = fcntl(primary, F_SETFL, fcntl(primary, F_GETFL) | O_NONBLOCK)
   }
-
-  // <asm-generic/ioctls.h> (x86-64, arm64; function-like macros Swift cannot import):
-  // TIOCSPTLCK = _IOW('T', 0x31, int), TIOCGPTN = _IOR('T', 0x30, unsigned int).
-  private static let setLock: UInt = 0x4004_5431
-  private static let getNumber: UInt = 0x8004_5430
-
-  deinit { close(primary) }
-
-  /// What was written to the terminal so far (without waiting).
-  func readAvailable() -> String {
-    var collected: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = read(primary, &buffer, buffer.count)
-      guard count > 0 else { break }
-      collected += buffer[0..<count]
-    }
-    return String(decoding: collected, as: UTF8.self)
-  }
-}
+#endif
