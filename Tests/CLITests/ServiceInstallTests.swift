@@ -169,6 +169,42 @@ import Testing
         exports == ["\(manifest.serial)-\(manifest.recordings[0].sessionId).mp3"], "\(exports)")
     }
 
+    /// The live install (no DESTDIR) makes the user and the token's place itself. Run in a
+    /// mount namespace of its own, /etc and /usr/local overlaid with scratch folders and
+    /// /run/systemd hidden (no systemctl call reaches this machine's systemd): nothing of the
+    /// machine changes, and the namespace ends with the process, however it ends.
+    @Test("scripts/install.sh on a live system (overlaid): user, 0700 folder, 0600 token; twice")
+    func liveInstall() throws {
+      let directory = try TemporaryDirectory("install-live")
+      for folder in ["etc-upper", "etc-work", "local-upper", "local-work"] {
+        try FileManager.default.createDirectory(
+          atPath: directory.file(folder), withIntermediateDirectories: true)
+      }
+      let binary = try #require(RecorderTool.executable).path
+      let script = """
+        set -eu
+        mount --make-rprivate /
+        mount -t overlay overlay -o lowerdir=/etc,upperdir=\(directory.file("etc-upper")),workdir=\(directory.file("etc-work")) /etc
+        mount -t overlay overlay -o lowerdir=/usr/local,upperdir=\(directory.file("local-upper")),workdir=\(directory.file("local-work")) /usr/local
+        mkdir -p /run/systemd && mount -t tmpfs tmpfs /run/systemd
+        env -u DESTDIR -u PREFIX -u SYSCONFDIR \(Self.packageRoot)/scripts/install.sh \(binary)
+        env -u DESTDIR -u PREFIX -u SYSCONFDIR \(Self.packageRoot)/scripts/install.sh \(binary)
+        getent passwd recorder | cut -d: -f3,6
+        stat -c '%a %u %n' /etc/recorder /etc/recorder/token
+        """
+      let result = try ToolProcess.run(
+        "/usr/bin/env", ["unshare", "-m", "bash", "-c", script], in: directory, label: "live")
+      #expect(result.status == 0, "\(result.stderr)")
+      let lines = result.stdout.split(separator: "\n").map(String.init)
+      let user = try #require(lines.first, "no recorder user: \(result.stderr)")
+      let uid = try #require(user.split(separator: ":").first.map(String.init))
+      #expect(user == "\(uid):/var/lib/recorder")
+      #expect(
+        Array(lines.dropFirst()) == ["700 \(uid) /etc/recorder", "600 \(uid) /etc/recorder/token"])
+      // The machine's own /etc is untouched.
+      #expect(!FileManager.default.fileExists(atPath: "/etc/recorder/token"))
+    }
+
     @Test("sysusers.d and tmpfiles.d on the root: user recorder, token folder 0700, token 0600")
     func userAndTokenPlace() throws {
       let directory = try TemporaryDirectory("install-tmpfiles")
