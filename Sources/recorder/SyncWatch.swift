@@ -53,7 +53,12 @@ struct SyncWatch {
   ) async throws {
     let log = GatewayLog(serial: serial)
     let logging = Task { await log.run(engine.events) }
-    defer { logging.cancel() }
+    // Cancelled, the log still writes the events the engine sent before (an AsyncStream
+    // delivers its buffer), then ends: waited for, so no line is lost to the process's exit.
+    func stopLogging() async {
+      logging.cancel()
+      await logging.value
+    }
     let events = recorders.watch(
       serial: serial, into: engine, options: options, pause: pause, runs: runs)
     do {
@@ -86,8 +91,10 @@ struct SyncWatch {
         }
       }
     } catch {
+      await stopLogging()
       throw syncFailure(error)
     }
+    await stopLogging()
   }
 }
 
