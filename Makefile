@@ -11,11 +11,12 @@ TEST_TRAITS  := --traits PowerLossHook
 # Debian packages the build, the tests and the interop checks need.
 DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev \
                 ffmpeg opus-tools python3-websockets \
-                libdbus-1-dev dbus-daemon dbus-bin python3-dbusmock python3-gi
+                libdbus-1-dev dbus-daemon dbus-bin python3-dbusmock python3-gi \
+                nodejs
 # The same for Homebrew, for a machine without apt.
 BREW_PACKAGES := pkg-config opus lame libogg sqlite openssl@3 ffmpeg opus-tools
 
-.PHONY: deps build test demo fuzz bench passive-rss tsan docs format lint clean
+.PHONY: deps build test demo install fuzz bench passive-rss tsan docs format lint clean
 
 ## deps: install exactly the missing Debian packages (quiet when all are there)
 deps:
@@ -39,6 +40,23 @@ test: deps
 demo: deps
 	$(SWIFT) build --product recorder
 	$$($(SWIFT) build --show-bin-path)/recorder demo
+
+## install: build `recorder` (release) and install it with its systemd unit, D-Bus policy,
+##       polkit rule, system user (sysusers.d) and the token's place (tmpfiles.d) under
+##       $(DESTDIR)$(PREFIX) and $(DESTDIR)$(SYSCONFDIR) (scripts/install.sh); idempotent.
+##       RECORDER_BIN=PATH installs that binary instead of building one (the tests do)
+PREFIX       ?= /usr/local
+SYSCONFDIR   ?= /etc
+RECORDER_BIN ?=
+install: $(if $(RECORDER_BIN),,deps)
+ifeq ($(RECORDER_BIN),)
+	$(SWIFT) build -c release --product recorder
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
+	  ./scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)/recorder"
+else
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" \
+	  ./scripts/install.sh "$(RECORDER_BIN)"
+endif
 
 ## fuzz: libFuzzer over every parser of outside bytes, FUZZ_RUNS executions each (10 M:
 ##       6 min to over 1 h a target on 2 cores), corpus kept minimized in Fuzz/corpus/<target>;

@@ -1,3 +1,4 @@
+import Foundation
 import RecorderKit
 import RecorderProtocol
 
@@ -7,9 +8,56 @@ import RecorderProtocol
   import Darwin
 #endif
 
-/// Writes a line to stderr (progress and errors never go to stdout).
-func printError(_ text: String) {
-  printErrorInline(text + "\n")
+/// Writes a line to stderr (progress and errors never go to stdout). When stderr is the
+/// journal (``stderrIsJournal``), every line of `text` starts with its priority as sd-daemon(3)
+/// spells it (`<3>`, `<4>`, `<6>`), so `journalctl -p warning` shows the errors and warnings;
+/// otherwise the text goes as is. Without a `priority`, a line saying `error:` or `warning:`
+/// first is that, any other line information.
+func printError(_ text: String, priority: LogPriority? = nil) {
+  let priority = priority ?? LogPriority(line: text)
+  printErrorInline(journalLines(text, priority: priority, journal: stderrIsJournal) + "\n")
+}
+
+/// A line's priority in the journal: the syslog levels sd-daemon(3) prefixes take.
+enum LogPriority: Int, Sendable {
+  case error = 3
+  case warning = 4
+  case info = 6
+
+  /// What a line says it is: `error: …` an error, `warning: …` a warning, else information.
+  init(line: String) {
+    if line.hasPrefix("error:") {
+      self = .error
+    } else if line.hasPrefix("warning:") {
+      self = .warning
+    } else {
+      self = .info
+    }
+  }
+}
+
+/// Whether stderr is the journal's stream: systemd sets `JOURNAL_STREAM` to `DEVICE:INODE` of
+/// the stream it connects a service's stderr to (systemd.exec(5)), and stderr is that stream
+/// still (not redirected somewhere else by a script in between). Read once.
+let stderrIsJournal = isJournalStream(
+  ProcessInfo.processInfo.environment["JOURNAL_STREAM"], descriptor: 2)
+
+/// True when `value` (`JOURNAL_STREAM`'s `DEVICE:INODE`, both decimal) names the file
+/// `descriptor` is open on.
+func isJournalStream(_ value: String?, descriptor: Int32) -> Bool {
+  guard let value, let colon = value.firstIndex(of: ":"),
+    let device = UInt64(value[..<colon]), let inode = UInt64(value[value.index(after: colon)...])
+  else { return false }
+  var info = stat()
+  guard fstat(descriptor, &info) == 0 else { return false }
+  return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+}
+
+/// `text` with each of its lines prefixed `<priority>` when `journal`, unchanged otherwise.
+func journalLines(_ text: String, priority: LogPriority, journal: Bool) -> String {
+  guard journal else { return text }
+  return text.split(separator: "\n", omittingEmptySubsequences: false)
+    .map { "<\(priority.rawValue)>" + $0 }.joined(separator: "\n")
 }
 
 /// Writes to stderr without a newline (progress bars redrawn in place). Uses write(2) on

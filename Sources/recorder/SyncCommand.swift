@@ -185,17 +185,16 @@ struct SyncCommand: RecorderCommand {
     // Checked before every DELETE: a folder whose lock no longer holds deletes nothing.
     options.folderLock = lock
     let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
-    let renderer = ProgressRenderer()
-    let rendering = Task { await renderer.run(engine.events) }
-
     let recorders = device.recorders()
     let runOptions = SyncRunOptions(maximumAttempts: attempts, wifi: wifi)
     if let watch {
-      defer { rendering.cancel() }
+      // A watch logs the engine's events itself (a gateway's log, not progress bars).
       try await watch.run(
         recorders, serial: device.serial, into: engine, options: runOptions, json: json)
       return
     }
+    let renderer = ProgressRenderer()
+    let rendering = Task { await renderer.run(engine.events) }
     let report = try await runSync(
       recorders, serial: device.serial, into: engine, options: runOptions)
     rendering.cancel()

@@ -16,19 +16,29 @@ func runSync(
   }
 }
 
-/// A front-door sync's attempt events on stderr.
+/// A front-door sync's attempt events on stderr (warnings in the journal, but for a WIFI_CLOSE
+/// sent).
 @Sendable func printRunEvent(_ event: SyncRunEvent) {
+  guard let (priority, text) = runEventLine(event) else { return }
+  printError(text, priority: priority)
+}
+
+/// The line of a front-door sync's attempt event and its priority; nil for the events that
+/// print none (`connected`, `finished`).
+func runEventLine(_ event: SyncRunEvent) -> (LogPriority, String)? {
   switch event {
-  case .connectFailed(let attempt, let error): printError("attempt \(attempt): \(error)")
+  case .connectFailed(let attempt, let error): (.warning, "attempt \(attempt): \(error)")
   case .interrupted(let attempt, let error):
-    printError("attempt \(attempt) interrupted: \(error); resuming")
-  case .overBLE(let reason): printError("over BLE: \(reason)")
+    (.warning, "attempt \(attempt) interrupted: \(error); resuming")
+  case .overBLE(let reason): (.warning, "over BLE: \(reason)")
   case .owedWiFiClose(let sent):
-    printError(
-      sent
-        ? "Wi-Fi closed over a new BLE connection"
-        : "the device's Wi-Fi could not be closed (BLE is down): owed to the next connection")
-  case .connected, .finished: break
+    sent
+      ? (.info, "Wi-Fi closed over a new BLE connection")
+      : (
+        .warning,
+        "the device's Wi-Fi could not be closed (BLE is down): owed to the next connection"
+      )
+  case .connected, .finished: nil
   }
 }
 

@@ -1,5 +1,7 @@
 import Foundation
+import RecorderConcurrency
 import RecorderKit
+import RecorderProtocol
 
 /// `recorder sync --watch`: a gateway. Waits for the recorder to be heard, syncs, then
 /// waits for its next appearance, forever (the Linux form of the vendor app's wake-up
@@ -11,6 +13,8 @@ struct SyncWatch {
       --watch               Keep running: sync whenever the recorder is heard, then wait for
                             it to be heard again (a gateway; survives adapter power cycles
                             and bluetoothd restarts). Stop it with SIGINT or SIGTERM.
+                            stderr is then a log: one line per event, with the serial and
+                            the session id; journald priorities when it is the journal.
       --watch-pause S       After each run, wait S seconds before listening (default 30).
       --watch-runs N        Exit 0 after N completed syncs (default: never).
     """
@@ -39,34 +43,124 @@ struct SyncWatch {
     self.runs = runs
   }
 
-  /// Runs the front door's watch (``Recorders/watch(serial:into:options:pause:runs:)``),
-  /// the summary of each completed sync on stdout and the rest on stderr.
+  /// Runs the front door's watch (``Recorders/watch(serial:into:options:pause:runs:)``): the
+  /// summary of each completed sync on stdout; on stderr, for the gateway's log, one line per
+  /// event (``GatewayLog``), with the recorder's serial and the recording's session id, and
+  /// its priority in the journal when stderr is the journal.
   func run(
     _ recorders: Recorders, serial: String?, into engine: SyncEngine, options: SyncRunOptions,
     json: Bool
   ) async throws {
+    let log = GatewayLog(serial: serial)
+    let logging = Task { await log.run(engine.events) }
+    // Cancelled, the log still writes the events the engine sent before (an AsyncStream
+    // delivers its buffer), then ends: waited for, so no line is lost to the process's exit.
+    func stopLogging() async {
+      logging.cancel()
+      await logging.value
+    }
     let events = recorders.watch(
       serial: serial, into: engine, options: options, pause: pause, runs: runs)
     do {
       for try await event in events {
         switch event {
         case .waitingForRadio:
-          printError("watch: waiting for the Bluetooth adapter to be powered on")
-        case .radioUnavailable(let reason): printError("watch: \(reason); retrying")
-        case .heard: break
+          log.line(.warning, "watch: waiting for the Bluetooth adapter to be powered on")
+        case .radioUnavailable(let reason): log.line(.warning, "watch: \(reason); retrying")
+        case .heard(let device):
+          if let heard = device.serial { log.serial = heard }
+          log.line(.info, "watch: heard the recorder (RSSI \(device.rssi) dBm)")
+        case .run(.connected(let attempt, let connected)):
+          log.serial = connected
+          log.line(.info, "connected (attempt \(attempt))")
         case .run(.finished(let report)):
           print(json ? renderSummaryJSON(report) : renderSummary(report))
           fflush(nil)
-          for line in renderGivenUp(report) { printError("watch: " + line) }
-        case .run(let event): printRunEvent(event)
+          for file in report.givenUp {
+            let tried = file.notTried ? "not tried (given up by \(file.runs) runs)" : "given up"
+            log.line(
+              .warning, session: file.sessionId, "\(tried): \(file.reason); kept on the device")
+          }
+        case .run(let event):
+          if let (priority, text) = runEventLine(event) { log.line(priority, text) }
         case .synced(let count):
-          printError("watch: sync \(count) complete; waiting for the recorder again")
+          log.line(.info, "watch: sync \(count) complete; waiting for the recorder again")
         case .runStopped(let error):
-          printError("watch: this run stopped (\(error)); waiting for the recorder again")
+          log.line(
+            .warning, "watch: this run stopped (\(error)); waiting for the recorder again")
         }
       }
     } catch {
+      await stopLogging()
       throw syncFailure(error)
+    }
+    await stopLogging()
+  }
+}
+
+/// The log of a gateway (`sync --watch`) on stderr: one line per event, never a progress bar,
+/// each line `serial=SERIAL session=ID what happened` (the session for a recording's events,
+/// the serial once known), device-supplied text escaped so an event stays one line. When
+/// stderr is the journal each line carries its priority (``printError(_:priority:)``):
+/// failures that a later run may mend and recordings kept on the device are warnings, the
+/// rest information; the error that ends the watch is an error.
+///
+/// Sendable: the serial is behind a lock; the rest is immutable.
+final class GatewayLog: Sendable {
+  private let current: Locked<String?>
+
+  /// - Parameter serial: the recorder's serial when `--device` names it.
+  init(serial: String?) { current = Locked(serial) }
+
+  /// The recorder's serial, from the command line or from the recorder first heard.
+  var serial: String? {
+    get { current.withLock { $0 } }
+    set { current.withLock { $0 = newValue } }
+  }
+
+  /// Writes one line for an event, about the recording `session` when given.
+  func line(_ priority: LogPriority, session: SessionID? = nil, _ text: String) {
+    printError(Self.format(serial: serial, session: session, text), priority: priority)
+  }
+
+  /// `serial=S session=ID text`, each part present when known, control characters escaped.
+  static func format(serial: String?, session: SessionID?, _ text: String) -> String {
+    var parts: [String] = []
+    if let serial { parts.append("serial=" + serial) }
+    if let session { parts.append("session=\(session)") }
+    parts.append(text)
+    return escapingControls(parts.joined(separator: " "))
+  }
+
+  /// Logs the engine's events until they end: a line per step of each recording, progress
+  /// at each quarter.
+  func run(_ events: AsyncStream<SyncEvent>) async {
+    var quarters: [SessionID: Int] = [:]
+    for await event in events {
+      switch event {
+      case .listed(let files, let bytes):
+        line(
+          .info, "device lists \(files) recording\(files == 1 ? "" : "s"), \(formatBytes(bytes))")
+      case .fileProgress(let session, let fraction, let bytes, let rate, _):
+        let quarter = Int(fraction * 100) / 25
+        guard quarter != quarters[session] else { continue }
+        quarters[session] = quarter
+        line(
+          .info, session: session,
+          "\(quarter * 25)% (\(formatBytes(bytes)), \(formatBytes(Int64(rate)))/s)")
+      case .fileStored(let session, let verified):
+        if verified {
+          line(.info, session: session, "stored, verified")
+        } else {
+          line(.warning, session: session, "stored, NOT verified (kept on device)")
+        }
+      case .fileExported(let session, let path):
+        line(.info, session: session, "exported to \(path)")
+      case .fileDeleted(let session): line(.info, session: session, "deleted from the device")
+      case .fileSkipped(let session, let reason):
+        line(.warning, session: session, "skipped (\(reason))")
+      case .overall: break
+      }
     }
   }
 }

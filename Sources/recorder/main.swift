@@ -16,7 +16,7 @@ let commands: [any RecorderCommand.Type] = [
   ScanCommand.self,
   SyncCommand.self,
   RecordCommand.self, SettingsCommand.self,
-  OTACommand.self, BindCommand.self, UnbindCommand.self, RecoverCommand.self,
+  OTACommand.self, BindCommand.self, UnbindCommand.self, RecoverCommand.self, TokenCommand.self,
 ]
 
 let code = await runCommandLine(commands, arguments: Array(CommandLine.arguments.dropFirst()))
