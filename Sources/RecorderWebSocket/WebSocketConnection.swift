@@ -156,7 +156,7 @@ public actor WebSocketConnection {
           try? await clock.sleep(for: timeout)
           guard !Task.isCancelled else { return }
           socket.close()
-          await self.lingerExpired(code)
+          self.lingerExpired(code)
         }
       }
       guard ended == nil else { return }

@@ -209,7 +209,7 @@ struct VendorShapeTests {
       (PlaudDeviceAgent) -> (String, String, String, String, [String: String], String?, String?)
         -> Void = PlaudDeviceAgent.initSDK(
           hostName:appKey:appSecret:bindToken:extra:customDomain:partnerToken:)
-    let _: (PlaudDeviceAgent) -> (String?) -> Void = PlaudDeviceAgent.setPartnerToken
+    (DeprecatedShapes.self as any DeprecatedShapeCheck.Type).check()
     let _: (PlaudDeviceAgent) -> () -> PlaudPartnerApiManager =
       PlaudDeviceAgent.getPartnerApiManager
     let _: (PlaudDeviceAgent) -> () -> Bool = PlaudDeviceAgent.isPartnerDataReady
@@ -498,5 +498,16 @@ struct VendorShapeTests {
     delegate.wifiDownloadAllCompleted(0, 0)
     #expect(callbacks.heard.count == 21)
     #expect(Set(callbacks.heard).count == 21)
+  }
+}
+
+/// The vendor's deprecated members, named in a deprecated context (their shape is checked
+/// without a deprecation warning at the use).
+private protocol DeprecatedShapeCheck { static func check() }
+
+private enum DeprecatedShapes: DeprecatedShapeCheck {
+  @available(*, deprecated, message: "names deprecated vendor members to check their shapes")
+  static func check() {
+    let _: (PlaudDeviceAgent) -> (String?) -> Void = PlaudDeviceAgent.setPartnerToken
   }
 }

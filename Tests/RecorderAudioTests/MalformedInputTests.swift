@@ -240,10 +240,10 @@ import Testing
               offset: batch.offsets[index])
           }
         } while batch.count > 0
-      } catch is AudioError {
-        // The contract: a typed refusal.
       } catch {
-        Issue.record("seed \(seed) round \(round): untyped error \(error)")
+        // The contract: a typed refusal (every call here throws only AudioError, so the
+        // compiler holds it; reaching this line without a crash is the test).
+        _ = error as AudioError
       }
     }
   }

@@ -14,7 +14,7 @@ struct E2EEFileTests {
   }
 
   static func write(_ bytes: [UInt8], to path: String) {
-    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
   }
 
   static var fixtureBytes: [UInt8] { [UInt8](hex: E2EEFixture.fileHex) ?? [] }
@@ -58,7 +58,7 @@ struct E2EEFileTests {
 
     // A world-readable file already there is replaced, not reused with its mode.
     unlink(output)
-    FileManager.default.createFile(
+    _ = FileManager.default.createFile(
       atPath: output, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
     try E2EEFile.decrypt(input, to: output, userKey: key)
     let mode = try FileManager.default.attributesOfItem(atPath: output)[.posixPermissions]

@@ -26,7 +26,7 @@ import Testing
       folder + "/.partial-zz-8881-6.mp3",  // a token that is not one
       folder + "/8881-7.mp3",  // a final export
     ]
-    for name in others { FileManager.default.createFile(atPath: name, contents: Data([1])) }
+    for name in others { _ = FileManager.default.createFile(atPath: name, contents: Data([1])) }
     ExportTemporary.removeStale(in: folder, fileSystem: PosixFileSystem())
     let kept = [
       held.path, held.path + ".plain", folder + "/.partial-notes.txt",

@@ -20,7 +20,7 @@ struct SingleImportTests {
       let engine = SyncEngine(journal: journal, root: root)
       for try await event in recorders.sync(serial: serial, into: engine) { _ = event }
       for try await event in recorders.watch(serial: serial, into: engine) { _ = event }
-      try AudioExporter.export(
+      _ = try AudioExporter.export(
         from: raw, recordedChannels: 1, to: "talk.mp3", options: ExportOptions(format: .mp3))
       let clock: AnyClock = .continuous
       _ = (clock.elapsed, SessionID(1), CentralState.poweredOn)
