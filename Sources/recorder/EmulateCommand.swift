@@ -737,6 +737,13 @@ struct EmulateCommand: RecorderCommand {
       ("largestFirmwareFrame", .int(Int64(counters.largestFirmwareFrame))),
       // OTA frames lost for arriving sooner than --ota-min-frame-interval-ms.
       ("firmwareFramesLost", .int(Int64(counters.firmwareFramesLost))),
+      // Device time (ms) from the first to the last OTA frame of the latest push.
+      (
+        "firmwareFrameSpanMs",
+        .int(
+          counters.firmwareFrameSpan.components.seconds * 1000
+            + counters.firmwareFrameSpan.components.attoseconds / 1_000_000_000_000_000)
+      ),
       // CAPABILITY (PROTOCOL.md §3.1): bitmaps pushed, `FF` answers, other answers.
       ("capabilityPushes", .int(Int64(counters.capabilityPushes))),
       ("capabilityAnswers", .int(Int64(counters.capabilityAnswers))),

@@ -57,12 +57,14 @@ extension ProcessTests {
   func dottedFirmwareUpdate(model: String, serial: String, frame: Int) throws {
     let directory = try TemporaryDirectory("ota-dotted-\(model)")
     let image = directory.file("fw.bin")
-    // Real time: under load a Mode B handshake must not outrun device-time bounds.
+    // Real time: under load a Mode B handshake must not outrun device-time bounds (and the
+    // pacing's span is read in device time). The handshake's replies come fast: this test is
+    // about firmware, and it connects six times.
     let emulator = try EmulatorProcess(
       in: directory, minutes: [0.1], timeScale: 1, portVersion: 20,
       extra: [
         "--model", model, "--serial", serial, "--firmware", "V1.2.7", "--new-firmware", "V1.2.8",
-        "--firmware-image", image, "--firmware-size", "8192",
+        "--firmware-image", image, "--firmware-size", "8192", "--handshake-delay-ms", "200",
       ])
     defer { emulator.stop() }
     #expect(try scanned(emulator, in: directory)["firmware"] as? String == "V1.2.7")
@@ -77,6 +79,15 @@ extension ProcessTests {
     #expect((try? jsonObject(ota.stdout))?["previousVersion"] as? String == "V1.2.7")
     // §7: 80 data bytes per `03` frame on every model but the Note Pro (881: 160).
     #expect(try largestFirmwareFrame(emulator) == frame)
+    // §7: one every 18 ms but on the Note Pro. Load only stretches the span, so its lower
+    // bound holds on any machine (unpaced, 5 frames go in each 15 ms connection event).
+    if frame == 80 {
+      let frames = (8192 + 79) / 80
+      let span = try manifestObject(emulator) { _ in true }["firmwareFrameSpanMs"] as? NSNumber
+      #expect(
+        (span?.intValue ?? 0) >= (frames - 1) * 18,
+        "\(frames) frames reached the device within \(span ?? -1) ms")
+    }
     // After the update the device advertises the version it now runs.
     #expect(try scanned(emulator, in: directory)["firmware"] as? String == "V1.2.8")
     #expect(try information(emulator, in: directory)["firmware"] as? String == "V1.2.8")

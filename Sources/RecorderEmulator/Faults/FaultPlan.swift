@@ -137,6 +137,8 @@ public struct DeviceCounters: Sendable, Equatable {
   public var wifiContentBytesSent = 0
   /// OTA `03` frames lost for arriving sooner than ``OTAParameters/minimumFrameInterval``.
   public var firmwareFramesLost = 0
+  /// Device time from the first to the last `03` frame of the latest push.
+  public var firmwareFrameSpan: Duration = .zero
   /// Wi-Fi: phone messages received, and those that were not a §6 PDU the device knows.
   public var wifiMessagesReceived = 0
   public var wifiMalformedMessages = 0

@@ -84,7 +84,12 @@ extension EmulatedDevice {
     }
     counterValues.largestFirmwareFrame = max(
       counterValues.largestFirmwareFrame, frame.data.count)
-    defer { otaReceiver?.lastFrameAt = instant }
+    defer {
+      otaReceiver?.lastFrameAt = instant
+      let first = receiver.firstFrameAt ?? instant
+      otaReceiver?.firstFrameAt = first
+      counterValues.firmwareFrameSpan = instant - first
+    }
     if let last = receiver.lastFrameAt, instant - last < configuration.ota.minimumFrameInterval {
       // Too soon after the previous frame: lost (the range is re-asked from the bytes held).
       counterValues.firmwareFramesLost += 1

@@ -60,7 +60,8 @@ struct OTAReceiver {
   var resends = 0
   /// FOTA_DONE came and the image is being checked: further data is ignored.
   var verifying = false
-  /// When the last `03` frame reached the device (device time).
+  /// When the first and the last `03` frame of this push reached the device (device time).
+  var firstFrameAt: Duration?
   var lastFrameAt: Duration?
 }
 
