@@ -13,7 +13,9 @@ extension EmulateCommand {
                               note-pro: V1.7.0, portVersion 20, serial 881…, named Plaud Note
                               Pro; notepin-s: V1.2.7, portVersion 20, serial 882… (18 digits),
                               named Plaud NotePin S, advertising without the project-code field
-                              (portVersion at offset 15). --port-version, --serial and
+                              (portVersion at offset 15), recording end-to-end encrypted to
+                              the user key it holds (--user-public-key, or the one a phone
+                              enrolls; plain before any). --port-version, --serial and
                               --advertising still override.
       --name NAME             The advertised and GATT name (1-32 bytes; default by --model,
                               PLAUD_NOTE for the Note).

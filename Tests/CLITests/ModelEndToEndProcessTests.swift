@@ -5,7 +5,7 @@ import Testing
 /// Issue 43's end-to-end run for the recorders on sale: a `recorder emulate --model note-pro`
 /// and a `--model notepin-s` (each as the evidence describes it by default: Mode B, its
 /// serial, name, advertising layout, dotted firmware; the NotePin S's recordings end-to-end
-/// encrypted to the user's key, PROTOCOL.md §9) go through `ls`, a `sync` SIGKILLed at seeded
+/// encrypted to its owner's key by the preset's own rule, PROTOCOL.md §5, §9) go through `ls`, a `sync` SIGKILLed at seeded
 /// moments, `ota` and a `sync --wifi` SIGKILLed at seeded moments: every recording arrives
 /// byte-exact (the raw copy is the device's file, header included), is exported and deleted
 /// exactly once, and nothing is deleted early.
@@ -44,7 +44,9 @@ struct ModelEndToEndProcessTests {
   }
 
   /// An emulator of `product` with recordings of `minutes`, and the device options that
-  /// reach it (its key store, or the user's private key for an encrypting product).
+  /// reach it (its key store, or the owner's private key for an encrypting product). The
+  /// raw copies are compared with the device's files, so an encrypting product's are E2EE:
+  /// each is checked to start with the `PLAUD.AI` header.
   static func emulator(
     _ product: Product, in directory: TemporaryDirectory, minutes: [Double], seed: UInt64,
     extra: [String] = []
@@ -52,8 +54,10 @@ struct ModelEndToEndProcessTests {
     var options = ["--model", product.preset] + extra
     var userKey: String?
     if product.encrypts {
+      // The device already holds its owner's key (bound before); the preset encrypts what
+      // it records to that key, as a NotePin S does.
       let user = try ModeBProcessTests.keyPair(in: directory, name: "user")
-      options += ["--e2ee-public-key", user.publicKey]
+      options += ["--user-public-key", user.publicKey]
       userKey = user.privateKey
     }
     let emulator = try EmulatorProcess(
@@ -77,9 +81,16 @@ struct ModelEndToEndProcessTests {
   /// empty, and nothing ever sent the token in clear.
   static func expectExactlyOnce(
     _ emulator: EmulatorProcess, _ manifest: Manifest, device: [String], out: String,
-    in directory: TemporaryDirectory, seed: UInt64, runs: Int
+    in directory: TemporaryDirectory, seed: UInt64, runs: Int, encrypted: Bool
   ) throws {
     try ProcessTests().expectSynced(manifest, out: out, format: "mp3")
+    if encrypted {
+      for recording in manifest.recordings {
+        let raw = out + "/\(manifest.serial)/\(recording.sessionId).opus-raw"
+        let head = FileManager.default.contents(atPath: raw)?.prefix(8)
+        #expect(head == Data("PLAUD.AI".utf8), "\(recording.sessionId) is not E2EE")
+      }
+    }
     try ProcessTests().expectNothingDeletedEarly(
       manifest: emulator.manifest(), expected: manifest, out: out, seed: seed, run: runs + 1)
     let deletes = try emulator.manifest().deletes.map(\.sessionId)
@@ -132,7 +143,7 @@ struct ModelEndToEndProcessTests {
     #expect(final.status == 0, "seed \(seed): \(final.stderr)")
     try Self.expectExactlyOnce(
       emulator, manifest, device: device, out: out, in: directory, seed: seed,
-      runs: outcome.runs)
+      runs: outcome.runs, encrypted: product.encrypts)
 
     let ota = try RecorderProcess.run(
       ["ota"] + device + [
@@ -173,7 +184,7 @@ struct ModelEndToEndProcessTests {
     #expect(final.status == 0, "seed \(seed): \(final.stderr)")
     try Self.expectExactlyOnce(
       emulator, manifest, device: device, out: out, in: directory, seed: seed,
-      runs: outcome.runs)
+      runs: outcome.runs, encrypted: product.encrypts)
     // Whatever the kills interrupted, the data moved over Wi-Fi: the device's Wi-Fi server
     // sent at least every recording's bytes once.
     let wifiBytes = try emulator.manifest().wifiDataBytes

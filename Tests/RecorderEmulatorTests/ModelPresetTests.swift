@@ -1,3 +1,4 @@
+import Foundation
 import RecorderBluetooth
 import RecorderEmulator
 import RecorderProtocol
@@ -28,5 +29,25 @@ struct ModelPresetTests {
     #expect(decoded.serial == preset.serial)
     #expect(decoded.model == preset.model)
     #expect(decoded.firmware == preset.firmware)
+  }
+
+  /// PROTOCOL.md §5, §9: a NotePin S's files start with the `PLAUD.AI` header, wrapped for
+  /// its owner's key. The preset encrypts what it records to the key it holds; with no key
+  /// held it records plain. The Note Pro's preset records plain (its container is not
+  /// settled).
+  @Test(
+    "a NotePin S records end-to-end encrypted to the owner's key it holds; a Note Pro plain",
+    arguments: [
+      (ModelPreset.notePinS, true, true), (.notePinS, false, false), (.notePro, true, false),
+    ])
+  func recordsForItsOwner(preset: ModelPreset, holdsKey: Bool, encrypted: Bool) async throws {
+    var configuration = preset.configuration
+    if holdsKey { configuration.modeB.provisionedUserKey = try TestUserKey.key().publicKey() }
+    let bench = try TestBench(configuration: configuration)
+    defer { bench.cleanUp() }
+    let made = try await bench.device.addRecording(duration: .seconds(2))
+    let bytes = try #require(FileManager.default.contents(atPath: made.path))
+    #expect(bytes.starts(with: E2EEFileHeader.magic) == encrypted, "\(preset), key \(holdsKey)")
+    #expect(made.size == 100 * 80 + (encrypted ? E2EEFileHeader.length : 0))
   }
 }

@@ -293,6 +293,12 @@ extension EmulatedDevice {
 
   // MARK: Populating the flash
 
+  /// The user key new recordings are encrypted to: the configured one, else the owner's
+  /// when the model encrypts to it (``ModeBParameters/encryptsToOwnerKey``); nil: plain.
+  var recordingKey: RSAPublicKey? {
+    configuration.modeB.e2eeUserKey ?? (configuration.modeB.encryptsToOwnerKey ? userKey : nil)
+  }
+
   /// Writes a finished recording of `duration` (rounded down to 20 ms frames) of real
   /// speech-like Opus audio to the flash, streaming (memory does not depend on length).
   /// - Parameters:
@@ -311,7 +317,7 @@ extension EmulatedDevice {
   ) throws(EmulatorError) -> RecordingInfo {
     let frames = Int(nanoseconds(duration) / nanoseconds(.milliseconds(20)))
     let bytesPerFrame = configuration.bytesPerFrame
-    let e2ee = try configuration.modeB.e2eeUserKey.map { key throws(EmulatorError) in
+    let e2ee = try recordingKey.map { key throws(EmulatorError) in
       try E2EEEncryption(
         for: key, channels: UInt16(configuration.audioChannels),
         counterField: configuration.modeB.e2eeCounterField,

@@ -73,10 +73,16 @@ public enum ModelPreset: String, Sendable, CaseIterable {
       model: model, firmware: firmware, portVersion: portVersion, serial: serial, name: name,
       companyID: companyID)
     configuration.advertisesProjectCode = advertisesProjectCode
+    configuration.modeB.encryptsToOwnerKey = encryptsToOwnerKey
     return configuration
   }
 
-  /// Sets this preset's model, firmware, name, company id and advertising layout in
+  /// Whether its recordings are end-to-end encrypted to the owner's user key: the NotePin
+  /// S's are (PROTOCOL.md §5, §9) [client]; the Note Pro's container is not settled (§5), so
+  /// its preset keeps them plain (an E2EE Note Pro is `--e2ee-public-key`).
+  public var encryptsToOwnerKey: Bool { self == .notePinS }
+
+  /// Sets this preset's model, firmware, name, company id, advertising layout and E2EE rule in
   /// `configuration`, leaving portVersion and serial (which have options of their own) as
   /// they are.
   public func apply(to configuration: inout DeviceConfiguration) {
@@ -85,5 +91,6 @@ public enum ModelPreset: String, Sendable, CaseIterable {
     configuration.name = name
     configuration.companyID = companyID
     configuration.advertisesProjectCode = advertisesProjectCode
+    configuration.modeB.encryptsToOwnerKey = encryptsToOwnerKey
   }
 }

@@ -31,6 +31,12 @@ public struct ModeBParameters: Sendable, Equatable {
   /// Recordings made from now on are stored end-to-end encrypted to this user key (a
   /// 512-byte header, then ChaCha20, PROTOCOL.md §9), and sent as stored; nil: plain.
   public var e2eeUserKey: RSAPublicKey?
+  /// Without ``e2eeUserKey``: recordings made while the device holds its owner's user key
+  /// (provisioned, or enrolled with `FE12`) are stored end-to-end encrypted to that key, as
+  /// a NotePin S's files are (PROTOCOL.md §5, §9: the header's `keyCipher` is wrapped for
+  /// the user key); before any key is held they are plain (what a device does then is not
+  /// known).
+  public var encryptsToOwnerKey = false
   /// The E2EE header's `counter` field (its role is unknown, §9) and whether the audio is
   /// encrypted from that block counter (else from 0): the two readings the SDK must take.
   public var e2eeCounterField: UInt32 = 0
