@@ -62,7 +62,6 @@ struct USBVolumeTests {
     (44, [0x53, 0x4E, 0x3B], "does not start with SN:"),
     (47, [0x2F], "letters and digits"),
     (0x1F8, [0x64, 0x61, 0x74, 0x58], "chunk datX overruns"),
-    (40, [0xD0, 0x01, 0, 0], "samples start at 520"),
     (0x1FC, [0, 0, 0, 0], "data size 0"),
   ] as [(Int, [UInt8], String)])
   func aBrokenFieldIsATypedError(offset: Int, bytes: [UInt8], reason: String) {
@@ -73,6 +72,20 @@ struct USBVolumeTests {
     } throws: { error in
       guard case .malformedWAVHeader(_, let said) = error as? USBVolumeError else { return false }
       return said.contains(reason)
+    }
+  }
+
+  /// An extra chunk pushes the pad chunk past the 512 bytes the samples must start at.
+  @Test func aHeaderLongerThan512BytesIsRefused() {
+    var wav = Self.wav()
+    // fmt chunk of 16 → an unknown 8-byte chunk before pad shifts everything by 16.
+    wav.insert(contentsOf: Array("junk".utf8) + [8, 0, 0, 0] + [UInt8](repeating: 0, count: 8), at: 36)
+    wav.replaceSubrange(4..<8, with: withUnsafeBytes(of: UInt32(wav.count - 8).littleEndian, Array.init))
+    #expect {
+      try DeviceWAVHeader(Array(wav.prefix(512)), fileSize: Int64(wav.count), path: "x.WAV")
+    } throws: { error in
+      guard case .malformedWAVHeader(_, let said) = error as? USBVolumeError else { return false }
+      return said.contains("pad chunk of 460 bytes overruns the header")
     }
   }
 
