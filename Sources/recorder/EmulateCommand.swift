@@ -22,8 +22,8 @@ struct EmulateCommand: RecorderCommand {
                             [--serial S] [--firmware V] [--damage INDEX:KIND,...]
              writes what a recorder shows over "Access via USB" into DIR: MODEL.txt and
              NOTES|CALLS/<YYYYMMDD>/<unix>.WAV+.ASR pairs (real device Opus; the WAV its
-             decode, SN:<serial> in its pad chunk), one "ID WAV ASR" line per pair on
-             stdout. KIND: wav-header, asr-partial-frame, durations.
+             decode, SN:<serial> in its pad chunk), one line per pair on stdout: the
+             id, the WAV's path and the ASR's, tab-separated. KIND: wav-header, asr-partial-frame, durations.
 
     OPTIONS:
       --port N                TCP port (default 0: any free port).
@@ -529,7 +529,7 @@ struct EmulateCommand: RecorderCommand {
       do { written = try USBVolumeWriter.write(plan, to: directory) } catch {
         throw CommandFailure(.ioError, "cannot write the volume: \(error)")
       }
-      for pair in written { print("\(pair.sessionId) \(pair.wavPath) \(pair.asrPath)") }
+      for pair in written { print("\(pair.sessionId)\t\(pair.wavPath)\t\(pair.asrPath)") }
       return
     }
     let directory = flash ?? NSTemporaryDirectory() + "recorder-emulate-\(getpid())"
