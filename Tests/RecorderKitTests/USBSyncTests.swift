@@ -143,4 +143,31 @@ struct USBSyncTests {
     #expect(report.files.count == 2)
     #expect(bench.bytes(bench.raw(bench.written[0].sessionId)) != replaced)
   }
+
+  /// A lone ASR the journal never stored is damage (the device writes both files at once):
+  /// given up and left alone, the other pair synced.
+  @Test func aLoneASRIsGivenUp() async throws {
+    let bench = try Bench(recordings: 2)
+    defer { bench.cleanUp() }
+    try FileManager.default.removeItem(atPath: bench.written[1].wavPath)
+    let report = try await bench.sync()
+    #expect(report.givenUp.map(\.sessionId.rawValue) == [bench.written[1].sessionId])
+    #expect(report.givenUp.first?.reason.contains("missing") == true)
+    #expect(report.files.map(\.sessionId.rawValue) == [bench.written[0].sessionId])
+    #expect(FileManager.default.fileExists(atPath: bench.written[1].asrPath))
+  }
+
+  /// A removal cut short between its two unlinks (WAV gone, ASR left): the next run proves
+  /// the ASR against the raw copy and removes it.
+  @Test func aHalfRemovedPairIsRemovedByTheNextRun() async throws {
+    let bench = try Bench(recordings: 2)
+    defer { bench.cleanUp() }
+    _ = try await bench.sync { $0.deleteFromDevice = false }
+    try FileManager.default.removeItem(atPath: bench.written[0].wavPath)
+    let report = try await bench.sync()
+    #expect(report.givenUp.isEmpty)
+    #expect(report.files.count == 2)
+    #expect(report.files.allSatisfy { $0.deletedFromDevice })
+    #expect(!FileManager.default.fileExists(atPath: bench.written[0].asrPath))
+  }
 }

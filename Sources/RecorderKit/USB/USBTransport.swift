@@ -158,17 +158,18 @@ struct USBWAVCopy: RecordingCompanion {
   /// Copies `pair`'s WAV to `path` (truncated first), its header checked again and scrubbed
   /// when `scrub`.
   static func copy(_ pair: USBVolume.Pair, to path: String, scrub: Bool) throws(USBVolumeError) {
+    guard let wavSize = pair.wavSize else { throw .wavMissing(path: pair.wavPath) }
     var header = try USBVolume.read(pair.wavPath, offset: 0, count: DeviceWAVHeader.length)
-    let parsed = try DeviceWAVHeader(header, fileSize: pair.wavSize, path: pair.wavPath)
+    let parsed = try DeviceWAVHeader(header, fileSize: wavSize, path: pair.wavPath)
     if scrub { header = parsed.scrubbed(header) }
     let output = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard output >= 0 else { throw .writeFailed(path: path, errno: errno) }
     defer { close(output) }
     try writeAll(output, header, path: path)
     var offset = Int64(DeviceWAVHeader.length)
-    while offset < pair.wavSize {
+    while offset < wavSize {
       let bytes = try USBVolume.read(
-        pair.wavPath, offset: offset, count: Int(min(1 << 16, pair.wavSize - offset)))
+        pair.wavPath, offset: offset, count: Int(min(1 << 16, wavSize - offset)))
       guard !bytes.isEmpty else { throw .unreadable(path: pair.wavPath, errno: EIO) }
       try writeAll(output, bytes, path: path)
       offset += Int64(bytes.count)

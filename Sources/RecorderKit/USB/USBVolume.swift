@@ -22,7 +22,8 @@ public struct USBVolume: Sendable {
     public var scene: UInt8
     public var wavPath: String
     public var asrPath: String
-    public var wavSize: Int64
+    /// nil: the `.WAV` is gone, the `.ASR` left (see ``pairs()``).
+    public var wavSize: Int64?
     public var asrSize: Int64
   }
 
@@ -52,8 +53,11 @@ public struct USBVolume: Sendable {
     model = try DeviceModelFile(bytes)
   }
 
-  /// Every pair, oldest first. A `.WAV` without its `.ASR` (or the other way round) is no
-  /// recording yet and is left alone, as are names that are not the device's.
+  /// Every pair, oldest first, and every `.ASR` whose `.WAV` is gone (``Pair/wavSize`` nil):
+  /// ``remove(_:)`` unlinks the WAV first, so a removal cut short leaves the ASR, which the
+  /// sync then recognises by its bytes and removes again; the device itself writes both at
+  /// once, so a lone ASR it wrote is damage (``check(_:)`` says so). A lone `.WAV` and
+  /// names that are not the device's are left alone.
   public func pairs() throws(USBVolumeError) -> [Pair] {
     var pairs: [Pair] = []
     for folder in Self.folders {
@@ -66,12 +70,12 @@ public struct USBVolume: Sendable {
         }
         let set = Set(names)
         for name in names.sorted() {
-          guard let id = Self.sessionId(name, extension: "WAV") else { continue }
+          guard let id = Self.sessionId(name, extension: "ASR") else { continue }
           let stem = String(name.dropLast(4))
-          guard set.contains(stem + ".ASR") else { continue }
-          let wav = directory + "/" + name
-          let asr = directory + "/" + stem + ".ASR"
-          guard let wavSize = Self.size(of: wav), let asrSize = Self.size(of: asr) else { continue }
+          let wav = directory + "/" + stem + ".WAV"
+          let asr = directory + "/" + name
+          guard let asrSize = Self.size(of: asr) else { continue }
+          let wavSize = set.contains(stem + ".WAV") ? Self.size(of: wav) : nil
           pairs.append(
             Pair(
               sessionId: id, scene: folder.scene, wavPath: wav, asrPath: asr, wavSize: wavSize,
@@ -86,8 +90,9 @@ public struct USBVolume: Sendable {
   /// the device's TOC byte `0xB8`) and that both last as long, within one 20 ms frame.
   /// Reads the whole ASR, in 64 KiB pieces.
   public static func check(_ pair: Pair) throws(USBVolumeError) -> Checked {
+    guard let wavSize = pair.wavSize else { throw .wavMissing(path: pair.wavPath) }
     let header = try DeviceWAVHeader(
-      read(pair.wavPath, offset: 0, count: DeviceWAVHeader.length), fileSize: pair.wavSize,
+      read(pair.wavPath, offset: 0, count: DeviceWAVHeader.length), fileSize: wavSize,
       path: pair.wavPath)
     try checkFrames(pair.asrPath, size: pair.asrSize)
     let checked = Checked(pair: pair, header: header)
@@ -97,8 +102,8 @@ public struct USBVolume: Sendable {
     return checked
   }
 
-  /// Unlinks both files of `pair`, then fsyncs their folder, so the removal survives a power
-  /// cut. A file already gone counts as removed.
+  /// Unlinks both files of `pair`, the WAV first, then fsyncs their folder, so the removal
+  /// survives a power cut. A file already gone counts as removed.
   public static func remove(_ pair: Pair) throws(USBVolumeError) {
     for path in [pair.wavPath, pair.asrPath] where unlink(path) != 0 && errno != ENOENT {
       throw .removeFailed(path: path, errno: errno)

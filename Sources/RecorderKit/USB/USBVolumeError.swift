@@ -9,6 +9,8 @@ public enum USBVolumeError: Error, Equatable, Sendable, CustomStringConvertible 
   case volumeUnreadable(path: String)
   /// A WAV file shorter than its 512-byte header.
   case wavTooShort(path: String, size: Int64)
+  /// An `.ASR` whose `.WAV` twin is missing.
+  case wavMissing(path: String)
   /// A WAV header that is not the device's: a field named and what was wrong with it.
   case malformedWAVHeader(path: String, reason: String)
   /// An `.ASR` file that is not whole 80-byte device Opus frames.
@@ -34,6 +36,7 @@ public enum USBVolumeError: Error, Equatable, Sendable, CustomStringConvertible 
     case .volumeUnreadable(let path): "cannot list the volume at \(path)"
     case .wavTooShort(let path, let size):
       "\(path): \(size) bytes, shorter than the 512-byte device WAV header"
+    case .wavMissing(let path): "\(path) is missing beside its .ASR"
     case .malformedWAVHeader(let path, let reason): "\(path): not a device WAV header: \(reason)"
     case .malformedASR(let path, let reason): "\(path): not device Opus frames: \(reason)"
     case .durationsDisagree(let wav, let asr):
