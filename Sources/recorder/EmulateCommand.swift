@@ -264,7 +264,9 @@ struct EmulateCommand: RecorderCommand {
   static func usbVolume(_ arguments: inout Arguments) throws -> (String, USBVolumeWriter.Plan) {
     var plan = USBVolumeWriter.Plan()
     plan.recordings = try arguments.option("recordings", as: Int.self) ?? plan.recordings
-    guard (0...1_000).contains(plan.recordings) else { throw UsageError("--recordings must be 0-1000") }
+    guard (0...1_000).contains(plan.recordings) else {
+      throw UsageError("--recordings must be 0-1000")
+    }
     let seconds = try arguments.option("seconds", as: Double.self) ?? 3
     guard seconds >= 0.02, seconds <= 3_600 else { throw UsageError("--seconds must be 0.02-3600") }
     plan.frames = Int(seconds * 50)

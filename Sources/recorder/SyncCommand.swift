@@ -90,7 +90,8 @@ struct SyncCommand: RecorderCommand {
     let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm", "raw"]) ?? "mp3"
     format = formatName == "raw" ? nil : ExportFormat(rawValue: formatName)
     if usb?.options.wavExport == true, format != .wav {
-      throw UsageError("--usb-source wav exports --format wav (the other formats come from the ASR)")
+      throw UsageError(
+        "--usb-source wav exports --format wav (the other formats come from the ASR)")
     }
     channels = try arguments.option("channels", as: Int.self)
     if let channels, channels != 1, channels != 2 { throw UsageError("--channels must be 1 or 2") }

@@ -24,7 +24,8 @@ struct USBProcessTests {
     var wav: [UInt8]
     var asr: [UInt8]
     var onVolume: Bool {
-      FileManager.default.fileExists(atPath: wavPath) || FileManager.default.fileExists(atPath: asrPath)
+      FileManager.default.fileExists(atPath: wavPath)
+        || FileManager.default.fileExists(atPath: asrPath)
     }
     var whollyOnVolume: Bool {
       FileManager.default.contents(atPath: wavPath).map(Array.init) == wav
@@ -58,7 +59,9 @@ struct USBProcessTests {
       && copy[serialRegion.upperBound...] == original[serialRegion.upperBound...]
   }
 
-  static func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map(Array.init) }
+  static func bytes(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map(Array.init)
+  }
 
   /// After any kill: a pair that left the volume (either file) has its raw copy (the ASR's
   /// bytes), its scrubbed WAV copy, its export and a journal row past `stored`; every file
@@ -83,7 +86,9 @@ struct USBProcessTests {
           "\(context): \(pair.id) left the volume, journal says \(stages[pair.id] ?? "nothing")")
       }
       if let raw { #expect(raw == pair.asr, "\(context): \(pair.id).opus-raw is not the ASR") }
-      if let wav { #expect(isScrubbed(wav, of: pair.wav), "\(context): \(pair.id).wav is not the scrubbed WAV") }
+      if let wav {
+        #expect(isScrubbed(wav, of: pair.wav), "\(context): \(pair.id).wav is not the scrubbed WAV")
+      }
     }
   }
 
@@ -101,8 +106,10 @@ struct USBProcessTests {
     let damaged = 5
     let pairs = try Self.volume(
       directory, volume,
-      ["--recordings", "20", "--seconds", "4", "--seed", "\(seed % 1000 + 1)", "--damage",
-       "\(damaged):asr-partial-frame"])
+      [
+        "--recordings", "20", "--seconds", "4", "--seed", "\(seed % 1000 + 1)", "--damage",
+        "\(damaged):asr-partial-frame",
+      ])
     let good = pairs.enumerated().filter { $0.offset != damaged }.map(\.element)
     let out = directory.file("out")
     let sync = [
@@ -141,7 +148,8 @@ struct USBProcessTests {
       let gone = pairs.filter { !$0.whollyOnVolume }.count
       print(
         "usb kill \(kills): run \(run), "
-          + (early ? "\(Int(delay * 1000)) ms after start" : "\(steps) steps + \(Int(delay * 1000)) ms")
+          + (early
+            ? "\(Int(delay * 1000)) ms after start" : "\(steps) steps + \(Int(delay * 1000)) ms")
           + ", \(gone) pairs gone")
       try Self.expectNothingDeletedEarly(pairs, out: out, context: "seed \(seed) run \(run)")
     }
@@ -175,7 +183,8 @@ struct USBProcessTests {
     for pair in pairs {
       #expect(pair.whollyOnVolume)
       #expect(Self.bytes(out + "/\(Self.serial)/\(pair.id).wav") == pair.wav)
-      #expect(FileManager.default.fileExists(atPath: out + "/exports/\(Self.serial)-\(pair.id).opus"))
+      #expect(
+        FileManager.default.fileExists(atPath: out + "/exports/\(Self.serial)-\(pair.id).opus"))
     }
   }
 
@@ -186,15 +195,20 @@ struct USBProcessTests {
     let pairs = try Self.volume(directory, volume, ["--recordings", "2", "--seconds", "1"])
     let out = directory.file("out")
     let result = try RecorderProcess.run(
-      ["sync", "--device", "usb:" + volume, "--out", out, "--format", "wav", "--usb-source", "wav",
-       "--scrub-serial"], in: directory, label: "wav")
+      [
+        "sync", "--device", "usb:" + volume, "--out", out, "--format", "wav", "--usb-source", "wav",
+        "--scrub-serial",
+      ], in: directory, label: "wav")
     #expect(result.status == 0, "\(result.stderr)")
     for pair in pairs {
-      #expect(Self.isScrubbed(Self.bytes(out + "/exports/\(Self.serial)-\(pair.id).wav"), of: pair.wav))
+      #expect(
+        Self.isScrubbed(Self.bytes(out + "/exports/\(Self.serial)-\(pair.id).wav"), of: pair.wav))
       #expect(!pair.onVolume)
     }
     let refused = try RecorderProcess.run(
-      ["sync", "--device", "usb:" + volume, "--out", out, "--format", "mp3", "--usb-source", "wav"],
+      [
+        "sync", "--device", "usb:" + volume, "--out", out, "--format", "mp3", "--usb-source", "wav",
+      ],
       in: directory, label: "wav-mp3")
     #expect(refused.status == 64)
   }
@@ -217,7 +231,8 @@ struct USBProcessTests {
       environment: ["RECORDER_MOUNTINFO": table])
     #expect(listed.status == 0, "\(listed.stderr)")
     #expect(try jsonArray(listed.stdout).compactMap { int64($0["sessionId"]) } == pairs.map(\.id))
-    try "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n".write(toFile: table, atomically: true, encoding: .utf8)
+    try "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n".write(
+      toFile: table, atomically: true, encoding: .utf8)
     let none = try RecorderProcess.run(
       ["ls", "--device", "usb"], in: directory, label: "ls-none",
       environment: ["RECORDER_MOUNTINFO": table])

@@ -1,9 +1,10 @@
 import Foundation
 import RecorderEmulator
-@testable import RecorderKit
 import RecorderProtocol
 import RecorderStore
 import Testing
+
+@testable import RecorderKit
 
 /// A USB volume through the sync engine's one pipeline (``USBTransport``): each pair stored
 /// (the ASR as the device copy), its WAV copied beside it (scrubbed when asked), exported,
@@ -28,9 +29,14 @@ struct USBSyncTests {
       written = try USBVolumeWriter.write(plan, to: volume)
     }
 
-    func cleanUp() { try? FileManager.default.removeItem(atPath: (volume as NSString).deletingLastPathComponent) }
+    func cleanUp() {
+      try? FileManager.default.removeItem(atPath: (volume as NSString).deletingLastPathComponent)
+    }
 
-    func sync(_ configure: (inout SyncEngine.Options) -> Void = { _ in }, usb: USBTransport.Options = .init())
+    func sync(
+      _ configure: (inout SyncEngine.Options) -> Void = { _ in },
+      usb: USBTransport.Options = .init()
+    )
       async throws -> SyncReport
     {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -47,7 +53,9 @@ struct USBSyncTests {
     var layout: StorageLayout { StorageLayout(root: out) }
     func raw(_ id: UInt32) -> String { layout.raw(serial: plan.serial, sessionId: SessionID(id)) }
     func wavCopy(_ id: UInt32) -> String { String(raw(id).dropLast(".opus-raw".count)) + ".wav" }
-    func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map(Array.init) }
+    func bytes(_ path: String) -> [UInt8]? {
+      FileManager.default.contents(atPath: path).map(Array.init)
+    }
   }
 
   @Test func everyPairIsSyncedScrubbedAndDeletedADamagedOneGivenUp() async throws {
@@ -60,8 +68,10 @@ struct USBSyncTests {
     let damagedId = SessionID(bench.written[2].sessionId)
     #expect(report.givenUp.map(\.sessionId) == [damagedId])
     #expect(report.givenUp.first?.reason.contains("ms") == true)
-    #expect(report.files.map(\.sessionId.rawValue) == [0, 1, 3].map { bench.written[$0].sessionId })
-    #expect(report.files.allSatisfy { $0.deletedFromDevice && $0.verified && $0.transport == "usb" })
+    #expect(
+      report.files.map(\.sessionId.rawValue) == [0, 1, 3].map { bench.written[$0].sessionId })
+    #expect(
+      report.files.allSatisfy { $0.deletedFromDevice && $0.verified && $0.transport == "usb" })
     for index in [0, 1, 3] {
       let id = bench.written[index].sessionId
       #expect(bench.bytes(bench.raw(id)) == originals[index].1, "raw copy of \(id) is the ASR")
@@ -72,7 +82,8 @@ struct USBSyncTests {
       let serialEnd = serialStart + 3 + bench.plan.serial.count
       #expect(copy[serialStart..<serialEnd].allSatisfy { $0 == 0 })
       #expect(copy[..<serialStart] == original[..<serialStart])
-      #expect(copy[serialEnd...] == original[serialEnd...], "\(id): a byte besides the serial moved")
+      #expect(
+        copy[serialEnd...] == original[serialEnd...], "\(id): a byte besides the serial moved")
       #expect(!FileManager.default.fileExists(atPath: bench.written[index].wavPath))
       #expect(!FileManager.default.fileExists(atPath: bench.written[index].asrPath))
       let export = try #require(report.files.first { $0.sessionId.rawValue == id }?.exportPath)

@@ -45,25 +45,26 @@ struct USBVolumeTests {
   }
 
   /// Each field of the header, broken one at a time: a typed error naming it.
-  @Test(arguments: [
-    (0, [0x52, 0x49, 0x46, 0x58], "no RIFF tag"),
-    (4, [0, 0, 0, 0], "RIFF size"),
-    (8, [0x57, 0x41, 0x56, 0x58], "no WAVE tag"),
-    (12, [0x66, 0x6D, 0x74, 0x58], "not fmt"),
-    (16, [18, 0, 0, 0], "fmt chunk of 18"),
-    (20, [3, 0], "not PCM"),
-    (22, [1, 0], "1 channels"),
-    (24, [0x44, 0xAC, 0, 0], "sample rate 44100"),
-    (28, [0, 0, 0, 0], "byte rate 0"),
-    (32, [2, 0], "block align 2"),
-    (34, [8, 0], "8 bits"),
-    (36, [0x70, 0x61, 0x64, 0x58], "no pad chunk with the serial"),
-    (40, [0xFF, 0xFF, 0, 0], "overruns"),
-    (44, [0x53, 0x4E, 0x3B], "does not start with SN:"),
-    (47, [0x2F], "letters and digits"),
-    (0x1F8, [0x64, 0x61, 0x74, 0x58], "chunk datX overruns"),
-    (0x1FC, [0, 0, 0, 0], "data size 0"),
-  ] as [(Int, [UInt8], String)])
+  @Test(
+    arguments: [
+      (0, [0x52, 0x49, 0x46, 0x58], "no RIFF tag"),
+      (4, [0, 0, 0, 0], "RIFF size"),
+      (8, [0x57, 0x41, 0x56, 0x58], "no WAVE tag"),
+      (12, [0x66, 0x6D, 0x74, 0x58], "not fmt"),
+      (16, [18, 0, 0, 0], "fmt chunk of 18"),
+      (20, [3, 0], "not PCM"),
+      (22, [1, 0], "1 channels"),
+      (24, [0x44, 0xAC, 0, 0], "sample rate 44100"),
+      (28, [0, 0, 0, 0], "byte rate 0"),
+      (32, [2, 0], "block align 2"),
+      (34, [8, 0], "8 bits"),
+      (36, [0x70, 0x61, 0x64, 0x58], "no pad chunk with the serial"),
+      (40, [0xFF, 0xFF, 0, 0], "overruns"),
+      (44, [0x53, 0x4E, 0x3B], "does not start with SN:"),
+      (47, [0x2F], "letters and digits"),
+      (0x1F8, [0x64, 0x61, 0x74, 0x58], "chunk datX overruns"),
+      (0x1FC, [0, 0, 0, 0], "data size 0"),
+    ] as [(Int, [UInt8], String)])
   func aBrokenFieldIsATypedError(offset: Int, bytes: [UInt8], reason: String) {
     var wav = Self.wav()
     wav.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
@@ -79,8 +80,10 @@ struct USBVolumeTests {
   @Test func aHeaderLongerThan512BytesIsRefused() {
     var wav = Self.wav()
     // fmt chunk of 16 → an unknown 8-byte chunk before pad shifts everything by 16.
-    wav.insert(contentsOf: Array("junk".utf8) + [8, 0, 0, 0] + [UInt8](repeating: 0, count: 8), at: 36)
-    wav.replaceSubrange(4..<8, with: withUnsafeBytes(of: UInt32(wav.count - 8).littleEndian, Array.init))
+    wav.insert(
+      contentsOf: Array("junk".utf8) + [8, 0, 0, 0] + [UInt8](repeating: 0, count: 8), at: 36)
+    wav.replaceSubrange(
+      4..<8, with: withUnsafeBytes(of: UInt32(wav.count - 8).littleEndian, Array.init))
     #expect {
       try DeviceWAVHeader(Array(wav.prefix(512)), fileSize: Int64(wav.count), path: "x.WAV")
     } throws: { error in
@@ -151,9 +154,10 @@ struct USBVolumeTests {
       102 22 8:97 / /x rw - vfat
       """
     let table = MountTable(text)
-    #expect(table.mounts.map(\.mountPoint) == [
-      "/", "/run/media/me/PLAUD_NOTE", "/media/my stick", "/mnt/elsewhere",
-    ])
+    #expect(
+      table.mounts.map(\.mountPoint) == [
+        "/", "/run/media/me/PLAUD_NOTE", "/media/my stick", "/mnt/elsewhere",
+      ])
     #expect(table.skipped.count == 4)
     #expect(table.recorderVolumes() == ["/run/media/me/PLAUD_NOTE"])
     #expect(

@@ -628,7 +628,9 @@ public actor SyncEngine {
   }
 
   /// Whether every companion of `transport` is journaled for `record` and on disk.
-  private func companionsDelivered(of record: RecordingRecord, from transport: any RecordingTransport)
+  private func companionsDelivered(
+    of record: RecordingRecord, from transport: any RecordingTransport
+  )
     throws(SyncError) -> Bool
   {
     for companion in transport.companions where !(try companionThere(companion, of: record)) {

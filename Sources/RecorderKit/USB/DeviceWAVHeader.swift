@@ -59,14 +59,19 @@ public struct DeviceWAVHeader: Sendable, Equatable {
       switch id {
       case "fmt ":
         guard !sawFormat else { throw bad("two fmt chunks") }
-        guard size == 16, payload + 16 <= Self.length else { throw bad("fmt chunk of \(size) bytes") }
+        guard size == 16, payload + 16 <= Self.length else {
+          throw bad("fmt chunk of \(size) bytes")
+        }
         try Self.checkFormat(header, at: payload, bad)
         sawFormat = true
       case "pad ":
         guard sawFormat else { throw bad("pad chunk before fmt") }
         guard serialFound == nil else { throw bad("two pad chunks") }
-        guard size <= Self.length - payload else { throw bad("pad chunk of \(size) bytes overruns the header") }
-        serialFound = try Self.serial(in: Array(header[payload..<(payload + size)]), at: payload, bad)
+        guard size <= Self.length - payload else {
+          throw bad("pad chunk of \(size) bytes overruns the header")
+        }
+        serialFound = try Self.serial(
+          in: Array(header[payload..<(payload + size)]), at: payload, bad)
       case "data":
         guard sawFormat else { throw bad("data chunk before fmt") }
         guard let (found, range) = serialFound else { throw bad("no pad chunk with the serial") }
@@ -74,14 +79,18 @@ public struct DeviceWAVHeader: Sendable, Equatable {
         guard Int64(size) == fileSize - Int64(Self.length) else {
           throw bad("data size \(size) for \(fileSize - Int64(Self.length)) bytes of samples")
         }
-        guard size % Self.blockAlign == 0 else { throw bad("data size \(size) is not whole sample frames") }
+        guard size % Self.blockAlign == 0 else {
+          throw bad("data size \(size) is not whole sample frames")
+        }
         dataBytes = Int64(size)
         serial = found
         serialRange = range
         return
       default:
         guard offset != 12 else { throw bad("first chunk is \(Self.printable(id)), not fmt") }
-        guard size <= Self.length - payload else { throw bad("chunk \(Self.printable(id)) overruns the header") }
+        guard size <= Self.length - payload else {
+          throw bad("chunk \(Self.printable(id)) overruns the header")
+        }
       }
       offset = payload + size + (size & 1)
     }
@@ -119,7 +128,9 @@ public struct DeviceWAVHeader: Sendable, Equatable {
   ) throws(USBVolumeError) -> (String, Range<Int>) {
     guard payload.starts(with: serialMagic) else { throw bad("pad chunk does not start with SN:") }
     let digits = payload.dropFirst(serialMagic.count)
-    guard let end = digits.firstIndex(of: 0) else { throw bad("serial in the pad chunk has no NUL") }
+    guard let end = digits.firstIndex(of: 0) else {
+      throw bad("serial in the pad chunk has no NUL")
+    }
     let serial = payload[serialMagic.count..<end]
     guard !serial.isEmpty, serial.count <= maximumSerialLength else {
       throw bad("serial of \(serial.count) characters")
@@ -140,7 +151,10 @@ public struct DeviceWAVHeader: Sendable, Equatable {
 
   /// A chunk id for an error message: its printable ASCII, `?` for the rest.
   private static func printable(_ id: String) -> String {
-    String(id.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+    String(
+      id.unicodeScalars.map {
+        $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?"
+      })
   }
 
   static func u16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {

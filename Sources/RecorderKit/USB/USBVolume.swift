@@ -63,7 +63,8 @@ public struct USBVolume: Sendable {
     for folder in Self.folders {
       let top = root + "/" + folder.name
       guard let days = try? FileManager.default.contentsOfDirectory(atPath: top) else { continue }
-      for day in days.sorted() where day.count == 8 && day.allSatisfy({ $0.isASCII && $0.isNumber }) {
+      for day in days.sorted() where day.count == 8 && day.allSatisfy({ $0.isASCII && $0.isNumber })
+      {
         let directory = top + "/" + day
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
           continue
@@ -108,7 +109,8 @@ public struct USBVolume: Sendable {
     for path in [pair.wavPath, pair.asrPath] where unlink(path) != 0 && errno != ENOENT {
       throw .removeFailed(path: path, errno: errno)
     }
-    let directory = String(pair.wavPath[..<(pair.wavPath.lastIndex(of: "/") ?? pair.wavPath.endIndex)])
+    let directory = String(
+      pair.wavPath[..<(pair.wavPath.lastIndex(of: "/") ?? pair.wavPath.endIndex)])
     let descriptor = open(directory, O_RDONLY | O_DIRECTORY)
     guard descriptor >= 0 else { throw .removeFailed(path: directory, errno: errno) }
     defer { close(descriptor) }
