@@ -159,6 +159,7 @@ struct SyncCommand: RecorderCommand {
       throw CommandFailure(.ioError, "\(error)")
     }
     var options = SyncEngine.Options()
+    // Checked before every DELETE: a folder whose lock no longer holds deletes nothing.
     options.folderLock = lock
     options.format = format
     options.channels = channels
@@ -166,9 +167,8 @@ struct SyncCommand: RecorderCommand {
     options.strictVerify = strictVerify
     options.trustAgreement = trustAgreement
     guard let device else {
-      // Checked before every DELETE: a folder whose lock no longer holds deletes nothing.
       let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
-      return try await finish(try await syncUSB(engine))
+      return try finish(try await syncUSB(engine))
     }
     // Recordings stored end-to-end encrypted export with the same user key as Mode B.
     options.userKey = device.modeB
