@@ -50,7 +50,8 @@ struct SyncCommand: RecorderCommand {
                             after WIFI_OPEN, before falling back to BLE (default 60).
       --json                The summary as JSON.
       --usb-source asr|wav  With --device usb: export from the device's Opus (.ASR, the
-                            default) or from the WAV (lossless stereo; --format wav only).
+                            default) or from the WAV (lossless stereo: --format wav is the
+                            device's WAV itself; mp3 and pcm are made from its samples).
                             The WAV is always copied beside the raw copy.
       --scrub-serial        With --device usb: zero the SN:<serial> watermark in the pad chunk
                             of every WAV copied off the volume (nothing else changes).
@@ -77,7 +78,9 @@ struct SyncCommand: RecorderCommand {
   init(arguments: inout Arguments) throws {
     if let choice = try USBDeviceChoice.parse(&arguments) {
       var options = USBTransport.Options()
-      options.wavExport = try arguments.choice("usb-source", ["asr", "wav"]) == "wav"
+      // The format and channels are set below, once --format and --channels are read.
+      let fromWAV = try arguments.choice("usb-source", ["asr", "wav"]) == "wav"
+      options.wavExport = fromWAV ? ExportOptions(format: .wav) : nil
       options.scrubSerial = arguments.flag("scrub-serial")
       usb = (choice, options)
     } else {
@@ -89,12 +92,15 @@ struct SyncCommand: RecorderCommand {
     out = try arguments.required("out")
     let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm", "raw"]) ?? "mp3"
     format = formatName == "raw" ? nil : ExportFormat(rawValue: formatName)
-    if usb?.options.wavExport == true, format != .wav {
-      throw UsageError(
-        "--usb-source wav exports --format wav (the other formats come from the ASR)")
-    }
     channels = try arguments.option("channels", as: Int.self)
     if let channels, channels != 1, channels != 2 { throw UsageError("--channels must be 1 or 2") }
+    if usb?.options.wavExport != nil {
+      guard let format, format != .opus else {
+        throw UsageError(
+          "--usb-source wav exports wav, mp3 or pcm (opus comes from the device's own Opus)")
+      }
+      usb?.options.wavExport = ExportOptions(format: format, channels: channels)
+    }
     keepOnDevice = arguments.flag("keep-on-device")
     strictVerify = arguments.flag("strict-verify")
     trustAgreement = arguments.flag("trust-agreement")

@@ -188,7 +188,7 @@ struct USBProcessTests {
     }
   }
 
-  @Test("--usb-source wav exports the scrubbed device WAV itself")
+  @Test("--usb-source wav exports the scrubbed device WAV itself; opus from the WAV is refused")
   func wavSource() throws {
     let directory = try TemporaryDirectory("usb-wav")
     let volume = directory.file("vol")
@@ -207,9 +207,10 @@ struct USBProcessTests {
     }
     let refused = try RecorderProcess.run(
       [
-        "sync", "--device", "usb:" + volume, "--out", out, "--format", "mp3", "--usb-source", "wav",
+        "sync", "--device", "usb:" + volume, "--out", out, "--format", "opus", "--usb-source",
+        "wav",
       ],
-      in: directory, label: "wav-mp3")
+      in: directory, label: "wav-opus")
     #expect(refused.status == 64)
   }
 

@@ -117,7 +117,7 @@ struct USBSyncTests {
     defer { bench.cleanUp() }
     let original = try #require(bench.bytes(bench.written[0].wavPath))
     var usb = USBTransport.Options()
-    usb.wavExport = true
+    usb.wavExport = ExportOptions(format: .wav)
     usb.scrubSerial = true
     let report = try await bench.sync(usb: usb)
     let export = try #require(report.files.first?.exportPath)
@@ -125,6 +125,37 @@ struct USBSyncTests {
     #expect(exported.count == original.count)
     #expect(exported[512...] == original[512...], "the samples are the device's, untouched")
     #expect(!String(decoding: exported, as: UTF8.self).contains(bench.plan.serial))
+  }
+
+  /// `--usb-source wav` in another format: the WAV's samples, not the ASR's decode. Raw
+  /// PCM shows it byte for byte; one channel is the mean of both; MP3 is made from them.
+  @Test(arguments: [(ExportFormat.pcm, nil), (.pcm, 1), (.mp3, nil)] as [(ExportFormat, Int?)])
+  func theWAVSamplesCanBeTheExport(format: ExportFormat, channels: Int?) async throws {
+    let bench = try Bench(recordings: 1)
+    defer { bench.cleanUp() }
+    let original = try #require(bench.bytes(bench.written[0].wavPath))
+    var usb = USBTransport.Options()
+    usb.wavExport = ExportOptions(format: format, channels: channels)
+    let report = try await bench.sync({ $0.format = format }, usb: usb)
+    let export = try #require(report.files.first?.exportPath)
+    #expect(export.hasSuffix("." + format.fileExtension))
+    let exported = try #require(bench.bytes(export))
+    let samples = Array(original[512...])
+    switch (format, channels) {
+    case (.pcm, nil): #expect(exported == samples)
+    case (.pcm, 1?):
+      var mono: [UInt8] = []
+      for index in stride(from: 0, to: samples.count, by: 4) {
+        let left = Int32(
+          Int16(bitPattern: UInt16(samples[index]) | UInt16(samples[index + 1]) << 8))
+        let right = Int32(
+          Int16(bitPattern: UInt16(samples[index + 2]) | UInt16(samples[index + 3]) << 8))
+        let mean = UInt16(bitPattern: Int16((left + right) / 2))
+        mono += [UInt8(mean & 0xFF), UInt8(mean >> 8)]
+      }
+      #expect(exported == mono)
+    default: #expect(exported.count > 1_000)
+    }
   }
 
   /// A delete is only for bytes proven on this run: a stored copy held from before is

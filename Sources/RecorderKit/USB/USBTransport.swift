@@ -1,4 +1,5 @@
 import Foundation
+import RecorderAudio
 import RecorderConcurrency
 import RecorderProtocol
 
@@ -11,8 +12,10 @@ import RecorderProtocol
 /// - The "device copy" is the `.ASR` (the same 80-byte Opus frames BLE moves), streamed in
 ///   pieces, so the engine's resume, framing checks and ``DeviceCopyProof`` re-reads work
 ///   on the file. There is no device CRC (``tailCarriesDeviceCRC`` is false).
-/// - The `.WAV` is a companion (``USBWAVCopy``): copied beside the raw copy (and, with
-///   ``Options/wavExport``, as the WAV export), with the serial zeroed when asked.
+/// - The `.WAV` is a companion (``USBWAVCopy``): copied beside the raw copy, with the serial
+///   zeroed when asked; with ``Options/wavExport`` the sync's export is made from it too
+///   (the WAV itself for stereo `wav`, else its samples encoded), so the engine makes none
+///   from the ASR.
 /// - A pair whose WAV header, ASR frames or durations fail ``USBVolume/check(_:)`` is
 ///   damaged: ``damage(of:)`` gives it up for the run, the rest sync.
 /// - ``delete(sessionId:)`` unlinks both files, then fsyncs their folder; the engine calls it
@@ -22,8 +25,10 @@ package struct USBTransport: RecordingTransport {
   package struct Options: Sendable {
     /// Zero `SN:<serial>` in every WAV copied off the volume.
     package var scrubSerial = false
-    /// Also deliver the WAV as the sync's `wav` export (the `--usb-source wav` choice).
-    package var wavExport = false
+    /// Make the sync's export from the WAV in this format and channel count (the
+    /// `--usb-source wav` choice), not from the ASR. Opus is refused (``USBWAVCopy``): it
+    /// comes from the device's own frames.
+    package var wavExport: ExportOptions?
     package init() {}
   }
 
@@ -74,8 +79,9 @@ package struct USBTransport: RecordingTransport {
     var list: [any RecordingCompanion] = [
       USBWAVCopy(transport: self, destination: .besideRaw, scrub: options.scrubSerial)
     ]
-    if options.wavExport {
-      list.append(USBWAVCopy(transport: self, destination: .export, scrub: options.scrubSerial))
+    if let export = options.wavExport {
+      list.append(
+        USBWAVCopy(transport: self, destination: .export(export), scrub: options.scrubSerial))
     }
     return list
   }
@@ -120,11 +126,16 @@ package struct USBTransport: RecordingTransport {
 }
 
 /// A USB pair's `.WAV` delivered off the volume: beside the raw copy
-/// (`<root>/<serial>/<id>.wav`) or as the sync's `wav` export, byte for byte, or with the
-/// bytes of `SN:<serial>` in its `pad ` chunk zeroed (found by parsing the header, never at
-/// a fixed offset; the samples and every other byte unchanged).
+/// (`<root>/<serial>/<id>.wav`) or as the sync's export. A copy (beside the raw one, or a
+/// stereo `wav` export) is the device's bytes, or with the bytes of `SN:<serial>` in its
+/// `pad ` chunk zeroed (found by parsing the header, never at a fixed offset; the samples
+/// and every other byte unchanged). Another export is the WAV's samples encoded
+/// (``PCMExporter``): it carries no pad chunk, so no serial.
 struct USBWAVCopy: RecordingCompanion {
-  enum Destination: Sendable { case besideRaw, export }
+  enum Destination: Sendable {
+    case besideRaw
+    case export(ExportOptions)
+  }
   /// The journal's key of the copy beside the raw file.
   static let rawKey = "usb-wav"
 
@@ -132,7 +143,12 @@ struct USBWAVCopy: RecordingCompanion {
   let destination: Destination
   let scrub: Bool
 
-  var journalKey: String { destination == .export ? "wav" : Self.rawKey }
+  var journalKey: String {
+    switch destination {
+    case .besideRaw: Self.rawKey
+    case .export(let options): options.format.rawValue
+    }
+  }
 
   func destination(of place: CompanionPlace) -> String {
     switch destination {
@@ -140,17 +156,47 @@ struct USBWAVCopy: RecordingCompanion {
       let raw = place.raw
       let stem = raw.hasSuffix(".opus-raw") ? String(raw.dropLast(".opus-raw".count)) : raw
       return stem + ".wav"
-    case .export: return place.exports + "/" + place.exportStem + ".wav"
+    case .export(let options):
+      return place.exports + "/" + place.exportStem + "." + options.format.fileExtension
     }
   }
 
   func write(sessionId: SessionID, to temporaryPath: String) throws(SyncError) {
+    let pair: USBVolume.Pair
+    do { pair = try transport.pair(sessionId) } catch {
+      throw .export(sessionId: sessionId, reason: "\(error)")
+    }
+    if case .export(let options) = destination,
+      options.format != .wav || (options.channels ?? 2) != 2
+    {
+      return try USBWAVCopy.encode(pair, to: temporaryPath, options: options, sessionId: sessionId)
+    }
     do throws(USBVolumeError) {
-      let pair = try transport.pair(sessionId)
       try USBWAVCopy.copy(pair, to: temporaryPath, scrub: scrub)
     } catch .writeFailed(let path, let code) {
       throw .storage(.from(errno: code, path: path))
     } catch {
+      throw .export(sessionId: sessionId, reason: "\(error)")
+    }
+  }
+
+  /// `pair`'s samples encoded to `path` as `options` say.
+  static func encode(
+    _ pair: USBVolume.Pair, to path: String, options: ExportOptions, sessionId: SessionID
+  ) throws(SyncError) {
+    let header: DeviceWAVHeader
+    do { header = try USBVolume.check(pair).header } catch {
+      throw .export(sessionId: sessionId, reason: "\(error)")
+    }
+    do {
+      _ = try PCMExporter.export(
+        from: pair.wavPath, offset: Int64(DeviceWAVHeader.length), length: header.dataBytes,
+        channels: DeviceWAVHeader.channels, to: path, options: options)
+    } catch {
+      if case .io(let failed, _, let code, _) = error, failed == path {
+        throw .storage(.from(errno: code, path: path))
+      }
+      if case .cancelled = error { throw .cancelled }
       throw .export(sessionId: sessionId, reason: "\(error)")
     }
   }
