@@ -4,7 +4,8 @@ import RecorderAudio
 /// Writes what an older recorder shows over "Access via USB" (PROTOCOL.md §5, USB variant)
 /// into a folder: `/MODEL.txt` and `/{NOTES,CALLS}/<YYYYMMDD>/<unix>.{WAV,ASR}` pairs. Each
 /// `.ASR` is real device Opus (the emulator's speech-like generator, 80-byte mono frames);
-/// its `.WAV` is the decode of those frames, duplicated to two channels, behind the device's
+/// its `.WAV` is the decode of those frames on the left channel and at half level on the
+/// right (two microphones hear one voice differently), behind the device's
 /// 512-byte header whose `pad ` chunk carries `SN:<serial>`. Written independently of the
 /// SDK's reader, so each checks the other.
 public enum USBVolumeWriter {
@@ -114,7 +115,7 @@ public enum USBVolumeWriter {
     return bytes
   }
 
-  /// The frames of `asr` decoded, each sample on both channels.
+  /// The frames of `asr` decoded: each sample on the left, half of it on the right.
   static func decodeStereo(_ asr: [UInt8]) throws -> [Int16] {
     let decoder = try DeviceOpusDecoder(channels: 1)
     var samples: [Int16] = []
@@ -122,7 +123,7 @@ public enum USBVolumeWriter {
     for start in stride(from: 0, to: asr.count - asr.count % frameBytes, by: frameBytes) {
       for sample in try decoder.decode(Array(asr[start..<(start + frameBytes)]), offset: start) {
         samples.append(sample)
-        samples.append(sample)
+        samples.append(sample / 2)
       }
     }
     return samples
