@@ -70,6 +70,17 @@ struct USBProcessTests {
     let journal = out + "/journal.sqlite"
     let stages = FileManager.default.fileExists(atPath: journal) ? try journalStages(journal) : [:]
     let safe: Set<String> = ["stored", "exported", "deletedFromDevice"]
+    // Which recordings the journal holds a WAV copy and an mp3 export for.
+    let journaled: (String) throws -> Set<Int64> = { format in
+      guard FileManager.default.fileExists(atPath: journal) else { return [] }
+      return Set(
+        try sqlite(
+          journal, "SELECT session_id FROM exports WHERE format = '\(format)'",
+          options: ["-readonly"]
+        ).split(separator: "\n").compactMap { Int64($0) })
+    }
+    let wavCopies = try journaled("usb-wav")
+    let mp3Exports = try journaled("mp3")
     let device = out + "/" + serial
     for pair in pairs {
       let raw = bytes(device + "/\(pair.id).opus-raw")
@@ -81,6 +92,9 @@ struct USBProcessTests {
         #expect(
           FileManager.default.fileExists(atPath: export),
           "\(context): \(pair.id) left the volume without its export")
+        #expect(
+          wavCopies.contains(pair.id) && mp3Exports.contains(pair.id),
+          "\(context): \(pair.id) left the volume before its WAV copy and export were journaled")
         #expect(
           safe.contains(stages[pair.id] ?? "none"),
           "\(context): \(pair.id) left the volume, journal says \(stages[pair.id] ?? "nothing")")
