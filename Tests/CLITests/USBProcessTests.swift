@@ -228,6 +228,27 @@ struct USBProcessTests {
     #expect(refused.status == 64)
   }
 
+  @Test("ls --device usb:DIR lists every pair with its scene, a damaged one with the reason")
+  func listDamage() throws {
+    let directory = try TemporaryDirectory("usb-ls")
+    let volume = directory.file("vol")
+    let pairs = try Self.volume(
+      directory, volume, ["--recordings", "3", "--seconds", "1", "--damage", "1:wav-header"])
+    let listed = try RecorderProcess.run(
+      ["ls", "--device", "usb:" + volume, "--json"], in: directory, label: "ls")
+    #expect(listed.status == 0, "\(listed.stderr)")
+    let rows = try jsonArray(listed.stdout)
+    #expect(rows.compactMap { int64($0["sessionId"]) } == pairs.map(\.id))
+    #expect(rows.compactMap { int64($0["scene"]) } == [1, 7, 1])
+    #expect(rows.compactMap { int64($0["durationMs"]) } == [1_000, 1_000, 1_000])
+    #expect(rows.map { $0["damaged"] is NSNull } == [true, false, true])
+    #expect((rows[1]["damaged"] as? String)?.contains("sample rate 44100") == true)
+    #expect(!listed.stdout.contains(Self.serial), "the serial is not listed")
+    let missing = try RecorderProcess.run(
+      ["ls", "--device", "usb:" + directory.file("nothing")], in: directory, label: "ls-missing")
+    #expect(missing.status == 69)
+  }
+
   @Test("--device usb finds the PLAUD_NOTE volume in the mount table (escaped path, bad lines)")
   func mountTable() throws {
     let directory = try TemporaryDirectory("usb-mount")

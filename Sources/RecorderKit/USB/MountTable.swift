@@ -15,8 +15,11 @@ public struct MountTable: Sendable, Equatable {
 
   /// One mounted file system.
   public struct Mount: Sendable, Equatable {
+    /// Where it is mounted, unescaped.
     public var mountPoint: String
+    /// Its type (`vfat`, `ext4`, …).
     public var fileSystem: String
+    /// What is mounted (`/dev/sdb1`), unescaped.
     public var source: String
   }
 

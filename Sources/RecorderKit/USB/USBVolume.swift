@@ -20,16 +20,21 @@ public struct USBVolume: Sendable {
     public var sessionId: SessionID
     /// 1 for NOTES, 7 for CALLS.
     public var scene: UInt8
+    /// `<volume>/<NOTES|CALLS>/<YYYYMMDD>/<id>.WAV`.
     public var wavPath: String
+    /// `<volume>/<NOTES|CALLS>/<YYYYMMDD>/<id>.ASR`.
     public var asrPath: String
     /// nil: the `.WAV` is gone, the `.ASR` left (see ``pairs()``).
     public var wavSize: Int64?
+    /// Bytes of the ASR: the recording's size as the sync lists it.
     public var asrSize: Int64
   }
 
   /// What a checked pair holds.
   public struct Checked: Sendable, Equatable {
+    /// The pair checked.
     public var pair: Pair
+    /// Its WAV's header, every field checked.
     public var header: DeviceWAVHeader
     /// The ASR's length: 20 ms per frame.
     public var asrDurationMs: Int { Int(pair.asrSize / USBVolume.asrFrameBytes) * 20 }
