@@ -234,3 +234,52 @@ struct DeviceOptions {
     }
   }
 }
+
+/// `--device usb:PATH` (the recorder's USB volume mounted at PATH) or `--device usb` (every
+/// mounted volume labelled PLAUD_NOTE, from /proc/self/mountinfo, or the file
+/// `RECORDER_MOUNTINFO` names): no token, no radio.
+struct USBDeviceChoice {
+  /// The volumes' mount points.
+  var roots: [String]
+
+  /// The environment variable that names another mount table (tests).
+  static let mountInfoVariable = "RECORDER_MOUNTINFO"
+
+  static let help = """
+      --device usb:PATH     Or a recorder's USB volume ("Access via USB") mounted at PATH;
+                            --device usb: every mounted volume labelled PLAUD_NOTE. No token.
+    """
+
+  /// The choice `--device` makes when it names `usb`, its option consumed; nil (nothing
+  /// consumed) for any other device.
+  static func parse(_ arguments: inout Arguments) throws -> USBDeviceChoice? {
+    var probe = arguments
+    guard let url = try probe.option("device"), url == "usb" || url.hasPrefix("usb:") else {
+      return nil
+    }
+    arguments = probe
+    if url == "usb" {
+      let table =
+        ProcessInfo.processInfo.environment[mountInfoVariable] ?? MountTable.procPath
+      let roots: [String]
+      do { roots = try MountTable.mountedRecorderVolumes(mountInfoPath: table) } catch {
+        throw CommandFailure(.ioError, "\(error)")
+      }
+      guard !roots.isEmpty else {
+        throw CommandFailure(
+          .unavailable, "no volume labelled \(MountTable.recorderLabel) is mounted")
+      }
+      return USBDeviceChoice(roots: roots)
+    }
+    let path = String(url.dropFirst("usb:".count))
+    guard !path.isEmpty else { throw UsageError("--device usb:PATH needs a PATH") }
+    return USBDeviceChoice(roots: [path])
+  }
+
+  /// The transport over the volume at `root`; a volume that cannot be read exits 69.
+  static func transport(_ root: String, options: USBTransport.Options) throws -> USBTransport {
+    do { return try USBTransport(root: root, options: options) } catch {
+      throw CommandFailure(.unavailable, "\(error)")
+    }
+  }
+}

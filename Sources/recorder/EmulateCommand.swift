@@ -18,6 +18,12 @@ struct EmulateCommand: RecorderCommand {
     (docs/tcp-link.md; absent with --no-wifi). Runs until interrupted.
 
     USAGE: recorder emulate [--port N] [--recordings N] [--token T] [options]
+           recorder emulate usb-volume DIR [--recordings N] [--seconds S] [--seed S]
+                            [--serial S] [--firmware V] [--damage INDEX:KIND,...]
+             writes what a recorder shows over "Access via USB" into DIR: MODEL.txt and
+             NOTES|CALLS/<YYYYMMDD>/<unix>.WAV+.ASR pairs (real device Opus; the WAV its
+             decode, SN:<serial> in its pad chunk), one line per pair on stdout: the
+             id, the WAV's path and the ASR's, tab-separated. KIND: wav-header, asr-partial-frame, durations.
 
     OPTIONS:
       --port N                TCP port (default 0: any free port).
@@ -258,7 +264,49 @@ struct EmulateCommand: RecorderCommand {
     return parameters
   }
 
+  /// `emulate usb-volume DIR …`: the folder and what to write into it, instead of a device.
+  var usbVolume: (directory: String, plan: USBVolumeWriter.Plan)?
+
+  /// The options of `emulate usb-volume DIR`.
+  static func usbVolume(_ arguments: inout Arguments) throws -> (String, USBVolumeWriter.Plan) {
+    var plan = USBVolumeWriter.Plan()
+    plan.recordings = try arguments.option("recordings", as: Int.self) ?? plan.recordings
+    guard (0...1_000).contains(plan.recordings) else {
+      throw UsageError("--recordings must be 0-1000")
+    }
+    let seconds = try arguments.option("seconds", as: Double.self) ?? 3
+    guard seconds >= 0.02, seconds <= 3_600 else { throw UsageError("--seconds must be 0.02-3600") }
+    plan.frames = Int(seconds * 50)
+    plan.seed = try arguments.option("seed", as: UInt64.self) ?? plan.seed
+    plan.serial = try arguments.option("serial") ?? plan.serial
+    guard plan.serial.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+      throw UsageError("--serial must be letters and digits")
+    }
+    plan.firmware = try arguments.option("firmware") ?? plan.firmware
+    for item in (try arguments.option("damage"))?.split(separator: ",") ?? [] {
+      let parts = item.split(separator: ":")
+      guard parts.count == 2, let index = Int(parts[0]), index >= 0,
+        let kind = USBVolumeWriter.Damage(rawValue: String(parts[1]))
+      else {
+        throw UsageError(
+          "--damage takes INDEX:KIND, KIND one of "
+            + USBVolumeWriter.Damage.allCases.map(\.rawValue).joined(separator: ", "))
+      }
+      plan.damage[index] = kind
+    }
+    let positionals = try arguments.positionals()
+    guard positionals.count == 1, let directory = positionals.first else {
+      throw UsageError("emulate usb-volume takes one DIR")
+    }
+    return (directory, plan)
+  }
+
   init(arguments: inout Arguments) throws {
+    var probe = arguments
+    if probe.subcommand() == "usb-volume" {
+      usbVolume = try Self.usbVolume(&probe)
+      arguments = Arguments([])
+    }
     host = try arguments.option("host") ?? "127.0.0.1"
     port = try arguments.option("port", as: UInt16.self) ?? 0
     recordings = try arguments.option("recordings", as: Int.self) ?? 3
@@ -492,6 +540,14 @@ struct EmulateCommand: RecorderCommand {
   }
 
   func run() async throws {
+    if let (directory, plan) = usbVolume {
+      let written: [USBVolumeWriter.Written]
+      do { written = try USBVolumeWriter.write(plan, to: directory) } catch {
+        throw CommandFailure(.ioError, "cannot write the volume: \(error)")
+      }
+      for pair in written { print("\(pair.sessionId)\t\(pair.wavPath)\t\(pair.asrPath)") }
+      return
+    }
     let directory = flash ?? NSTemporaryDirectory() + "recorder-emulate-\(getpid())"
     // A flash directory we make ourselves goes away however we end: on SIGINT / SIGTERM
     // (handlers installed before it exists, so no signal can come between), and on every

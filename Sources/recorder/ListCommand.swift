@@ -13,21 +13,25 @@ struct ListCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(USBDeviceChoice.help)
     \(DeviceOptions.cloudHelp)
       --json                A JSON array of {sessionId, size, durationMs, scene} on stdout.
       -h, --help            Show this help.
     """
 
-  var device: DeviceOptions
+  var device: DeviceOptions?
+  var usb: USBDeviceChoice?
   var json: Bool
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions.parseWithCloud(&arguments)
+    usb = try USBDeviceChoice.parse(&arguments)
+    if usb == nil { device = try DeviceOptions.parseWithCloud(&arguments) }
     json = arguments.flag("json")
     try arguments.finish()
   }
 
   func run() async throws {
+    guard let device else { return try await listUSB() }
     let (session, central) = try await device.connect()
     defer { central.close() }
     let recordings: [Recording]
@@ -57,6 +61,41 @@ struct ListCommand: RecorderCommand {
           + formatDuration(milliseconds: recording.durationMs))
     }
     print("\(recordings.count) recording\(recordings.count == 1 ? "" : "s")")
+  }
+}
+
+extension ListCommand {
+  /// The pairs of every `--device usb` volume, as the sync sees them: a damaged pair says
+  /// why (`damaged` in JSON, a last column in the table).
+  fileprivate func listUSB() async throws {
+    var rows: [(Recording, String?)] = []
+    for root in usb?.roots ?? [] {
+      let transport = try USBDeviceChoice.transport(root, options: .init())
+      for recording in try await transport.listRecordings() {
+        rows.append((recording, await transport.damage(of: recording.sessionId)))
+      }
+    }
+    if json {
+      let values = rows.map { recording, damage in
+        JSONValue.object([
+          ("sessionId", .int(Int64(recording.sessionId.rawValue))),
+          ("size", .int(Int64(recording.size))),
+          ("durationMs", .int(Int64(recording.durationMs))),
+          ("scene", recording.scene.map { .int(Int64($0)) } ?? .null),
+          ("damaged", damage.map { .string($0) } ?? .null),
+        ])
+      }
+      print(JSONValue.array(values).serialized)
+      return
+    }
+    print("SESSION ID  SIZE (bytes)  DURATION")
+    for (recording, damage) in rows {
+      print(
+        recording.sessionId.description.padding(12) + String(recording.size).padding(14)
+          + formatDuration(milliseconds: recording.durationMs)
+          + (damage.map { "  damaged: " + escapingControls($0) } ?? ""))
+    }
+    print("\(rows.count) recording\(rows.count == 1 ? "" : "s")")
   }
 }
 

@@ -27,6 +27,7 @@ struct SyncCommand: RecorderCommand {
 
     OPTIONS:
     \(DeviceOptions.help)
+    \(USBDeviceChoice.help)
     \(DeviceOptions.cloudHelp)
       --out DIR             Where the journal, raw copies and exports go.
       --format F            mp3 (default), wav, opus, pcm, or raw (keep device bytes only).
@@ -56,11 +57,19 @@ struct SyncCommand: RecorderCommand {
       --wifi-join-timeout S Keep retrying to join the hotspot for S seconds, starting ~3 s
                             after WIFI_OPEN, before falling back to BLE (default 60).
       --json                The summary as JSON.
+      --usb-source asr|wav  With --device usb: export from the device's Opus (.ASR, the
+                            default) or from the WAV (lossless stereo: --format wav is the
+                            device's WAV itself; mp3 and pcm are made from its samples).
+                            The WAV is always copied beside the raw copy.
+      --scrub-serial        With --device usb: zero the SN:<serial> watermark in the pad chunk
+                            of every WAV copied off the volume (nothing else changes).
     \(SyncWatch.help)
       -h, --help            Show this help.
     """
 
-  var device: DeviceOptions
+  var device: DeviceOptions?
+  /// `--device usb[:PATH]`, with `--usb-source` and `--scrub-serial`.
+  var usb: (choice: USBDeviceChoice, options: USBTransport.Options)?
   var out: String
   var format: ExportFormat?
   var channels: Int?
@@ -75,12 +84,31 @@ struct SyncCommand: RecorderCommand {
   var watch: SyncWatch?
 
   init(arguments: inout Arguments) throws {
-    device = try DeviceOptions.parseWithCloud(&arguments)
+    if let choice = try USBDeviceChoice.parse(&arguments) {
+      var options = USBTransport.Options()
+      // The format and channels are set below, once --format and --channels are read.
+      let fromWAV = try arguments.choice("usb-source", ["asr", "wav"]) == "wav"
+      options.wavExport = fromWAV ? ExportOptions(format: .wav) : nil
+      options.scrubSerial = arguments.flag("scrub-serial")
+      usb = (choice, options)
+    } else {
+      device = try DeviceOptions.parseWithCloud(&arguments)
+      if try arguments.option("usb-source") != nil || arguments.flag("scrub-serial") {
+        throw UsageError("--usb-source and --scrub-serial go with --device usb")
+      }
+    }
     out = try arguments.required("out")
     let formatName = try arguments.choice("format", ["mp3", "wav", "opus", "pcm", "raw"]) ?? "mp3"
     format = formatName == "raw" ? nil : ExportFormat(rawValue: formatName)
     channels = try arguments.option("channels", as: Int.self)
     if let channels, channels != 1, channels != 2 { throw UsageError("--channels must be 1 or 2") }
+    if usb?.options.wavExport != nil {
+      guard let format, format != .opus else {
+        throw UsageError(
+          "--usb-source wav exports wav, mp3 or pcm (opus comes from the device's own Opus)")
+      }
+      usb?.options.wavExport = ExportOptions(format: format, channels: channels)
+    }
     keepOnDevice = arguments.flag("keep-on-device")
     strictVerify = arguments.flag("strict-verify")
     trustAgreement = arguments.flag("trust-agreement")
@@ -99,6 +127,9 @@ struct SyncCommand: RecorderCommand {
         "--wifi-listen must name one address (the hotspot interface's), not every interface")
     }
     let joinTimeout = try arguments.option("wifi-join-timeout", as: Double.self)
+    if usb != nil, useWiFi || watch != nil {
+      throw UsageError("--device usb syncs a mounted volume: no --wifi, no --watch")
+    }
     if useWiFi {
       var plan: WiFiSyncPlan
       if let hotspot {
@@ -175,15 +206,19 @@ struct SyncCommand: RecorderCommand {
       throw CommandFailure(.ioError, "\(error)")
     }
     var options = SyncEngine.Options()
+    // Checked before every DELETE: a folder whose lock no longer holds deletes nothing.
+    options.folderLock = lock
     options.format = format
     options.channels = channels
     options.deleteFromDevice = !keepOnDevice
     options.strictVerify = strictVerify
     options.trustAgreement = trustAgreement
+    guard let device else {
+      let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
+      return try finish(try await syncUSB(engine))
+    }
     // Recordings stored end-to-end encrypted export with the same user key as Mode B.
     options.userKey = device.modeB
-    // Checked before every DELETE: a folder whose lock no longer holds deletes nothing.
-    options.folderLock = lock
     let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
     let recorders = device.recorders()
     let runOptions = SyncRunOptions(maximumAttempts: attempts, wifi: wifi)
@@ -198,6 +233,29 @@ struct SyncCommand: RecorderCommand {
     let report = try await runSync(
       recorders, serial: device.serial, into: engine, options: runOptions)
     rendering.cancel()
+    try finish(report)
+  }
+
+  /// Every volume of `--device usb` through `engine`, one after the other; a volume that
+  /// cannot be read or a run that stops ends the command with its exit code.
+  private func syncUSB(_ engine: SyncEngine) async throws -> SyncReport {
+    guard let usb else { throw UsageError("--device usb is needed") }
+    let renderer = ProgressRenderer()
+    let rendering = Task { await renderer.run(engine.events) }
+    defer { rendering.cancel() }
+    var report = SyncReport()
+    for root in usb.choice.roots {
+      let transport = try USBDeviceChoice.transport(root, options: usb.options)
+      let one: SyncReport
+      do { one = try await engine.sync(using: transport) } catch { throw syncFailure(error) }
+      report.files += one.files
+      report.givenUp += one.givenUp
+    }
+    return report
+  }
+
+  /// Prints `report`; some recordings given up exits 3, some unverified 1.
+  private func finish(_ report: SyncReport) throws {
     print(json ? renderSummaryJSON(report) : renderSummary(report))
     for line in renderGivenUp(report) { printError(line) }
     if !report.givenUp.isEmpty {

@@ -41,12 +41,47 @@ package protocol RecordingTransport: Sendable {
   /// (Wi-Fi: §6 content has none) the tail's `crc` means nothing and a range counts as
   /// verified when it arrived whole, in order, with the device's Opus framing.
   var tailCarriesDeviceCRC: Bool { get }
+  /// Why `sessionId` is damaged on the device (a USB pair whose WAV header or ASR frames
+  /// fail their checks), or nil. A damaged recording is given up for the run before any
+  /// byte of it moves (``SyncReport/givenUp``); the others sync. Nil by default.
+  func damage(of sessionId: SessionID) async -> String?
+  /// Files the transport delivers beside the device copy (a USB volume's WAV), each made
+  /// durable and journaled before the device copy may be deleted. None by default.
+  var companions: [any RecordingCompanion] { get }
+}
+
+/// A file a transport delivers beside a recording's device copy: written by
+/// ``write(sessionId:to:)`` into a temporary file, which the sync engine then fsyncs,
+/// renames to ``destination(of:)``, fsyncs the folder of and journals as an export under
+/// ``journalKey``, once per recording (exactly once across kills). A recording is deleted
+/// from the device only when every companion of its transport is journaled and on disk.
+package protocol RecordingCompanion: Sendable {
+  /// The journal's export key for it: a name of its own, or an ``ExportFormat``'s raw
+  /// value when the companion *is* that export (the engine then makes no export of its own).
+  var journalKey: String { get }
+  /// Its final path, given the recording's place: `raw` its raw copy's path, `exports` the
+  /// sync's export folder, `exportName` the export's file name without extension.
+  func destination(of place: CompanionPlace) -> String
+  /// Writes the whole file to `temporaryPath` (created here, 0600 or as the caller's umask).
+  func write(sessionId: SessionID, to temporaryPath: String) throws(SyncError)
+}
+
+/// Where a recording's files go, for ``RecordingCompanion/destination(of:)``.
+package struct CompanionPlace: Sendable {
+  /// The raw copy's path (`<root>/<serial>/<id>.opus-raw`).
+  package var raw: String
+  /// The export folder.
+  package var exports: String
+  /// The export's name without its extension (`<serial>-<id>`).
+  package var exportStem: String
 }
 
 extension RecordingTransport {
   package var firmware: String? { get async { nil } }
   package var deletesOnlyAfterBatch: Bool { false }
   package var tailCarriesDeviceCRC: Bool { true }
+  package func damage(of sessionId: SessionID) async -> String? { nil }
+  package var companions: [any RecordingCompanion] { [] }
 }
 
 /// The BLE transport: one ``DeviceSession``.

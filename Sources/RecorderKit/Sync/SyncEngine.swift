@@ -243,6 +243,10 @@ public actor SyncEngine {
             reason: "given up by \(record.giveUps) runs; kept on the device"))
         continue
       }
+      if record.stage < .stored, let damage = await transport.damage(of: recording.sessionId) {
+        try giveUp(recording, serial: serial, reason: damage, report: &report)
+        continue
+      }
       if record.stage < .stored {
         do throws(SyncError) {
           record = try await transfer(recording, record: record, via: transport, report: &report)
@@ -354,7 +358,8 @@ public actor SyncEngine {
       if !exportSatisfied { exportSatisfied = try conversionOwed(record) }
     }
     guard options.deleteFromDevice, isDeletable(record.verification), exportSatisfied,
-      record.stage >= .stored, record.stage < .deletedFromDevice
+      record.stage >= .stored, record.stage < .deletedFromDevice,
+      try companionsDelivered(of: record, from: transport)
     else { return nil }
     // Only bytes this connection proved to be the device's copy (invariant 8): never a DELETE
     // on an id and a size alone.
@@ -478,6 +483,9 @@ public actor SyncEngine {
     do throws(SyncError) {
       var record = initial
       let verified = isAccepted(record.verification)
+      if verified || options.exportUnverified {
+        try deliverCompanions(of: record, from: transport)
+      }
       // Exports are per format: one made earlier in another format does not count.
       if let format = options.format, verified || options.exportUnverified,
         !(try exportStillThere(record))
@@ -591,6 +599,64 @@ public actor SyncEngine {
     }
     eventContinuation.yield(.fileExported(sessionId: record.session, path: finalPath))
     return exported
+  }
+
+  /// Writes every companion of `transport` that `record` lacks (journal entry or file gone):
+  /// temporary file, fsync, rename, fsync the folder, journal.
+  private func deliverCompanions(of record: RecordingRecord, from transport: any RecordingTransport)
+    throws(SyncError)
+  {
+    for companion in transport.companions {
+      if try companionThere(companion, of: record) { continue }
+      let final = companion.destination(of: companionPlace(record))
+      let directory = parent(of: final)
+      try ensureDirectory(directory)
+      let temporary = final + ".partial"
+      try companion.write(sessionId: record.session, to: temporary)
+      try storage { () throws(StorageError) in
+        try fileSystem.syncFile(temporary)
+        try fileSystem.rename(temporary, to: final)
+        try fileSystem.syncDirectory(directory)
+      }
+      try journalWrite { tx in
+        try tx.saveExport(
+          serial: record.serial, sessionId: record.sessionId, format: companion.journalKey,
+          path: paths.stored(final))
+      }
+      eventContinuation.yield(.fileExported(sessionId: record.session, path: final))
+    }
+  }
+
+  /// Whether every companion of `transport` is journaled for `record` and on disk.
+  private func companionsDelivered(
+    of record: RecordingRecord, from transport: any RecordingTransport
+  )
+    throws(SyncError) -> Bool
+  {
+    for companion in transport.companions where !(try companionThere(companion, of: record)) {
+      return false
+    }
+    return true
+  }
+
+  private func companionThere(_ companion: any RecordingCompanion, of record: RecordingRecord)
+    throws(SyncError) -> Bool
+  {
+    guard
+      let stored = try journalRead({ tx in
+        try tx.exportPath(
+          serial: record.serial, sessionId: record.sessionId, format: companion.journalKey)
+      })
+    else { return false }
+    return fileSystem.size(of: paths.resolved(stored)) != nil
+  }
+
+  private func companionPlace(_ record: RecordingRecord) -> CompanionPlace {
+    let name = StorageLayout.exportName(
+      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+      fileExtension: "x")
+    return CompanionPlace(
+      raw: rawPath(record), exports: exportDirectory, exportStem: String(name.dropLast(2)))
   }
 
   /// Journals the export of `record` in `format` as owed (``ExportPolicy/deferConversion``):
