@@ -10,13 +10,13 @@
 ///
 /// Opus is not made from PCM here: the device's own Opus (its `.ASR`, or the BLE copy) is
 /// exported through ``AudioExporter`` instead, without a lossy re-encode.
-package enum PCMExporter {
+public enum PCMExporter {
   /// Exports `length` bytes of `inputPath` starting at byte `offset`, `channels`
   /// interleaved, in `options.format` with `options.channels` (2 → 1 is the mean of both,
   /// 1 → 2 a copy on each). The output is complete when this returns, absent when it throws.
   /// - Throws: `.unsupportedAudioFormat` for Opus, `.unsupportedChannelCount`, `.io` for a
   ///   file that cannot be read or written, `.cancelled` when the task is cancelled.
-  package static func export(
+  public static func export(
     from inputPath: String, offset: Int64, length: Int64, channels inChannels: Int,
     to outputPath: String, options: ExportOptions
   ) throws(AudioError) -> ExportResult {
