@@ -45,6 +45,8 @@ extension ProcessTests {
     let central = try TCPCentral(url: emulator.url)
     var configuration = PlaudSDKConfiguration(
       central: central, storageRoot: directory.file("store"))
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.findTimeout = .seconds(30)
     let agent = PlaudDeviceAgent(configuration: configuration)
     let app = OTAApp()
