@@ -57,7 +57,9 @@ extension ProcessTests {
     let answer = await app.events.first {
       $0 == "bleBind 0" || ($0.hasPrefix("bleConnectState ") && $0 != "bleConnectState 1")
     }
-    #expect(answer == "bleBind 0", "\(app.log.withLock { $0 })")
+    #expect(
+      answer == "bleBind 0",
+      "\(app.log.withLock { $0 }), last error: \(agent.lastError.map { "\($0)" } ?? "none")")
 
     let check = await withCheckedContinuation { done in
       agent.checkFirmwareUpdate { done.resume(returning: $0) }
