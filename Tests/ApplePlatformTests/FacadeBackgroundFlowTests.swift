@@ -66,6 +66,8 @@ struct FacadeBackgroundFlowTests {
     var configuration = PlaudSDKConfiguration(
       central: bench.central, storageRoot: bench.directory + "/store",
       clock: AnyClock(clock), beaconMonitor: beacons)
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
     let tasks = ScriptedBackgroundTasks()

@@ -68,6 +68,8 @@ struct FacadeOverCoreBluetoothTests {
     var configuration = PlaudSDKConfiguration(
       central: UnconsumedHoldCentral(system, clock: clock), storageRoot: directory + "/store",
       clock: AnyClock(clock))
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
     let agent = PlaudDeviceAgent(configuration: configuration)

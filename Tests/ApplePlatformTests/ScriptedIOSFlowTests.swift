@@ -158,6 +158,8 @@ struct ScriptedIOSFlowTests {
         var configuration = PlaudSDKConfiguration(
           central: central, storageRoot: bench.directory + "/store", clock: clock,
           beaconMonitor: beacons)
+        // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+        configuration.domainManager = PlaudDomainManager()
         configuration.unixTime = { 1_775_395_281 }
         configuration.timeZoneSeconds = { 0 }
         configuration.backgroundTasks = ios.backgroundTasks

@@ -45,6 +45,8 @@ extension ProcessTests {
     let central = try TCPCentral(url: emulator.url)
     var configuration = PlaudSDKConfiguration(
       central: central, storageRoot: directory.file("store"))
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.findTimeout = .seconds(30)
     let agent = PlaudDeviceAgent(configuration: configuration)
     let app = OTAApp()
@@ -55,7 +57,9 @@ extension ProcessTests {
     let answer = await app.events.first {
       $0 == "bleBind 0" || ($0.hasPrefix("bleConnectState ") && $0 != "bleConnectState 1")
     }
-    #expect(answer == "bleBind 0", "\(app.log.withLock { $0 })")
+    #expect(
+      answer == "bleBind 0",
+      "\(app.log.withLock { $0 }), last error: \(agent.lastError.map { "\($0)" } ?? "none")")
 
     let check = await withCheckedContinuation { done in
       agent.checkFirmwareUpdate { done.resume(returning: $0) }

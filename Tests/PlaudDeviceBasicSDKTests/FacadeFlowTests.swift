@@ -12,7 +12,10 @@ struct FacadeFlowTests {
     "every method with its exact labels; no central, no Wi-Fi session or joiner, firmware report clear errors"
   )
   func surfaceAndUnavailableFeatures() async throws {
-    let agent = PlaudDeviceAgent(configuration: PlaudSDKConfiguration())
+    var configuration = PlaudSDKConfiguration()
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
+    let agent = PlaudDeviceAgent(configuration: configuration)
     let log = CallbackLog()
     agent.delegate = log
     agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)

@@ -110,6 +110,8 @@ struct FacadeLiveAudioTests {
       var configuration = PlaudSDKConfiguration(
         central: EmulatorCentral(device: device), storageRoot: directory + "/store",
         clock: AnyClock(clock))
+      // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+      configuration.domainManager = PlaudDomainManager()
       configuration.unixTime = { 1_775_395_281 }
       configuration.timeZoneSeconds = { 3 * 3600 }
       configuration.scanTimeout = .seconds(5)
@@ -305,6 +307,8 @@ struct FacadeLiveAudioTests {
     var configuration = PlaudSDKConfiguration(
       central: central, storageRoot: NSTemporaryDirectory() + "plaud-live-\(UUID().uuidString)",
       clock: AnyClock(clock))
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.scanTimeout = .seconds(5)
     clock.startAutoAdvance()
     defer { clock.stopAutoAdvance() }

@@ -56,6 +56,8 @@
       defer { central.close() }
       var configuration = PlaudSDKConfiguration(
         central: central, storageRoot: directory + "/store")
+      // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+      configuration.domainManager = PlaudDomainManager()
       configuration.findTimeout = .seconds(30)
       let agent = PlaudDeviceAgent(configuration: configuration)
       let log = CallbackLog()

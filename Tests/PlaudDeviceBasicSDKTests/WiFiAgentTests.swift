@@ -318,6 +318,8 @@ struct WiFiAgentTests {
   func connectWithoutARadio() async throws {
     var configuration = PlaudSDKConfiguration(
       storageRoot: NSTemporaryDirectory() + "plaud-no-radio-\(UUID().uuidString)")
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.hotspotJoiner = TCPHotspotJoiner(host: "127.0.0.1", port: 9)
     defer { try? FileManager.default.removeItem(atPath: configuration.storageRoot) }
     let agent = PlaudDeviceAgent(configuration: configuration)

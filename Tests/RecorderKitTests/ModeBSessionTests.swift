@@ -116,6 +116,32 @@ struct ModeBSessionTests {
     #expect(connectedWhenAsked.withLock { $0 } == [false])
   }
 
+  /// Reading or making the user's key takes real time (RSA generation: seconds on a busy
+  /// machine) that a device's authentication bound must not see: it is done before the
+  /// link is up too, once.
+  @Test("the user's key is read (or made) once, before the link to the device is up")
+  func userKeyBeforeTheLink() async throws {
+    let bench = try SyncBench(seed: Self.seed, portVersion: 20)
+    defer { bench.cleanUp() }
+    let device = bench.device
+    let key = try TestUserKey.key()
+    let steps = Locked<[String]>([])
+    let credentials = ModeBCredentials(
+      serialSignature: { _ in
+        let connected = await device.isConnected
+        steps.withLock { $0.append("signature asked, connected: \(connected)") }
+        return []
+      },
+      loadUserKey: {
+        steps.withLock { $0.append("key read") }
+        return key
+      })
+    let session = try await bench.connect(modeB: credentials)
+    await session.close()
+    // The signature is asked for before the link is up, and the key was read before it.
+    #expect(steps.withLock { $0 } == ["key read", "signature asked, connected: false"])
+  }
+
   @Test("a tampered data notification is dropped and counted; the sync re-reads and completes")
   func tamperedNotification() async throws {
     let template = try await Self.template()

@@ -29,6 +29,16 @@ private struct ScriptedWiFiDevice {
   func receive() async throws -> WiFiPhoneMessage { try await receiveWithVersion().0 }
 }
 
+/// Stops the phone's server while the scripted device reads on, as a WebSocket peer does
+/// (RFC 6455 §5.5.1): the device answers the phone's close frame, so the closing handshake
+/// ends at once instead of after the phone's close timeout (5 s of real time, counted
+/// against `within`'s bound).
+private func stop(_ server: WebSocketServer, answering device: ScriptedWiFiDevice) async {
+  let answering = Task { while (try? await device.socket.receive()) != nil {} }
+  await server.stop()
+  await answering.value
+}
+
 /// A phone-side server, a connected device and the phone's end of the connection.
 private func connectDevice() async throws -> (
   WebSocketServer, ScriptedWiFiDevice, WebSocketConnection
@@ -180,7 +190,7 @@ struct WiFiTransportTests {
         _ = try await device.receive()
       }
       await #expect(throws: DeviceError.closed) { _ = try await transport.listRecordings() }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -195,7 +205,7 @@ struct WiFiTransportTests {
       } catch let error as WebSocketError {
         #expect(error == .closedByPeer(code: .policyViolation, reason: ""))
       }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -205,7 +215,7 @@ struct WiFiTransportTests {
       let opening = try await open(device, phone, clock: ManualClock(), status: 1)
       await #expect(throws: DeviceError.handshakeRefused(status: 1)) { _ = try await opening.value }
       await #expect(throws: WebSocketError.self) { _ = try await device.receive() }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -221,7 +231,7 @@ struct WiFiTransportTests {
       clock.advance(by: .seconds(10))
       await #expect(throws: DeviceError.timeout(operation: "HELLO")) { _ = try await opening.value }
       await #expect(throws: WebSocketError.self) { _ = try await device.receive() }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -243,7 +253,7 @@ struct WiFiTransportTests {
       #expect(try await device.receive() == .stop(session: 5, scene: 1))
       try await device.send(.stopResult(status: 0))
       await finishing.value
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -263,7 +273,7 @@ struct WiFiTransportTests {
       await #expect(throws: DeviceError.disconnected(.remoteTerminated)) {
         _ = try await transport.listRecordings()
       }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -284,7 +294,7 @@ struct WiFiTransportTests {
         _ = try await device.receive()
       }
       await #expect(throws: DeviceError.closed) { _ = try await transport.listRecordings() }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 
@@ -308,7 +318,7 @@ struct WiFiTransportTests {
       #expect(try await device.receive() == .stop(session: 5, scene: 1))
       try await device.send(.stopResult(status: 0))
       await finishing.value
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 }
@@ -406,7 +416,7 @@ struct WiFiTransportModeBTests {
             entries: [WiFiListEntry(sessionId: 1_700_000_001, size: 2000, scene: 1)])))
       #expect(try await listing.value.map(\.sessionId) == [1_700_000_001])
       #expect(await transport.refusedSealedPDUs == 0)
-      await server.stop()
+      await stop(server, answering: device.plain)
     }
   }
 
@@ -426,7 +436,7 @@ struct WiFiTransportModeBTests {
       try await device.send(.ping(volume: 9, voltage: 9, charging: 1))
       #expect(try await device.receive() == .pong)
       #expect(await transport.refusedSealedPDUs == 3)
-      await server.stop()
+      await stop(server, answering: device.plain)
     }
   }
 
@@ -458,7 +468,7 @@ struct WiFiTransportModeBTests {
       try await device.send(.handshakeResult(status: 0))
       let transport = try await opening.value
       #expect(await transport.refusedSealedPDUs == 1)
-      await server.stop()
+      await stop(server, answering: plain)
     }
   }
 
@@ -483,7 +493,7 @@ struct WiFiTransportModeBTests {
       ) { _ = try await opening.value }
       // Closed without the handshake (which carries the BLE token) ever being sent.
       await #expect(throws: WebSocketError.self) { _ = try await deviceSees.value }
-      await server.stop()
+      await stop(server, answering: device)
     }
   }
 

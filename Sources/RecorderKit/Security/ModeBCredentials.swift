@@ -18,7 +18,7 @@ public struct ModeBCredentials: Sendable, CustomStringConvertible,
   /// sent: where the cloud learns the key (``usingCloud(_:report:)``). Does nothing by
   /// default.
   public var publishUserKey: @Sendable (_ publicKey: RSAPublicKey) async -> Void = { _ in }
-  private let loadUserKey: @Sendable () throws(ModeBError) -> RSAPrivateKey
+  private var loadUserKey: @Sendable () throws(ModeBError) -> RSAPrivateKey
 
   /// Credentials with the user's private key in hand: it unwraps the session key (and E2EE
   /// file keys); its public half is what the device is given when it asks (`FE11`).
@@ -60,6 +60,16 @@ public struct ModeBCredentials: Sendable, CustomStringConvertible,
   /// The user's private key.
   /// - Throws: ``ModeBError/keyStore(_:)`` when it cannot be read or made.
   public func userKey() throws(ModeBError) -> RSAPrivateKey { try loadUserKey() }
+
+  /// These credentials with the user's key read (or made) now, once: a connection then
+  /// spends none of its authentication time on it. When it cannot be read, the credentials
+  /// come back unchanged and the connection meets the error where it would have.
+  func withUserKeyLoaded() -> ModeBCredentials {
+    guard let key = try? loadUserKey() else { return self }
+    var loaded = self
+    loaded.loadUserKey = { key }
+    return loaded
+  }
 
   public var description: String { "ModeBCredentials(user key redacted)" }
   public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }

@@ -102,16 +102,21 @@ public actor DeviceSession {
     whenInRange: Bool = false
   ) async throws(DeviceError) -> DeviceSession {
     var configuration = configuration
-    if let serial = device.serial, let credentials = configuration.modeB,
+    if let credentials = configuration.modeB,
       ModelCapabilities.mayUseModeB(
         model: device.model, portVersion: device.portVersion, name: device.name)
     {
-      // Mode B's serial signature is asked for before the link is up: it may take a cloud
-      // round trip, and a device drops a central that has not authenticated within about a
-      // second [device].
-      let signature = await credentials.serialSignature(serial)
-      configuration.modeB?.serialSignature = { asked in
-        asked == serial ? signature : await credentials.serialSignature(asked)
+      // What Mode B needs and the link does not is ready before the link is up: a device
+      // drops a central that has not authenticated within about a second [device]. The
+      // user's key may have to be made (RSA generation: seconds on a busy machine), the
+      // serial signature may take a cloud round trip.
+      let loaded = credentials.withUserKeyLoaded()
+      configuration.modeB = loaded
+      if let serial = device.serial {
+        let signature = await loaded.serialSignature(serial)
+        configuration.modeB?.serialSignature = { asked in
+          asked == serial ? signature : await loaded.serialSignature(asked)
+        }
       }
     }
     let state = await central.settledState(on: configuration.clock)

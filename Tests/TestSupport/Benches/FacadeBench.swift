@@ -52,6 +52,8 @@ package struct FacadeBench {
     var configuration = PlaudSDKConfiguration(
       central: central, storageRoot: directory + "/store", clock: AnyClock(clock),
       beaconMonitor: beacon)
+    // Its own domain manager: `.shared` is one per process, and tests run in parallel.
+    configuration.domainManager = PlaudDomainManager()
     configuration.unixTime = { 1_775_395_281 }
     configuration.timeZoneSeconds = { 3 * 3600 }
     configuration.scanTimeout = .seconds(5)
