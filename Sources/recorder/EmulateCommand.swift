@@ -122,6 +122,11 @@ struct EmulateCommand: RecorderCommand {
       --allow-bare-stop       Take a Wi-Fi STOP without {session, scene} (default: refuse it).
       --depair-keeps-address  The device keeps its address after DEPAIR (default: a new one
                               once the link ends, PROTOCOL.md §4; the vendor rescans by serial).
+      --authentication-timeout S
+                              Real seconds a central has after connecting to authenticate
+                              before the device drops it (default 1, as the V0095 does): more
+                              for a central that shares a busy process (an SDK inside a test
+                              run).
       --recording-state N     GET_STATE's state while recording: 4099 (default, the vendor
                               SDK's code, PROTOCOL.md §3.1) or this project's earlier 2.
     \(modelOptionsHelp)
@@ -502,7 +507,11 @@ struct EmulateCommand: RecorderCommand {
     try Self.applyModelOptions(&arguments, to: &configuration)
     // The device drops a central that has not authenticated within ~1 s [device]; under
     // --time-scale that second stays a real second, or TCP round trips could not fit in it.
-    configuration.authenticationTimeout = .seconds(timeScale)
+    let authentication = try arguments.option("authentication-timeout", as: Double.self) ?? 1
+    guard authentication > 0, authentication <= 600 else {
+      throw UsageError("--authentication-timeout must be in (0, 600] seconds")
+    }
+    configuration.authenticationTimeout = .seconds(authentication * timeScale)
 
     faults = FaultPlan(
       dropLinkAfterNotifiedBytes: try arguments.option("drop-at-byte", as: Int.self),

@@ -36,7 +36,13 @@ extension ProcessTests {
     let tokenFile = directory.file("user-token")
     let emulator = try EmulatorProcess(
       in: directory, token: "partneruser1", minutes: [0.1], timeScale: 5,
-      extra: ["--cloud", "--cloud-token-file", tokenFile, "--new-firmware", "V0096"])
+      extra: [
+        "--cloud", "--cloud-token-file", tokenFile, "--new-firmware", "V0096",
+        "--firmware-size", "16384",
+        // The facade runs inside the test process, whose threads other tests keep busy: the
+        // device's 1 s to authenticate (a real device's rule) is not what this test is about.
+        "--authentication-timeout", "10",
+      ])
     defer { emulator.stop() }
     let cloud = try #require(URL(string: try emulator.cloud()))
     let domain = "\(try #require(cloud.host)):\(try #require(cloud.port))"
