@@ -11,7 +11,7 @@ TEST_TRAITS  := --traits PowerLossHook
 # Debian packages the build, the tests and the interop checks need.
 DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev \
                 ffmpeg opus-tools python3-websockets \
-                libdbus-1-dev dbus-daemon dbus-bin python3-dbusmock python3-gi \
+                libdbus-1-dev dbus-daemon dbus-bin python3-dbusmock python3-gi dosfstools mtools \
                 nodejs
 # The same for Homebrew, for a machine without apt.
 BREW_PACKAGES := pkg-config opus lame libogg sqlite openssl@3 ffmpeg opus-tools

@@ -20,10 +20,13 @@ struct EmulateCommand: RecorderCommand {
     USAGE: recorder emulate [--port N] [--recordings N] [--token T] [options]
            recorder emulate usb-volume DIR [--recordings N] [--seconds S] [--seed S]
                             [--serial S] [--firmware V] [--damage INDEX:KIND,...]
+                            [--fat-image FILE]
              writes what a recorder shows over "Access via USB" into DIR: MODEL.txt and
              NOTES|CALLS/<YYYYMMDD>/<unix>.WAV+.ASR pairs (real device Opus; the WAV its
              decode, SN:<serial> in its pad chunk), one line per pair on stdout: the
              id, the WAV's path and the ASR's, tab-separated. KIND: wav-header, asr-partial-frame, durations.
+             --fat-image FILE also writes the same files into a real FAT image labelled
+             PLAUD_NOTE (mkfs.vfat and mtools).
 
     OPTIONS:
       --port N                TCP port (default 0: any free port).
@@ -270,10 +273,12 @@ struct EmulateCommand: RecorderCommand {
   }
 
   /// `emulate usb-volume DIR …`: the folder and what to write into it, instead of a device.
-  var usbVolume: (directory: String, plan: USBVolumeWriter.Plan)?
+  var usbVolume: (directory: String, plan: USBVolumeWriter.Plan, fatImage: String?)?
 
   /// The options of `emulate usb-volume DIR`.
-  static func usbVolume(_ arguments: inout Arguments) throws -> (String, USBVolumeWriter.Plan) {
+  static func usbVolume(_ arguments: inout Arguments) throws -> (
+    String, USBVolumeWriter.Plan, String?
+  ) {
     var plan = USBVolumeWriter.Plan()
     plan.recordings = try arguments.option("recordings", as: Int.self) ?? plan.recordings
     guard (0...1_000).contains(plan.recordings) else {
@@ -299,11 +304,12 @@ struct EmulateCommand: RecorderCommand {
       }
       plan.damage[index] = kind
     }
+    let fatImage = try arguments.option("fat-image")
     let positionals = try arguments.positionals()
     guard positionals.count == 1, let directory = positionals.first else {
       throw UsageError("emulate usb-volume takes one DIR")
     }
-    return (directory, plan)
+    return (directory, plan, fatImage)
   }
 
   init(arguments: inout Arguments) throws {
@@ -549,11 +555,12 @@ struct EmulateCommand: RecorderCommand {
   }
 
   func run() async throws {
-    if let (directory, plan) = usbVolume {
+    if let (directory, plan, fatImage) = usbVolume {
       let written: [USBVolumeWriter.Written]
       do { written = try USBVolumeWriter.write(plan, to: directory) } catch {
         throw CommandFailure(.ioError, "cannot write the volume: \(error)")
       }
+      if let fatImage { try FATImage.write(from: directory, to: fatImage) }
       for pair in written { print("\(pair.sessionId)\t\(pair.wavPath)\t\(pair.asrPath)") }
       return
     }

@@ -225,7 +225,7 @@ struct ProcessTests {
     let loop = KillLoop(
       sync: sync, emulator: emulator, expected: manifest, out: out, directory: directory,
       seed: seed, earlyChance: 0.2)
-    let outcome = try loop.run(kills: 20, label: "kill", random: &random)
+    let outcome = try loop.run(kills: 20, label: "sync", random: &random)
     let (kills, run) = (outcome.kills, outcome.runs)
     print(
       "kill test: \(kills) kills in \(run) runs (\(outcome.finishedEarly) finished before the kill)"

@@ -202,6 +202,56 @@ struct USBProcessTests {
     }
   }
 
+  /// Runs an mtools command on `image` to its end; its stdout.
+  static func mtools(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["MTOOLS_SKIP_CHECK": "1"]) {
+      $1
+    }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    try #require(process.terminationStatus == 0, "\(arguments.joined(separator: " ")) failed")
+    return text
+  }
+
+  /// The volume as a real FAT file system (a mount is not available here: the files are read
+  /// back out of the image with mtools, which is what a mount would show), then synced.
+  @Test("emulate usb-volume --fat-image: a FAT volume labelled PLAUD_NOTE with the same files")
+  func fatImage() throws {
+    let directory = try TemporaryDirectory("usb-fat")
+    let volume = directory.file("vol")
+    let image = directory.file("volume.img")
+    let pairs = try Self.volume(
+      directory, volume, ["--recordings", "2", "--seconds", "1", "--fat-image", image])
+    #expect(try Self.mtools(["mlabel", "-s", "-i", image, "::"]).contains("PLAUD_NOTE"))
+    let mounted = directory.file("PLAUD_NOTE")
+    try FileManager.default.createDirectory(atPath: mounted, withIntermediateDirectories: true)
+    _ = try Self.mtools(["mcopy", "-s", "-n", "-i", image, "::/*", mounted])
+    let model = try #require(FileManager.default.contents(atPath: volume + "/MODEL.txt"))
+    #expect(FileManager.default.contents(atPath: mounted + "/MODEL.txt") == model)
+    for pair in pairs {
+      // Long names (10.3) kept, bytes unchanged.
+      let relative = String(pair.wavPath.dropFirst(volume.count))
+      #expect(Self.bytes(mounted + relative) == pair.wav, "\(relative)")
+      let asr = String(pair.asrPath.dropFirst(volume.count))
+      #expect(Self.bytes(mounted + asr) == pair.asr, "\(asr)")
+    }
+    let out = directory.file("out")
+    let result = try RecorderProcess.run(
+      ["sync", "--device", "usb:" + mounted, "--out", out, "--format", "opus", "--json"],
+      in: directory, label: "fat-sync")
+    #expect(result.status == 0, "\(result.stderr)")
+    for pair in pairs {
+      #expect(Self.bytes(out + "/\(Self.serial)/\(pair.id).opus-raw") == pair.asr)
+    }
+  }
+
   @Test("--usb-source wav exports the scrubbed device WAV itself; opus from the WAV is refused")
   func wavSource() throws {
     let directory = try TemporaryDirectory("usb-wav")
