@@ -94,7 +94,7 @@ public final class MockBlueZ {
       output: directory + "/daemon", environment: [:])
     var address: String?
     let daemon = daemon
-    Self.poll(timeout: .seconds(15)) {
+    pollProcessCondition(timeout: .seconds(15)) {
       let text = (try? String(contentsOfFile: directory + "/daemon.stdout", encoding: .utf8)) ?? ""
       if let line = text.split(separator: "\n").first { address = String(line) }
       return address != nil || !daemon.isRunning
@@ -137,7 +137,7 @@ public final class MockBlueZ {
         String(decoding: json, as: UTF8.self),
       ], output: directory + "/mock", environment: environment, keepStdout: false)
     mock = process
-    let owned = Self.poll(timeout: .seconds(30)) {
+    let owned = pollProcessCondition(timeout: .seconds(30)) {
       !process.isRunning || ((try? self.nameHasOwner()) ?? false)
     }
     guard owned, process.isRunning else {
@@ -186,7 +186,7 @@ public final class MockBlueZ {
     let environment = self.environment
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue.global().async {
-        let result = Result { try Self.dbusSend(call, environment: environment) }
+        let result = Result { try TestSupport.dbusSend(call, environment: environment) }
         box.withLock { $0 = result }
         continuation.resume()
       }
@@ -241,29 +241,7 @@ public final class MockBlueZ {
   }
 
   private func dbusSend(_ arguments: [String]) throws -> String {
-    try Self.dbusSend(arguments, environment: environment)
-  }
-
-  private static func dbusSend(_ arguments: [String], environment: [String: String]) throws
-    -> String
-  {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
-    process.arguments = ["--system", "--print-reply", "--reply-timeout=20000"] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw MockBlueZError(
-        "dbus-send \(arguments.joined(separator: " ")): \(String(decoding: stderr, as: UTF8.self))")
-    }
-    return String(decoding: stdout, as: UTF8.self)
+    try TestSupport.dbusSend(arguments, environment: environment)
   }
 
   /// Runs `path` with stdout and stderr in `output`.stdout / .stderr. `keepStdout: false`
@@ -292,17 +270,43 @@ public final class MockBlueZ {
   private static func read(_ path: String) -> String {
     (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
   }
+}
 
-  /// Polls `condition` every 20 ms up to `timeout` (an external process coming up).
-  @discardableResult
-  private static func poll(timeout: Duration, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      usleep(20_000)
-    }
-    return condition()
+/// `dbus-send --system --print-reply[=literal] ARGUMENTS` on the mock's bus (`environment`
+/// names it): its reply, or ``MockBlueZError`` with what dbus-send said.
+package func dbusSend(
+  _ arguments: [String], environment: [String: String], literal: Bool = false
+) throws -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
+  process.arguments =
+    ["--system", literal ? "--print-reply=literal" : "--print-reply", "--reply-timeout=20000"]
+    + arguments
+  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  let out = Pipe()
+  let err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let stdout = out.fileHandleForReading.readDataToEndOfFile()
+  let stderr = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    throw MockBlueZError(
+      "dbus-send \(arguments.joined(separator: " ")): \(String(decoding: stderr, as: UTF8.self))")
   }
+  return String(decoding: stdout, as: UTF8.self)
+}
+
+/// Polls `condition` every 20 ms up to `timeout` (an external process coming up).
+@discardableResult
+package func pollProcessCondition(timeout: Duration, _ condition: () -> Bool) -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    if condition() { return true }
+    usleep(20_000)
+  }
+  return condition()
 }
 
 public struct MockBlueZError: Error, CustomStringConvertible {

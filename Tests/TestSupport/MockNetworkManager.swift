@@ -78,7 +78,7 @@ public final class MockNetworkManager {
     process.standardInput = FileHandle.nullDevice
     try process.run()
     mock = process
-    let owned = Self.poll(timeout: .seconds(30)) {
+    let owned = pollProcessCondition(timeout: .seconds(30)) {
       !process.isRunning || ((try? self.nameHasOwner()) ?? false)
     }
     guard owned, process.isRunning else {
@@ -110,7 +110,7 @@ public final class MockNetworkManager {
   /// Polls the log for `text` every 20 ms, up to `timeout`.
   @discardableResult
   public func waitForLog(_ text: String, timeout: Duration) -> Bool {
-    Self.poll(timeout: timeout) { self.log.contains(text) }
+    pollProcessCondition(timeout: timeout) { self.log.contains(text) }
   }
 
   /// Calls a control on org.freedesktop.DBus.Mock (`RaiseHotspot`, `RaiseEmulatedHotspot`,
@@ -144,34 +144,6 @@ public final class MockNetworkManager {
   }
 
   private func dbusSend(_ arguments: [String], literal: Bool) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-send")
-    process.arguments =
-      ["--system", literal ? "--print-reply=literal" : "--print-reply", "--reply-timeout=20000"]
-      + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw MockBlueZError(
-        "dbus-send \(arguments.joined(separator: " ")): \(String(decoding: stderr, as: UTF8.self))")
-    }
-    return String(decoding: stdout, as: UTF8.self)
-  }
-
-  @discardableResult
-  private static func poll(timeout: Duration, _ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if condition() { return true }
-      usleep(20_000)
-    }
-    return condition()
+    try TestSupport.dbusSend(arguments, environment: environment, literal: literal)
   }
 }
