@@ -87,7 +87,10 @@ public final class ManualClock: Clock, Sendable {
     defer {
       state.withLock {
         $0.cancelled.remove(id)
-        $0.woken.remove(id)
+        // The task runs again: the driver's quiet window starts now, not at the advance that
+        // woke it (a task kept waiting for a thread most of the window would otherwise have
+        // almost none left to sleep again before time jumps under it).
+        if $0.woken.remove(id) != nil { $0.activity &+= 1 }
       }
     }
     try await withTaskCancellationHandler(
