@@ -202,7 +202,15 @@ struct ScriptedIOSFlowTests {
     }
 
     /// The recordings' raw bytes as the facade stored them equal the device's.
-    func expectStored(_ made: [RecordingInfo]) throws {
+    func expectStored(_ made: [RecordingInfo]) async throws {
+      // The device has served a DELETE before the SDK has its answer and journals it: wait
+      // (virtual time, bounded) for the journal to catch up.
+      _ = try await within(.seconds(60)) {
+        let workspace = try SyncWorkspace(root: bench.directory + "/store")
+        let checkpoints = try workspace.checkpoints(serial: device.serial)
+        return checkpoints.count == made.count
+          && checkpoints.allSatisfy { $0.stage == .deletedFromDevice }
+      }
       let workspace = try SyncWorkspace(root: bench.directory + "/store")
       let checkpoints = try workspace.checkpoints(serial: device.serial)
       let digests = Dictionary(uniqueKeysWithValues: made.map { ($0.sessionId, $0.sha256 ?? "") })
@@ -270,7 +278,7 @@ struct ScriptedIOSFlowTests {
     phone.app.startSync()
     #expect(
       try await phone.within(.seconds(300)) { try await phone.device.recordings().isEmpty })
-    try phone.expectStored(made)
+    try await phone.expectStored(made)
   }
 
   /// Flow 1 (seed 000): the recorder's beacon wakes a system-terminated app. The user
@@ -354,7 +362,7 @@ struct ScriptedIOSFlowTests {
     // again: the facade answers from the export in place (no transfer, no encoding), so a
     // repeated onComplete is not a second export. Each file is in place once (below).
     #expect(phone.total("onComplete") >= made.count)
-    try phone.expectStored(made)
+    try await phone.expectStored(made)
   }
 
   /// Flow 3 (seed 001's rules): after a force-quit, or a restart of the phone, nothing wakes
@@ -400,6 +408,6 @@ struct ScriptedIOSFlowTests {
       "flow 3 (\(ending)): \(phone.ios.record.relaunches) relaunches while quit, "
         + "\(phone.ios.record.connects.count) connects asked of the system in all")
     #expect(phone.ios.record.relaunches == 0)
-    try phone.expectStored(made)
+    try await phone.expectStored(made)
   }
 }
