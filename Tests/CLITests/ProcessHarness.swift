@@ -40,8 +40,9 @@ func waitUntil(timeout: Duration, _ condition: () -> Bool) -> Bool {
   return condition()
 }
 
-/// One `recorder` subprocess with stdout and stderr captured to files (so a chatty child
-/// can never block on a full pipe), killed if it outlives its deadline.
+/// One `recorder` subprocess (or another tool's, given `executable`) with stdout and stderr
+/// captured to files (so a chatty child can never block on a full pipe), killed if it
+/// outlives its deadline.
 ///
 /// `@unchecked Sendable`: every stored property is a `let` set in `init`; `Process` is only
 /// asked for `isRunning`, `processIdentifier` and `terminationStatus` (read-only once
@@ -56,13 +57,15 @@ final class RecorderProcess: @unchecked Sendable {
   ///   - environment: variables to set on top of the test process's own (nil: inherit as is).
   ///   - workingDirectory: the child's current directory (nil: the test process's).
   ///   - standardInput: the child's stdin (nil: /dev/null, which reads as at its end at once).
+  ///   - executable: the program to run (nil: the `recorder` binary next to the tests).
   init(
     _ arguments: [String], in directory: TemporaryDirectory, label: String,
     environment: [String: String]? = nil, workingDirectory: String? = nil,
-    standardInput: Pipe? = nil
+    standardInput: Pipe? = nil, executable: String? = nil
   ) throws {
-    let url = try #require(
-      RecorderTool.executable, "the recorder binary was not found next to the tests")
+    let url =
+      try executable.map { URL(fileURLWithPath: $0) }
+      ?? #require(RecorderTool.executable, "the recorder binary was not found next to the tests")
     stdoutPath = directory.file("\(label).stdout")
     stderrPath = directory.file("\(label).stderr")
     _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
@@ -123,11 +126,11 @@ final class RecorderProcess: @unchecked Sendable {
   static func run(
     _ arguments: [String], in directory: TemporaryDirectory, label: String,
     timeout: Duration = .seconds(120), environment: [String: String]? = nil,
-    workingDirectory: String? = nil
+    workingDirectory: String? = nil, executable: String? = nil
   ) throws -> (status: Int32?, stdout: String, stderr: String) {
     let child = try RecorderProcess(
       arguments, in: directory, label: label, environment: environment,
-      workingDirectory: workingDirectory)
+      workingDirectory: workingDirectory, executable: executable)
     let status = child.wait(timeout: timeout)
     return (status, child.stdout, child.stderr)
   }

@@ -38,7 +38,7 @@ import Testing
       throws
     {
       let binary = try #require(RecorderTool.executable).path
-      let result = try ToolProcess.run(
+      let result = try Self.tool(
         "/usr/bin/env",
         [
           "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "make", "-s", "-C", packageRoot,
@@ -47,6 +47,13 @@ import Testing
         ],
         in: directory, label: label)
       #expect(result.status == 0, "make install: \(result.stderr)")
+    }
+
+    /// Runs the tool `executable` with `arguments` to its end (stopped after 120 s).
+    static func tool(
+      _ executable: String, _ arguments: [String], in directory: TemporaryDirectory, label: String
+    ) throws -> (status: Int32?, stdout: String, stderr: String) {
+      try RecorderProcess.run(arguments, in: directory, label: label, executable: executable)
     }
 
     @Test("make install DESTDIR: every file in place with its mode; a second run changes nothing")
@@ -98,7 +105,7 @@ import Testing
         atPath: root + "/usr/lib/systemd", withIntermediateDirectories: true)
       try FileManager.default.copyItem(
         atPath: "/usr/lib/systemd/system", toPath: root + "/usr/lib/systemd/system")
-      let verify = try ToolProcess.run(
+      let verify = try Self.tool(
         "/usr/bin/env",
         ["systemd-analyze", "verify", "--root=\(root)", "recorder-gateway.service"],
         in: directory, label: "verify")
@@ -106,7 +113,7 @@ import Testing
       #expect(verify.stderr.isEmpty && verify.stdout.isEmpty, "\(verify.stderr)\(verify.stdout)")
 
       // The exposure systemd computes from the hardening settings (lower is better; ≤ 2 "OK").
-      let security = try ToolProcess.run(
+      let security = try Self.tool(
         "/usr/bin/env",
         [
           "systemd-analyze", "security", "--offline=true", "--root=\(root)",
@@ -161,7 +168,7 @@ import Testing
         default: arguments.append(word)
         }
       }
-      let run = try ToolProcess.run(root + command[0], arguments, in: directory, label: "service")
+      let run = try Self.tool(root + command[0], arguments, in: directory, label: "service")
       #expect(run.status == 0, "\(arguments): \(run.stderr)")
       let exports = try FileManager.default.contentsOfDirectory(
         atPath: root + "/var/lib/recorder/sync/exports")
@@ -192,7 +199,7 @@ import Testing
         getent passwd recorder | cut -d: -f3,6
         stat -c '%a %u %n' /etc/recorder /etc/recorder/token
         """
-      let result = try ToolProcess.run(
+      let result = try Self.tool(
         "/usr/bin/env", ["unshare", "-m", "bash", "-c", script], in: directory, label: "live")
       #expect(result.status == 0, "\(result.stderr)")
       let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -212,12 +219,12 @@ import Testing
       try Self.makeInstall(into: root, in: directory, label: "install")
       // Twice each: both are idempotent, and a second run must not fail or change a mode.
       for pass in 1...2 {
-        let users = try ToolProcess.run(
+        let users = try Self.tool(
           "/usr/bin/env",
           ["systemd-sysusers", "--root=\(root)", root + "/usr/local/lib/sysusers.d/recorder.conf"],
           in: directory, label: "sysusers-\(pass)")
         #expect(users.status == 0, "\(users.stderr)")
-        let files = try ToolProcess.run(
+        let files = try Self.tool(
           "/usr/bin/env",
           [
             "systemd-tmpfiles", "--root=\(root)", "--create",
@@ -268,11 +275,10 @@ import Testing
         </busconfig>
         """.utf8
       ).write(to: URL(fileURLWithPath: configuration))
-      let bus = try ToolProcess(
-        "/usr/bin/env",
+      let bus = try RecorderProcess(
         ["dbus-daemon", "--config-file=\(configuration)", "--nofork", "--print-address=1"],
-        in: directory, label: "dbus")
-      defer { bus.stop() }
+        in: directory, label: "dbus", executable: "/usr/bin/env")
+      defer { bus.kill() }
       let started = waitUntil(timeout: .seconds(20)) {
         bus.stdout.hasPrefix("unix:") || !bus.process.isRunning
       }
@@ -318,7 +324,7 @@ import Testing
         granted.map { ["recorder", $0] } + refused.map { ["recorder", $0] }
         + granted.map { ["alice", $0] }
       let json = String(decoding: try JSONSerialization.data(withJSONObject: cases), as: UTF8.self)
-      let result = try ToolProcess.run(
+      let result = try Self.tool(
         "/usr/bin/env", ["node", harness, root + "/etc/polkit-1/rules.d/50-recorder.rules", json],
         in: directory, label: "polkit")
       #expect(result.status == 0, "\(result.stderr)")
@@ -337,67 +343,5 @@ import Testing
     }
 
     static func mode(of path: String) throws -> mode_t { try status(of: path).st_mode & 0o7777 }
-  }
-
-  /// A tool other than `recorder` in its own process, stdout and stderr to files, stopped by
-  /// its own pid (`stop()`), never by name.
-  ///
-  /// `@unchecked Sendable` for the reason given on ``RecorderProcess``: only `let`s set in
-  /// `init`, `Process` asked only for its pid and state, the exit signalled by a semaphore.
-  final class ToolProcess: @unchecked Sendable {
-    let process = Process()
-    let stdoutPath: String
-    let stderrPath: String
-    private let exited = DispatchSemaphore(value: 0)
-
-    init(
-      _ executable: String, _ arguments: [String], in directory: TemporaryDirectory, label: String
-    )
-      throws
-    {
-      stdoutPath = directory.file("\(label).stdout")
-      stderrPath = directory.file("\(label).stderr")
-      _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-      _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = arguments
-      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-      process.standardInput = FileHandle.nullDevice
-      let exited = self.exited
-      process.terminationHandler = { _ in exited.signal() }
-      try process.run()
-    }
-
-    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    /// Waits for the exit up to `timeout`; nil if it had to be stopped.
-    func wait(timeout: Duration) -> Int32? {
-      let seconds = Double(timeout.components.seconds)
-      if exited.wait(timeout: .now() + seconds) == .timedOut {
-        stop()
-        return nil
-      }
-      exited.signal()
-      return process.terminationStatus
-    }
-
-    /// SIGKILL to this process (if still running) and reap it.
-    func stop() {
-      if process.isRunning { sendSignal(process.processIdentifier, SIGKILL) }
-      _ = exited.wait(timeout: .now() + 10)
-      exited.signal()
-    }
-
-    /// Runs the tool to its end (stopped at `timeout`).
-    static func run(
-      _ executable: String, _ arguments: [String], in directory: TemporaryDirectory, label: String,
-      timeout: Duration = .seconds(120)
-    ) throws -> (status: Int32?, stdout: String, stderr: String) {
-      let command = try ToolProcess(executable, arguments, in: directory, label: label)
-      let status = command.wait(timeout: timeout)
-      return (status, command.stdout, command.stderr)
-    }
   }
 #endif
