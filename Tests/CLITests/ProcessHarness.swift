@@ -72,8 +72,10 @@ final class RecorderProcess: @unchecked Sendable {
     _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
     process.executableURL = url
     process.arguments = arguments
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+    let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+    process.standardOutput = output
+    process.standardError = errors
     process.standardInput = standardInput ?? FileHandle.nullDevice
     if let environment {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -83,6 +85,15 @@ final class RecorderProcess: @unchecked Sendable {
     }
     let exited = self.exited
     process.terminationHandler = { _ in exited.signal() }
+    // The child has its own copies of the two files: the test process's are closed at once.
+    // Foundation keeps them as long as the `Process` lives, and it outlives the test: a full
+    // run held 940 of them, and with that many entries in /proc/self/fd, swift-corelibs-
+    // foundation's `Process.run()` can over-read the directory buffer and crash (its
+    // `findMaximumOpenFromProcSelfFD`, fixed upstream in PR #5472).
+    defer {
+      try? output.close()
+      try? errors.close()
+    }
     try process.run()
   }
 
