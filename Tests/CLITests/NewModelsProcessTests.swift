@@ -34,6 +34,21 @@ struct NewModelsProcessTests {
     #expect(try emulator.manifest().clearHandshakes == 0, "\(label): a token went in clear")
   }
 
+  /// One `sync --format wav` attempt against a Mode B emulator with `extra`: it ends 0 with
+  /// every recording synced exactly once.
+  static func expectSyncs(extra: [String], label: String) throws {
+    let directory = try TemporaryDirectory(label)
+    let emulator = try emulator(in: directory, extra: extra)
+    defer { emulator.stop() }
+    let manifest = try emulator.manifest()
+    let out = directory.file("out")
+    let synced = try RecorderProcess.run(
+      ["sync", "--out", out, "--format", "wav", "--json", "--attempts", "1"] + emulator.device,
+      in: directory, label: "sync")
+    #expect(synced.status == 0, "\(extra): \(synced.stderr)")
+    try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+  }
+
   // MARK: - Item 9 and 10: discovery
 
   /// The NotePin S's payload without the project-code field (portVersion at offset 15), a
@@ -69,16 +84,7 @@ struct NewModelsProcessTests {
     "sync against a Mode B device numbering chunks from 0 (default) and from 1",
     arguments: [[], ["--mode-b-index-base", "0"], ["--mode-b-index-base", "1"]])
   func chunkIndexBases(_ extra: [String]) throws {
-    let directory = try TemporaryDirectory("new-model-index-base")
-    let emulator = try Self.emulator(in: directory, extra: extra)
-    defer { emulator.stop() }
-    let manifest = try emulator.manifest()
-    let out = directory.file("out")
-    let synced = try RecorderProcess.run(
-      ["sync", "--out", out, "--format", "wav", "--json", "--attempts", "1"] + emulator.device,
-      in: directory, label: "sync")
-    #expect(synced.status == 0, "\(synced.stderr)")
-    try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+    try Self.expectSyncs(extra: extra, label: "new-model-index-base")
   }
 
   /// A device that wants the cloud's serial signature and is sent none (no cloud given)
@@ -106,16 +112,7 @@ struct NewModelsProcessTests {
     "sync against a Mode B device answering stage 1 with 0001 (default) or with 0002",
     arguments: [[], ["--two-stage-handshake"]])
   func firstStageAnswers(_ extra: [String]) throws {
-    let directory = try TemporaryDirectory("new-model-stages")
-    let emulator = try Self.emulator(in: directory, extra: ["--model", "note-pro"] + extra)
-    defer { emulator.stop() }
-    let manifest = try emulator.manifest()
-    let out = directory.file("out")
-    let synced = try RecorderProcess.run(
-      ["sync", "--out", out, "--format", "wav", "--json", "--attempts", "1"] + emulator.device,
-      in: directory, label: "sync")
-    #expect(synced.status == 0, "\(synced.stderr)")
-    try ProcessTests().expectSynced(manifest, out: out, format: "wav")
+    try Self.expectSyncs(extra: ["--model", "note-pro"] + extra, label: "new-model-stages")
   }
 
   // MARK: - Item 3: slow handshakes
