@@ -75,7 +75,7 @@ actor AgentCore {
     self.emit = emit
     meter = TransferMeter(clock: configuration.clock)
     domains = configuration.domainManager
-    let known = KnownRecorders(path: configuration.storageRoot + "/known-recorders.json")
+    let known = KnownRecorders(path: StorageLayout(root: configuration.storageRoot).knownRecorders)
     self.known = known
     recorders = configuration.central.map { central in
       // Every connect passes its own session (the token of its call); this one only times.

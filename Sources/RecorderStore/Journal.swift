@@ -157,6 +157,27 @@ public final class Journal: @unchecked Sendable {
       );
       """
     ),
+    // The finish steps a sync owes a stored recording beyond its export (a user's command,
+    // a webhook, a sidecar file): each owed once per recording and generation, done once,
+    // retried with backoff after a failure or a kill.
+    .sql(
+      "2026-12-05-finish-steps",
+      """
+      CREATE TABLE finish_steps (
+        serial TEXT NOT NULL,
+        session_id INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        step TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        owed_at INTEGER NOT NULL DEFAULT (strftime('%s','now')),
+        PRIMARY KEY (serial, session_id, generation, step)
+      );
+      CREATE INDEX finish_steps_owed ON finish_steps (done, serial, session_id);
+      """
+    ),
   ]
 
   /// Journals before this migration kept paths as the caller spelled them, relative to that

@@ -45,6 +45,9 @@ actor ProgressRenderer {
     case .overall(let done, let total):
       self.done = done
       self.total = total
+    case .stepDone(let sessionId, let step): line("\(sessionId): \(step) done")
+    case .stepFailed(let sessionId, let step, let reason, let willRetry):
+      line("\(sessionId): \(step) failed (\(reason))\(willRetry ? "; trying again" : "; owed")")
     }
   }
 

@@ -160,6 +160,11 @@ final class GatewayLog: Sendable {
       case .fileSkipped(let session, let reason):
         line(.warning, session: session, "skipped (\(reason))")
       case .overall: break
+      case .stepDone(let session, let step): line(.info, session: session, "\(step) done")
+      case .stepFailed(let session, let step, let reason, let willRetry):
+        line(
+          .warning, session: session,
+          "\(step) failed (\(reason))\(willRetry ? "; trying again" : "; owed to the next run")")
       }
     }
   }

@@ -163,8 +163,7 @@ extension SyncWorkspace {
       }
       let directory = parentDirectory(of: conversion.path)
       let outcome = try ensureExportReportingWork(
-        record, rawPath: rawPath, format: conversion.format, channels: conversion.channels,
-        directory: directory)
+        record, format: conversion.format, channels: conversion.channels, directory: directory)
       if !outcome.encoded {
         // Made by an earlier call whose entry a kill kept: clear it now.
         try forget(conversion)

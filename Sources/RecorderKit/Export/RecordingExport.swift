@@ -308,16 +308,16 @@ extension SyncWorkspace {
   private func exportStored(
     _ record: RecordingRecord, request: RecordingExport.Request, directory: String
   ) throws(RecordingExportError) -> ExportedRecording {
-    guard record.verification.permitsExport, let rawPath = record.rawPath else {
+    guard record.verification.permitsExport, record.rawPath != nil else {
       throw .unverified(sessionId: record.session, rawPath: record.rawPath ?? "")
     }
     do {
       if request.policy == .deferConversion {
         return try deferExport(record, request: request, directory: directory)
       }
-      let path = try ensureExport(
-        record, rawPath: rawPath, format: request.format, channels: request.channels,
-        directory: directory)
+      let path = try ensureExportReportingWork(
+        record, format: request.format, channels: request.channels, directory: directory
+      ).path
       return ExportedRecording(sessionId: record.session, path: path, transport: record.transport)
     } catch {
       throw .sync(error)
@@ -357,7 +357,7 @@ extension SyncWorkspace {
       conversionPending: true)
   }
 
-  /// ``ensureExport(_:rawPath:format:channels:directory:)`` of a recording the journal holds
+  /// ``ensureExportReportingWork(_:format:channels:directory:)`` of a recording the journal holds
   /// stored and verified; nil for any other.
   func ensureExport(
     serial: String, sessionId: SessionID, format: ExportFormat, channels: Int?,
@@ -370,103 +370,20 @@ extension SyncWorkspace {
       throw .journal("\(error)")
     }
     guard let record, record.stage >= .stored, record.verification.permitsExport,
-      let rawPath = record.rawPath
+      record.rawPath != nil
     else { return nil }
-    return try ensureExport(
-      record, rawPath: rawPath, format: format, channels: channels, directory: directory)
-  }
-
-  /// The export of a stored, verified recording as `format` in `directory`: the file in
-  /// place when the journal says this very export was made and it is still there, else a
-  /// new one (temporary name, fsync, rename, fsync the folder, journal it).
-  func ensureExport(
-    _ record: RecordingRecord, rawPath: String, format: ExportFormat, channels: Int?,
-    directory: String
-  ) throws(SyncError) -> String {
-    try ensureExportReportingWork(
-      record, rawPath: rawPath, format: format, channels: channels, directory: directory
+    return try ensureExportReportingWork(
+      record, format: format, channels: channels, directory: directory
     ).path
   }
 
-  /// ``ensureExport(_:rawPath:format:channels:directory:)``, saying whether the encoder ran
-  /// (false: the journal's export was in place). The transaction that records a new export
-  /// also clears a conversion owed for it into this folder.
+  /// The export of a stored recording (``ExportWriter``, the one export implementation)
+  /// over this workspace's journal, files and user key.
   func ensureExportReportingWork(
-    _ record: RecordingRecord, rawPath: String, format: ExportFormat, channels: Int?,
-    directory: String
+    _ record: RecordingRecord, format: ExportFormat, channels: Int?, directory: String
   ) throws(SyncError) -> (path: String, encoded: Bool) {
-    let exportFormat = format
-    let name = StorageLayout.exportName(
-      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-      fileExtension: exportFormat.fileExtension)
-    let finalPath = directory + "/" + name
-    let paths = StorageLayout(root: root)
-    let made = try? journal.read { tx in
-      try tx.exportPath(
-        serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue)
-    }
-    if made.flatMap({ $0 }).map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil
-    {
-      return (finalPath, false)
-    }
-    let raw = paths.resolved(rawPath)
-    let claim: ExportTemporary
-    do {
-      try fileSystem.createDirectory(directory)
-      // What a crashed export left in this folder (its decrypted audio too) goes first.
-      ExportTemporary.removeStale(in: directory, fileSystem: fileSystem)
-      claim = try ExportTemporary(name, in: directory)
-    } catch {
-      throw .storage(error)
-    }
-    defer { claim.release() }
-    let temporary = claim.path
-    var scratch: String?
-    defer { if let scratch { unlink(scratch) } }
-    do {
-      // An end-to-end encrypted raw copy is decrypted into a 0600 scratch file first.
-      let plain = try E2EEFile.plainSource(
-        raw, recordedChannels: record.channels, scratch: temporary + ".plain",
-        credentials: userKey)
-      if plain.path != raw { scratch = plain.path }
-      _ = try AudioExporter.export(
-        from: plain.path, recordedChannels: plain.channels, to: temporary,
-        options: ExportOptions(format: exportFormat, channels: channels))
-    } catch let error as StorageError {
-      throw .storage(error)
-    } catch {
-      throw .export(sessionId: record.session, reason: "\(error)")
-    }
-    do {
-      try fileSystem.syncFile(temporary)
-      try fileSystem.rename(temporary, to: finalPath)
-      try fileSystem.syncDirectory(directory)
-    } catch {
-      throw .storage(error)
-    }
-    do {
-      try journal.write { tx in
-        let stored = paths.stored(finalPath)
-        try tx.saveExport(
-          serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue,
-          path: stored)
-        try tx.update(serial: record.serial, sessionId: record.sessionId) {
-          if $0.stage < .exported { $0.stage = .exported }
-          $0.exportPath = stored
-          $0.exportFormat = exportFormat.rawValue
-        }
-        if let owed = try tx.pendingConversion(
-          serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue),
-          paths.resolved(owed.directory) == directory
-        {
-          try tx.removePendingConversion(
-            serial: record.serial, sessionId: record.sessionId, format: exportFormat.rawValue)
-        }
-      }
-    } catch {
-      throw .journal("\(error)")
-    }
-    return (finalPath, true)
+    try ExportWriter(journal: journal, fileSystem: fileSystem, layout: layout, userKey: userKey)
+      .ensure(record, format: format, channels: channels, directory: directory)
   }
 }
 

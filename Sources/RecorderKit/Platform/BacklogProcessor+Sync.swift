@@ -25,7 +25,8 @@ package struct SyncProgressTally: Sendable, Equatable {
       reached = [:]
     case .fileProgress(let sessionId, _, let bytes, _, _):
       reached[sessionId] = max(reached[sessionId] ?? 0, bytes)
-    case .fileStored, .fileExported, .fileDeleted, .fileSkipped, .overall: break
+    case .fileStored, .fileExported, .fileDeleted, .fileSkipped, .overall, .stepDone, .stepFailed:
+      break
     }
     return before != (completed, total)
   }

@@ -13,9 +13,9 @@ import RecorderConcurrency
 /// conversion (``claim(_:in:)``): `<root>/.converting-<final name>`, so a second converter,
 /// in this process or another, skips what the first is encoding.
 final class ExportTemporary: Sendable {
-  static let prefix = ".partial-"
+  static let prefix = StorageLayout.exportTemporaryPrefix
   /// The name of a conversion's claim: this, then the final name.
-  static let claimPrefix = ".converting-"
+  static let claimPrefix = StorageLayout.conversionClaimPrefix
 
   /// Where the export writes.
   let path: String
@@ -98,7 +98,8 @@ final class ExportTemporary: Sendable {
   /// stays, never failing the export that sweeps.
   static func removeStale(in directory: String, fileSystem: any DurableFileSystem) {
     for name in fileSystem.contents(of: directory) where isExportTemporary(name) {
-      let base = name.hasSuffix(".plain") ? String(name.dropLast(".plain".count)) : name
+      let scratch = StorageLayout.scratchSuffix
+      let base = name.hasSuffix(scratch) ? String(name.dropLast(scratch.count)) : name
       if isHeld(directory + "/" + base) { continue }
       try? fileSystem.remove(directory + "/" + name)
     }
@@ -109,7 +110,9 @@ final class ExportTemporary: Sendable {
   static func isExportTemporary(_ name: String) -> Bool {
     guard name.hasPrefix(prefix) else { return false }
     var rest = Substring(name.dropFirst(prefix.count))
-    if rest.hasSuffix(".plain") { rest = rest.dropLast(".plain".count) }
+    if rest.hasSuffix(StorageLayout.scratchSuffix) {
+      rest = rest.dropLast(StorageLayout.scratchSuffix.count)
+    }
     let formats = ExportFormat.allCases.map { "." + $0.fileExtension }
     guard let format = formats.first(where: { rest.hasSuffix($0) }) else { return false }
     rest = rest.dropLast(format.count)

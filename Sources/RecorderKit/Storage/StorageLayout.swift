@@ -16,6 +16,12 @@ import RecorderProtocol
 /// <root>/<serial>/<session id>-<n>.opus-raw   a later recording under the same id (n ≥ 2)
 /// <root>/exports/<name>.<mp3|wav|opus|pcm>    exports, unless the caller names a folder
 /// <root>/keys/                                the file key store, where one is used
+/// <root>/wifi-close-owed                      WIFI_CLOSEs owed to recorders
+/// <root>/known-recorders.json                 recorders met before (the vendor facade)
+/// <root>/.converting-<export name>            a deferred conversion's claim
+/// <folder>/.partial-<token>-<export name>     an export being written (+ `.plain`: its
+///                                             decrypted audio)
+/// <export>.json                               a recording's sidecar description
 /// ```
 ///
 /// The journal writes paths relative to the root, so the same root reached by another
@@ -39,6 +45,31 @@ public struct StorageLayout: Sendable, Hashable {
   public var exports: String { path("exports") }
   /// `<root>/keys`: the file key store's folder.
   public var keys: String { path("keys") }
+  /// `<root>/wifi-close-owed`: the WIFI_CLOSEs owed to recorders whose BLE was down when a
+  /// Wi-Fi sync ended.
+  public var owedWiFiCloses: String { path("wifi-close-owed") }
+  /// `<root>/known-recorders.json`: the recorders met before, and which a pending connect is
+  /// owed to.
+  public var knownRecorders: String { path("known-recorders.json") }
+  /// `<root>/.converting-<name>`: the claim of the deferred conversion whose export is
+  /// `name`.
+  func conversionClaim(exportName name: String) -> String {
+    path(Self.conversionClaimPrefix + name)
+  }
+  /// What a conversion's claim file name starts with.
+  static let conversionClaimPrefix = ".converting-"
+  /// What an export's temporary file name starts with (then a token, `-`, the final name).
+  static let exportTemporaryPrefix = ".partial-"
+  /// The decrypted audio of an E2EE recording being exported: `<temporary>.plain`.
+  static func scratch(of temporary: String) -> String { temporary + scratchSuffix }
+  /// The suffix of ``scratch(of:)``.
+  static let scratchSuffix = ".plain"
+  /// The temporary a companion file or a sidecar is written to before its rename:
+  /// `<final>.partial`.
+  static func temporary(of final: String) -> String { final + ".partial" }
+  /// A recording's description beside its export (or raw copy): `<path>.json`.
+  public static func sidecar(of path: String) -> String { path + ".json" }
+
   /// `<root>/<serial>`: one device's raw copies.
   public func deviceDirectory(serial: String) -> String { path(serial) }
   /// `<root>/<serial>/<session id>.part`: device bytes being received; a later generation

@@ -63,6 +63,13 @@ public actor SyncEngine {
     /// Seeds where the windows that prove a held copy against the device fall
     /// (``DeviceCopyProof``); nil: a fresh seed for each engine.
     package var proofSeed: UInt64?
+    /// The steps each stored recording is owed after its export, in order (``FinishStep``):
+    /// journaled before its device copy may be deleted, run apart from the transfers (never
+    /// delaying a DELETE), each completed once. ``SyncEngine/finishOwedSteps()`` waits for
+    /// them.
+    public var finishSteps: [any FinishStep] = []
+    /// How failed finish steps are tried again.
+    public var finishStepPolicy = FinishStepPolicy()
     public init() {}
   }
 
@@ -70,10 +77,10 @@ public actor SyncEngine {
   let fileSystem: any DurableFileSystem
   let root: String
   /// How the journal spells paths: relative to `root`, so another spelling of it works too.
-  private let paths: StorageLayout
-  private let options: Options
-  private let clock: AnyClock
-  private let eventContinuation: AsyncStream<SyncEvent>.Continuation
+  let paths: StorageLayout
+  let options: Options
+  let clock: AnyClock
+  let eventContinuation: AsyncStream<SyncEvent>.Continuation
   /// Progress, in order. Single consumer; finishes when the engine is released.
   public nonisolated let events: AsyncStream<SyncEvent>
   /// What the last run that threw had done before it stopped (files finished, bytes moved),
@@ -96,6 +103,10 @@ public actor SyncEngine {
   private var retiredThisSync: Set<SessionID> = []
   /// Where the proof windows fall.
   private var proofRandom: SplitMix64
+  /// Runs the finish steps the journal owes; made at first use.
+  var stepRunner: FinishStepRunner?
+  /// The firmware each device reported in this engine's life, for the finish steps.
+  var firmwareBySerial: [String: String] = [:]
 
   /// An engine over `journal`, keeping recordings and exports under `root`.
   public init(
@@ -123,9 +134,10 @@ public actor SyncEngine {
 
   /// Starts a run (the front door's ``Recorders/runSync(serial:into:options:report:)``, one
   /// sync of a watch): a recording given up in an earlier run may be tried again.
-  package func beginRun() {
+  package func beginRun() async {
     givenUpThisRun = []
     proven = []
+    await stepRunner?.beginRun()
   }
 
   deinit { eventContinuation.finish() }
@@ -137,6 +149,7 @@ public actor SyncEngine {
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
     retiredThisSync = []
+    if let firmware = await transport.firmware { firmwareBySerial[serial] = firmware }
     let listed: [Recording]
     let inProgress: SessionID?
     do {
@@ -163,6 +176,8 @@ public actor SyncEngine {
     eventContinuation.yield(
       .listed(files: recordings.count, bytes: recordings.reduce(0) { $0 + Int64($1.size) }))
     try reconcileDeletedOnDevice(serial: serial, listed: Set(recordings.map(\.sessionId)))
+    // Steps an earlier run left owed go on beside this run's transfers.
+    if !options.finishSteps.isEmpty { await steps().wake() }
 
     var pendingFinish: Task<Result<SyncReport.File, SyncError>, Never>?
     var done = 0
@@ -498,6 +513,17 @@ public actor SyncEngine {
           record = try export(record, format: format)
         }
       }
+      // Owed (journaled) before the DELETE, so a kill after it still runs them; run apart,
+      // so they never hold the DELETE up.
+      if !options.finishSteps.isEmpty, verified || options.exportUnverified {
+        let owed = record
+        try journalWrite { tx in
+          try tx.oweFinishSteps(
+            serial: owed.serial, sessionId: owed.sessionId, generation: owed.generation,
+            steps: options.finishSteps.map(\.name))
+        }
+        await steps().wake()
+      }
       if delete, let deleted = try await deleteIfSafe(record, via: transport) {
         record = deleted
       }
@@ -520,22 +546,9 @@ public actor SyncEngine {
     }
   }
 
-  /// The raw copy itself, or for an E2EE recording its audio decrypted into a 0600 scratch
-  /// file beside `temporary` (the caller removes it), with the recorded channel count.
-  private func plainSource(_ raw: String, record: RecordingRecord, beside temporary: String)
-    throws(SyncError) -> (path: String, channels: Int)
-  {
-    do {
-      return try E2EEFile.plainSource(
-        raw, recordedChannels: record.channels, scratch: temporary + ".plain",
-        credentials: options.userKey)
-    } catch {
-      throw .export(sessionId: record.session, reason: "\(error)")
-    }
-  }
-
-  /// Runs beside the next file's transfer, so it does not hold the simulated clock: the
-  /// radio keeps moving while the CPU encodes (invariant 4).
+  /// The export of `record` (``ExportWriter``), then `fileExported`. Runs beside the next
+  /// file's transfer, so it does not hold the simulated clock: the radio keeps moving while
+  /// the CPU encodes (invariant 4).
   /// - Parameters:
   ///   - directory: where the export goes (default: the sync's export folder).
   ///   - channels: output channels (default: the sync's).
@@ -543,62 +556,21 @@ public actor SyncEngine {
     _ record: RecordingRecord, format: ExportFormat, into directory: String? = nil,
     channels: Int?? = nil
   ) throws(SyncError) -> RecordingRecord {
-    let exportDirectory = directory ?? self.exportDirectory
-    let name = StorageLayout.exportName(
-      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-      fileExtension: format.fileExtension)
-    let finalPath = exportDirectory + "/" + name
-    guard let rawPath = record.rawPath else {
-      throw .journal("recording \(record.sessionId) is stored without a raw path")
-    }
-    let claim = try storage { () throws(StorageError) in
-      try ExportTemporary(name, in: exportDirectory)
-    }
-    defer { claim.release() }
-    let temporary = claim.path
-    let plain = try plainSource(paths.resolved(rawPath), record: record, beside: temporary)
-    defer { if plain.path != paths.resolved(rawPath) { unlink(plain.path) } }
-    do {
-      _ = try AudioExporter.export(
-        from: plain.path, recordedChannels: plain.channels, to: temporary,
-        options: ExportOptions(format: format, channels: channels ?? options.channels))
-    } catch {
-      // A file that could not be read or written (a full disk) is a storage failure like
-      // any other of the sync, not a property of the recording.
-      if case .io(let path, _, let code, _) = error {
-        throw .storage(.from(errno: code, path: path))
-      }
-      // A cancelled sync stops the export too: the run ends cancelled, and the recording is
-      // not given up (nothing is wrong with it; the next run exports it).
-      if case .cancelled = error { throw .cancelled }
-      throw .export(sessionId: record.session, reason: "\(error)")
-    }
-    try storage { () throws(StorageError) in
-      try fileSystem.syncFile(temporary)
-      try fileSystem.rename(temporary, to: finalPath)
-      try fileSystem.syncDirectory(exportDirectory)
-    }
-    let exported = try journalWrite { tx in
-      let stored = paths.stored(finalPath)
-      try tx.saveExport(
-        serial: record.serial, sessionId: record.sessionId, format: format.rawValue, path: stored)
-      // A conversion an earlier deferred sync left owed into this folder is made now.
-      if let owed = try tx.pendingConversion(
-        serial: record.serial, sessionId: record.sessionId, format: format.rawValue),
-        paths.resolved(owed.directory) == exportDirectory
-      {
-        try tx.removePendingConversion(
-          serial: record.serial, sessionId: record.sessionId, format: format.rawValue)
-      }
-      return try tx.update(serial: record.serial, sessionId: record.sessionId) {
-        // Never back: a recording already deleted from the device stays so.
-        if $0.stage < .exported { $0.stage = .exported }
-        $0.exportPath = stored
-        $0.exportFormat = format.rawValue
-      }
-    }
-    eventContinuation.yield(.fileExported(sessionId: record.session, path: finalPath))
+    let made = try exportWriter.ensure(
+      record, format: format, channels: channels ?? options.channels,
+      directory: directory ?? exportDirectory)
+    eventContinuation.yield(.fileExported(sessionId: record.session, path: made.path))
+    guard
+      let exported = try journalRead({ tx in
+        try tx.recording(serial: record.serial, sessionId: record.sessionId)
+      })
+    else { throw .journal("recording \(record.sessionId) left the journal while exported") }
     return exported
+  }
+
+  /// The one export implementation, over this engine's journal, files and user key.
+  private var exportWriter: ExportWriter {
+    ExportWriter(journal: journal, fileSystem: fileSystem, layout: paths, userKey: options.userKey)
   }
 
   /// Writes every companion of `transport` that `record` lacks (journal entry or file gone):
@@ -611,7 +583,7 @@ public actor SyncEngine {
       let final = companion.destination(of: companionPlace(record))
       let directory = parent(of: final)
       try ensureDirectory(directory)
-      let temporary = final + ".partial"
+      let temporary = StorageLayout.temporary(of: final)
       try companion.write(sessionId: record.session, to: temporary)
       try storage { () throws(StorageError) in
         try fileSystem.syncFile(temporary)
@@ -888,6 +860,8 @@ public actor SyncEngine {
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
       try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
+      try tx.forgetFinishSteps(
+        serial: record.serial, sessionId: record.sessionId, generation: record.generation)
       return try tx.update(serial: record.serial, sessionId: record.sessionId) {
         $0.size = listedSize
         if $0.stage >= .stored { $0.durableBytes = record.size }
@@ -914,6 +888,8 @@ public actor SyncEngine {
     return try journalWrite { tx in
       try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
       try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
+      try tx.forgetFinishSteps(
+        serial: record.serial, sessionId: record.sessionId, generation: record.generation)
       var fresh = RecordingRecord(
         serial: record.serial, sessionId: record.sessionId, size: size,
         channels: record.channels, scene: record.scene)
@@ -1010,7 +986,7 @@ public actor SyncEngine {
   /// file when the user key opens it, else from the size of its audio
   /// (`audio / (80 × channels) × 20`), where `audio` leaves out the 512-byte header of an
   /// end-to-end encrypted file (PROTOCOL.md §5: the LIST size includes it).
-  private func durationMs(of record: RecordingRecord) -> Int {
+  func durationMs(of record: RecordingRecord) -> Int {
     let path = record.rawPath.map(paths.resolved) ?? rawPath(record)
     if let duration = AudioExporter.oggDurationMs(ofRecordingAt: path) { return duration }
     guard E2EEFile.isEncrypted(path: path) else {

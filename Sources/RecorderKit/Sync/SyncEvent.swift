@@ -18,6 +18,11 @@ public enum SyncEvent: Sendable, Equatable {
   case fileSkipped(sessionId: SessionID, reason: String)
   /// Files fully handled so far, of the total.
   case overall(done: Int, total: Int)
+  /// A finish step (``FinishStep``) completed for the recording; journaled, never run again.
+  case stepDone(sessionId: SessionID, step: String)
+  /// An attempt at a finish step failed; `willRetry` says whether this run tries again
+  /// (after a backoff). Either way it stays owed until it completes.
+  case stepFailed(sessionId: SessionID, step: String, reason: String, willRetry: Bool)
 }
 
 /// What a sync run did.

@@ -22,9 +22,7 @@ package struct OwedWiFiCloses: Sendable {
   }
 
   /// `<root>/wifi-close-owed`.
-  public var directory: String {
-    root.hasSuffix("/") ? root + "wifi-close-owed" : root + "/wifi-close-owed"
-  }
+  public var directory: String { StorageLayout(root: root).owedWiFiCloses }
 
   /// Whether a WIFI_CLOSE is owed to the device with `serial` (false for a serial that is no
   /// safe file name: nothing can have been marked for it).
