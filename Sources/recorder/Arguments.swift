@@ -12,6 +12,9 @@ enum ExitCode: Int32 {
   /// A sync completed but gave some recordings up for the run (their device bytes could not
   /// be taken or exported): they stay on the device; `--json` lists them with `givenUp`.
   case givenUp = 3
+  /// A sync completed but a finish step (`--exec`, `--webhook`, `--sidecar`) is still owed
+  /// after its attempts in this run: the next run tries it again.
+  case stepsOwed = 4
   /// Bad arguments: the usage line was printed.
   case usage = 64
   /// Input data was malformed (a frame, an audio file).
@@ -184,7 +187,7 @@ private func topLevelHelp(_ commands: [any RecorderCommand.Type]) -> String {
     COMMANDS:
     \(lines.joined(separator: "\n"))
 
-    EXIT CODES: 0 ok · 1 failed · 3 some recordings given up (kept) · 64 bad arguments · 65 malformed data · 69 device
+    EXIT CODES: 0 ok · 1 failed · 3 some recordings given up (kept) · 4 a finish step still owed · 64 bad arguments · 65 malformed data · 69 device
     unreachable · 74 local file error · 75 folder locked by another sync · 77 token rejected
     """
 }

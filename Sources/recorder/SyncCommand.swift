@@ -64,6 +64,7 @@ struct SyncCommand: RecorderCommand {
       --scrub-serial        With --device usb: zero the SN:<serial> watermark in the pad chunk
                             of every WAV copied off the volume (nothing else changes).
     \(SyncWatch.help)
+    \(SyncSteps.help)
       -h, --help            Show this help.
     """
 
@@ -82,6 +83,8 @@ struct SyncCommand: RecorderCommand {
   var wifi: WiFiSyncPlan?
   /// `--watch`: stay running as a gateway.
   var watch: SyncWatch?
+  /// `--exec`, `--webhook`, `--sidecar`.
+  var steps: SyncSteps
 
   init(arguments: inout Arguments) throws {
     if let choice = try USBDeviceChoice.parse(&arguments) {
@@ -117,6 +120,7 @@ struct SyncCommand: RecorderCommand {
     json = arguments.flag("json")
     waitForLock = arguments.flag("wait")
     watch = try SyncWatch(arguments: &arguments)
+    steps = try SyncSteps(arguments: &arguments)
     let useWiFi = arguments.flag("wifi")
     let hotspot = try arguments.option("hotspot")
     let minimumBacklog = try arguments.option("wifi-min-backlog", as: Int64.self)
@@ -213,9 +217,12 @@ struct SyncCommand: RecorderCommand {
     options.deleteFromDevice = !keepOnDevice
     options.strictVerify = strictVerify
     options.trustAgreement = trustAgreement
+    options.finishSteps = steps.steps
+    options.finishStepPolicy = steps.policy
     guard let device else {
       let engine = SyncEngine(journal: journal, fileSystem: fileSystem, root: out, options: options)
-      return try finish(try await syncUSB(engine))
+      let report = try await syncUSB(engine)
+      return try await finish(report, steps: engine)
     }
     // Recordings stored end-to-end encrypted export with the same user key as Mode B.
     options.userKey = device.modeB
@@ -226,6 +233,7 @@ struct SyncCommand: RecorderCommand {
       // A watch logs the engine's events itself (a gateway's log, not progress bars).
       try await watch.run(
         recorders, serial: device.serial, into: engine, options: runOptions, json: json)
+      try await SyncSteps.finish(engine)
       return
     }
     let renderer = ProgressRenderer()
@@ -233,7 +241,7 @@ struct SyncCommand: RecorderCommand {
     let report = try await runSync(
       recorders, serial: device.serial, into: engine, options: runOptions)
     rendering.cancel()
-    try finish(report)
+    try await finish(report, steps: engine)
   }
 
   /// Every volume of `--device usb` through `engine`, one after the other; a volume that
@@ -252,6 +260,15 @@ struct SyncCommand: RecorderCommand {
       report.givenUp += one.givenUp
     }
     return report
+  }
+
+  /// Waits for the finish steps `engine` owes, then prints `report`; some recordings given
+  /// up exits 3, some unverified 1, else a step still owed 4.
+  private func finish(_ report: SyncReport, steps engine: SyncEngine) async throws {
+    var owed: (any Error)?
+    do { try await SyncSteps.finish(engine) } catch { owed = error }
+    try finish(report)
+    if let owed { throw owed }
   }
 
   /// Prints `report`; some recordings given up exits 3, some unverified 1.

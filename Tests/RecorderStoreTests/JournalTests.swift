@@ -21,6 +21,7 @@ struct JournalTests {
         "2026-12-01-exports-per-format", "2026-12-01-checked-ranges",
         "2026-12-02-passive-peripherals-and-outbox", "2026-12-01-recordings-by-stage",
         "2026-12-02-pending-conversions", "2026-12-04-generations-and-give-ups",
+        "2026-12-05-finish-steps",
       ])
     let reopened = try Journal(path: path)
     #expect(try reopened.appliedMigrations() == first)
