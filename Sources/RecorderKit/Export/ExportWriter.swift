@@ -19,13 +19,15 @@ struct ExportWriter: Sendable {
   let userKey: ModeBCredentials?
 
   /// The export's path, and whether the encoder ran (false: the journal's export was in
-  /// place).
+  /// place). `steps` are finish steps owed to the recording, journaled in the export's
+  /// transaction (in one of their own when the export was in place).
   /// - Throws: ``SyncError/storage(_:)`` for a file that could not be read or written (a
   ///   full disk), ``SyncError/cancelled`` when the calling task was cancelled mid-encode
   ///   (the temporary is removed), ``SyncError/export(sessionId:reason:)`` when the recording
   ///   cannot be exported, ``SyncError/journal(_:)``.
   func ensure(
-    _ record: RecordingRecord, format: ExportFormat, channels: Int?, directory: String
+    _ record: RecordingRecord, format: ExportFormat, channels: Int?, directory: String,
+    owing steps: [String] = []
   ) throws(SyncError) -> (path: String, encoded: Bool) {
     guard let rawPath = record.rawPath else {
       throw .journal("recording \(record.sessionId) is stored without a raw path")
@@ -40,6 +42,9 @@ struct ExportWriter: Sendable {
     if made.flatMap({ $0 }).map(layout.resolved) == finalPath,
       (fileSystem.size(of: finalPath) ?? 0) > 0
     {
+      if !steps.isEmpty {
+        try writeJournal(journal) { tx in try owe(steps, to: record, in: tx) }
+      }
       return (finalPath, false)
     }
     let raw = layout.resolved(rawPath)
@@ -103,7 +108,17 @@ struct ExportWriter: Sendable {
         try tx.removePendingConversion(
           serial: record.serial, sessionId: record.sessionId, format: format.rawValue)
       }
+      try owe(steps, to: record, in: tx)
     }
     return (finalPath, true)
+  }
+
+  private func owe(_ steps: [String], to record: RecordingRecord, in tx: JournalTransaction)
+    throws
+  {
+    guard !steps.isEmpty else { return }
+    try tx.oweFinishSteps(
+      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+      steps: steps)
   }
 }

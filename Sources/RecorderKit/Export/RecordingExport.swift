@@ -236,6 +236,9 @@ extension SyncWorkspace {
     return events
   }
 
+  /// One recording through the pipeline (``SyncEngine``), narrowed to it: its transfer if
+  /// the journal holds no stored copy, then the export step as `request` asks; nothing is
+  /// deleted from the device.
   private func runExport(
     _ request: RecordingExport.Request, over transport: any RecordingTransport,
     clock: AnyClock, shouldStop: @escaping @Sendable () -> Bool,
@@ -244,11 +247,22 @@ extension SyncWorkspace {
     let id = request.sessionId
     let serial = await transport.serial
     let directory = request.directory ?? StorageLayout(root: root).exports
+    let engine = makeEngine(
+      format: request.format, channels: request.channels, exportDirectory: directory,
+      deleteFromDevice: false, exportPolicy: request.policy, clock: clock)
     events.yield(.progress(RecordingExport.Progress(sessionId: id, bytes: 0, totalBytes: 0)))
     do throws(RecordingExportError) {
       // Held already: no need to ask the device anything.
       if let held = try storedRecord(serial: serial, sessionId: id) {
-        return .success(try exportStored(held, request: request, directory: directory))
+        guard held.verification.permitsExport else {
+          throw .unverified(sessionId: id, rawPath: held.rawPath ?? "")
+        }
+        let file: SyncReport.File?
+        do { file = try await engine.finishStored(serial: serial, sessionId: id) } catch {
+          throw .sync(error)
+        }
+        guard let file else { throw .notOnDevice(sessionId: id) }
+        return .success(exported(file, serial: serial, request: request, directory: directory))
       }
       // One transfer per recording: its `.part` has one writer.
       guard claimTransfer(serial: serial, sessionId: id) else {
@@ -268,8 +282,6 @@ extension SyncWorkspace {
       }
       observer.finished = { events.yield(.transferred(sessionId: $0)) }
       observer.shouldStop = shouldStop
-      let engine = makeEngine(
-        format: nil, exportDirectory: directory, deleteFromDevice: false, clock: clock)
       let report: SyncReport
       do {
         report = try await engine.sync(
@@ -279,17 +291,36 @@ extension SyncWorkspace {
       } catch {
         throw .sync(error)
       }
-      guard report.files.contains(where: { $0.sessionId == id }) else {
+      if let givenUp = report.givenUp.first(where: { $0.sessionId == id }) {
+        throw .sync(.export(sessionId: id, reason: givenUp.reason))
+      }
+      guard let file = report.files.first(where: { $0.sessionId == id }) else {
         throw report.skippedInProgress.contains(id)
           ? .stillRecording(sessionId: id) : .notOnDevice(sessionId: id)
       }
-      guard let stored = try storedRecord(serial: serial, sessionId: id) else {
-        throw .sync(.journal("recording \(id) was synced but the journal does not hold it"))
+      guard file.verified else {
+        let raw = try storedRecord(serial: serial, sessionId: id)?.rawPath
+        throw .unverified(sessionId: id, rawPath: raw.map(layout.resolved) ?? "")
       }
-      return .success(try exportStored(stored, request: request, directory: directory))
+      return .success(exported(file, serial: serial, request: request, directory: directory))
     } catch {
       return .failure(error)
     }
+  }
+
+  /// The export a pipeline's report says `file` has: its file, or where the deferred
+  /// conversion will put it.
+  private func exported(
+    _ file: SyncReport.File, serial: String, request: RecordingExport.Request, directory: String
+  ) -> ExportedRecording {
+    let planned =
+      directory + "/"
+      + StorageLayout.exportName(
+        serial: serial, sessionId: file.sessionId, generation: file.generation,
+        fileExtension: request.format.fileExtension)
+    return ExportedRecording(
+      sessionId: file.sessionId, path: file.exportPath ?? planned, transport: file.transport,
+      conversionPending: file.exportPath == nil && file.conversionPending)
   }
 
   /// The journal's record of `sessionId` once it is stored (verified or not), else nil.
@@ -303,78 +334,6 @@ extension SyncWorkspace {
     } catch {
       throw .sync(.journal("\(error)"))
     }
-  }
-
-  private func exportStored(
-    _ record: RecordingRecord, request: RecordingExport.Request, directory: String
-  ) throws(RecordingExportError) -> ExportedRecording {
-    guard record.verification.permitsExport, record.rawPath != nil else {
-      throw .unverified(sessionId: record.session, rawPath: record.rawPath ?? "")
-    }
-    do {
-      if request.policy == .deferConversion {
-        return try deferExport(record, request: request, directory: directory)
-      }
-      let path = try ensureExportReportingWork(
-        record, format: request.format, channels: request.channels, directory: directory
-      ).path
-      return ExportedRecording(sessionId: record.session, path: path, transport: record.transport)
-    } catch {
-      throw .sync(error)
-    }
-  }
-
-  /// The export of `record` asked with ``ExportPolicy/deferConversion``: the file in place
-  /// when the journal holds this very export, else the conversion journaled as owed.
-  private func deferExport(
-    _ record: RecordingRecord, request: RecordingExport.Request, directory: String
-  ) throws(SyncError) -> ExportedRecording {
-    let paths = StorageLayout(root: root)
-    let name = StorageLayout.exportName(
-      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-      fileExtension: request.format.fileExtension)
-    let finalPath = directory + "/" + name
-    do {
-      let made = try journal.read { tx in
-        try tx.exportPath(
-          serial: record.serial, sessionId: record.sessionId, format: request.format.rawValue)
-      }
-      if made.map(paths.resolved) == finalPath, fileSystem.size(of: finalPath) != nil {
-        return ExportedRecording(
-          sessionId: record.session, path: finalPath, transport: record.transport)
-      }
-      try journal.write { tx in
-        try tx.savePendingConversion(
-          PendingConversionRow(
-            serial: record.serial, sessionId: record.sessionId, format: request.format.rawValue,
-            channels: request.channels, directory: paths.stored(directory)))
-      }
-    } catch {
-      throw .journal("\(error)")
-    }
-    return ExportedRecording(
-      sessionId: record.session, path: finalPath, transport: record.transport,
-      conversionPending: true)
-  }
-
-  /// ``ensureExportReportingWork(_:format:channels:directory:)`` of a recording the journal holds
-  /// stored and verified; nil for any other.
-  func ensureExport(
-    serial: String, sessionId: SessionID, format: ExportFormat, channels: Int?,
-    directory: String
-  ) throws(SyncError) -> String? {
-    let record: RecordingRecord?
-    do {
-      record = try journal.read { try $0.recording(serial: serial, sessionId: sessionId) }
-    } catch {
-      throw .journal("\(error)")
-    }
-    guard let record, record.stage >= .stored, record.verification.permitsExport,
-      record.rawPath != nil
-    else { return nil }
-    return try ensureExportReportingWork(
-      record, format: format, channels: channels, directory: directory
-    ).path
   }
 
   /// The export of a stored recording (``ExportWriter``, the one export implementation)

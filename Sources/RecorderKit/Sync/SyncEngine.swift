@@ -204,6 +204,20 @@ public actor SyncEngine {
     return report
   }
 
+  /// The finish of one recording the journal already holds stored, without the device:
+  /// its export and finish steps as this engine's options say; nothing is deleted. Nil when
+  /// the journal holds no stored copy of it.
+  package func finishStored(serial: String, sessionId: SessionID) async throws(SyncError)
+    -> SyncReport.File?
+  {
+    guard
+      let record = try journalRead({ tx in try tx.recording(serial: serial, sessionId: sessionId) }
+      ),
+      record.stage >= .stored
+    else { return nil }
+    return try await finish(record, transport: nil, delete: false).get()
+  }
+
   /// The outcome of a file's export and delete. If the sync is cancelled meanwhile (the
   /// background budget expired), the export is cancelled too: it stops within a second of
   /// audio, removes its partial output, and the journal resumes it on the next run.
@@ -280,7 +294,7 @@ public actor SyncEngine {
       let stored = record
       let deleteNow = !transport.deletesOnlyAfterBatch
       pendingFinish = Task {
-        await self.finish(stored, recording: recording, transport: transport, delete: deleteNow)
+        await self.finish(stored, transport: transport, delete: deleteNow)
       }
     }
     if let previous = pendingFinish {
@@ -492,15 +506,19 @@ public actor SyncEngine {
 
   /// Export (if asked and allowed), then delete the device copy (if asked and safe).
   private func finish(
-    _ initial: RecordingRecord, recording: Recording, transport: any RecordingTransport,
-    delete: Bool
+    _ initial: RecordingRecord, transport: (any RecordingTransport)?, delete: Bool
   ) async -> Result<SyncReport.File, SyncError> {
     do throws(SyncError) {
       var record = initial
       let verified = isAccepted(record.verification)
-      if verified || options.exportUnverified {
+      if verified || options.exportUnverified, let transport {
         try deliverCompanions(of: record, from: transport)
       }
+      // The finish steps are owed (journaled) before the DELETE, so a kill after it still
+      // runs them: in the export's own transaction when there is one.
+      let steps =
+        verified || options.exportUnverified ? options.finishSteps.map(\.name) : []
+      var stepsOwed = steps.isEmpty
       // Exports are per format: one made earlier in another format does not count.
       if let format = options.format, verified || options.exportUnverified,
         !(try exportStillThere(record))
@@ -508,25 +526,25 @@ public actor SyncEngine {
         // Only a verified copy is owed a conversion later: an unverified one stays on the
         // device, so nothing is gained by waiting.
         if options.exportPolicy == .deferConversion, verified {
-          try deferConversion(of: record, format: format)
+          try deferConversion(of: record, format: format, owing: steps)
         } else {
-          record = try export(record, format: format)
+          record = try export(record, format: format, owing: steps)
         }
+        stepsOwed = true
       }
-      // Owed (journaled) before the DELETE, so a kill after it still runs them; run apart,
-      // so they never hold the DELETE up.
-      if !options.finishSteps.isEmpty, verified || options.exportUnverified {
+      if !stepsOwed {
         let owed = record
         try journalWrite { tx in
           try tx.oweFinishSteps(
             serial: owed.serial, sessionId: owed.sessionId, generation: owed.generation,
-            steps: options.finishSteps.map(\.name))
+            steps: steps)
         }
-        await steps().wake()
       }
-      if delete, let deleted = try await deleteIfSafe(record, via: transport) {
+      if delete, let transport, let deleted = try await deleteIfSafe(record, via: transport) {
         record = deleted
       }
+      // Run apart from the transfers, so they never hold a DELETE up.
+      if !steps.isEmpty { await self.steps().wake() }
       let exportPath =
         if let format = options.format {
           try exportPath(of: record, format: format)
@@ -552,13 +570,14 @@ public actor SyncEngine {
   /// - Parameters:
   ///   - directory: where the export goes (default: the sync's export folder).
   ///   - channels: output channels (default: the sync's).
+  ///   - steps: finish steps owed to the recording, journaled in the export's transaction.
   private func export(
     _ record: RecordingRecord, format: ExportFormat, into directory: String? = nil,
-    channels: Int?? = nil
+    channels: Int?? = nil, owing steps: [String] = []
   ) throws(SyncError) -> RecordingRecord {
     let made = try exportWriter.ensure(
       record, format: format, channels: channels ?? options.channels,
-      directory: directory ?? exportDirectory)
+      directory: directory ?? exportDirectory, owing: steps)
     eventContinuation.yield(.fileExported(sessionId: record.session, path: made.path))
     guard
       let exported = try journalRead({ tx in
@@ -633,15 +652,19 @@ public actor SyncEngine {
 
   /// Journals the export of `record` in `format` as owed (``ExportPolicy/deferConversion``):
   /// committed before the device copy may be deleted on its word.
-  private func deferConversion(of record: RecordingRecord, format: ExportFormat)
-    throws(SyncError)
-  {
+  /// The finish steps `steps` are owed in the same transaction.
+  private func deferConversion(
+    of record: RecordingRecord, format: ExportFormat, owing steps: [String]
+  ) throws(SyncError) {
     let directory = paths.stored(exportDirectory)
     try journalWrite { tx in
       try tx.savePendingConversion(
         PendingConversionRow(
           serial: record.serial, sessionId: record.sessionId, format: format.rawValue,
           channels: options.channels, directory: directory))
+      try tx.oweFinishSteps(
+        serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+        steps: steps)
     }
   }
 
@@ -909,9 +932,16 @@ public actor SyncEngine {
   }
 
   /// Whether the export the sync asked for is still on disk (it is made again when not).
+  /// Whether the export the sync asks for (its format, in its folder) is on disk; it is made
+  /// (again) when not.
   private func exportStillThere(_ record: RecordingRecord) throws(SyncError) -> Bool {
     guard let format = options.format else { return true }
-    guard let path = try exportPath(of: record, format: format) else { return false }
+    guard let path = try exportPath(of: record, format: format),
+      path == exportDirectory + "/"
+        + StorageLayout.exportName(
+          serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+          fileExtension: format.fileExtension)
+    else { return false }
     return (fileSystem.size(of: path) ?? 0) > 0
   }
 

@@ -1,9 +1,9 @@
 import RecorderConcurrency
 import RecorderProtocol
 
-/// A batch download over Wi-Fi: every recording on the device, oldest first, in one sync
-/// engine run (one LIST, one recording-in-progress question), stored and exported, nothing
-/// deleted (delete after the batch: between downloads the device stalls [sdk]).
+/// A batch download over Wi-Fi: every recording on the device, oldest first, in one run of
+/// the pipeline (``SyncEngine``: one LIST, one recording-in-progress question), stored and
+/// exported by its export step, nothing deleted (delete after the batch: between downloads the device stalls [sdk]).
 package enum WiFiBatch {
   /// What to export and where.
   public struct Request: Sendable, Equatable {
@@ -136,16 +136,12 @@ extension WiFiSession {
     guard let recordings = batch.recordings else {
       return WiFiBatch.Report(recordings: nil, exported: [], failure: failure)
     }
-    // The engine keeps an export made earlier elsewhere or in another format: export again
-    // where and as this batch asked.
-    var exported: [ExportedRecording] = []
-    for file in synced.files where file.verified {
-      let path = try? workspace.ensureExport(
-        serial: serial, sessionId: file.sessionId, format: request.format,
-        channels: request.channels, directory: directory)
-      guard let path else { continue }
-      exported.append(
-        ExportedRecording(sessionId: file.sessionId, path: path, transport: file.transport))
+    // The pipeline exported each verified recording where and as this batch asked.
+    let exported = synced.files.compactMap { file in
+      file.verified
+        ? file.exportPath.map {
+          ExportedRecording(sessionId: file.sessionId, path: $0, transport: file.transport)
+        } : nil
     }
     return WiFiBatch.Report(recordings: recordings, exported: exported, failure: failure)
   }
