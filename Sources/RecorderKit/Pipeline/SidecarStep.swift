@@ -18,7 +18,7 @@ public struct SidecarStep: FinishStep {
     let beside = recording.exports.isEmpty ? [recording.rawPath] : recording.exports.values.sorted()
     for path in beside {
       let final = StorageLayout.sidecar(of: path)
-      let temporary = final + ".partial"
+      let temporary = StorageLayout.temporary(of: final)
       let directory = (final as NSString).deletingLastPathComponent
       do {
         try Data(recording.json() + [0x0A]).write(to: URL(fileURLWithPath: temporary))

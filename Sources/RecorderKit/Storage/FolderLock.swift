@@ -50,7 +50,7 @@ package enum FolderLockError: Error, Sendable, Equatable, CustomStringConvertibl
 /// the root.
 package final class FolderLock: Sendable {
   /// The lock file's name inside the root.
-  package static let fileName = "sync.lock"
+  package static let fileName = StorageLayout.lockFileName
   /// The lock file.
   package let path: String
   /// The root as given.

@@ -40,7 +40,9 @@ public struct StorageLayout: Sendable, Hashable {
   /// `<root>/journal.sqlite`.
   public var journal: String { path("journal.sqlite") }
   /// `<root>/sync.lock`.
-  public var lock: String { path(FolderLock.fileName) }
+  public var lock: String { path(Self.lockFileName) }
+  /// The lock file's name.
+  static let lockFileName = "sync.lock"
   /// `<root>/exports`: the default export folder.
   public var exports: String { path("exports") }
   /// `<root>/keys`: the file key store's folder.
@@ -67,6 +69,13 @@ public struct StorageLayout: Sendable, Hashable {
   /// The temporary a companion file or a sidecar is written to before its rename:
   /// `<final>.partial`.
   static func temporary(of final: String) -> String { final + ".partial" }
+  /// A file kept beside a raw copy (`<root>/<serial>/<session id>.opus-raw`) under the same
+  /// stem: `<root>/<serial>/<session id>.<fileExtension>` (a USB volume's WAV).
+  static func besideRaw(_ raw: String, fileExtension: String) -> String {
+    let stem = raw.hasSuffix(rawSuffix) ? String(raw.dropLast(rawSuffix.count)) : raw
+    return stem + "." + fileExtension
+  }
+  private static let rawSuffix = ".opus-raw"
   /// A recording's description beside its export (or raw copy): `<path>.json`.
   public static func sidecar(of path: String) -> String { path + ".json" }
 
@@ -80,7 +89,7 @@ public struct StorageLayout: Sendable, Hashable {
   /// `<root>/<serial>/<session id>.opus-raw`: complete, verified device bytes (with the
   /// generation's suffix, as ``partial(serial:sessionId:generation:)``).
   public func raw(serial: String, sessionId: SessionID, generation: Int = 0) -> String {
-    deviceDirectory(serial: serial) + "/\(Self.stem(sessionId, generation)).opus-raw"
+    deviceDirectory(serial: serial) + "/" + Self.stem(sessionId, generation) + Self.rawSuffix
   }
   /// The export's file name: `<serial>-<session id>.<ext>`, or for a later generation of the
   /// id `<serial>-<session id>-<generation + 1>.<ext>`, so an earlier recording's export

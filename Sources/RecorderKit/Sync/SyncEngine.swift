@@ -144,7 +144,13 @@ public actor SyncEngine {
 
   /// Syncs everything `transport` lists. Throws on the first failure that stops the run (a
   /// disconnect, a full disk); whatever was made durable stays, and the next run resumes.
-  package func sync(using transport: any RecordingTransport) async throws(SyncError) -> SyncReport {
+  /// - Parameter listing: what the device listed and the recording in progress, when the
+  ///   caller asked it over the same connection just before (planning Wi-Fi): not asked
+  ///   again.
+  package func sync(
+    using transport: any RecordingTransport,
+    listing: (recordings: [Recording], inProgress: SessionID?)? = nil
+  ) async throws(SyncError) -> SyncReport {
     // The serial names a folder and export files: a hostile one must not reach a path.
     let serial = try DeviceFolderName.serial(await transport.serial)
     var report = SyncReport()
@@ -152,11 +158,15 @@ public actor SyncEngine {
     if let firmware = await transport.firmware { firmwareBySerial[serial] = firmware }
     let listed: [Recording]
     let inProgress: SessionID?
-    do {
-      listed = try await transport.listRecordings()
-      inProgress = try await transport.recordingInProgress()
-    } catch {
-      throw .device(error)
+    if let listing {
+      (listed, inProgress) = listing
+    } else {
+      do {
+        listed = try await transport.listRecordings()
+        inProgress = try await transport.recordingInProgress()
+      } catch {
+        throw .device(error)
+      }
     }
     try ensureDirectory(deviceDirectory(serial))
     try ensureDirectory(exportDirectory)

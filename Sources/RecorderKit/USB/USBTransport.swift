@@ -153,9 +153,7 @@ struct USBWAVCopy: RecordingCompanion {
   func destination(of place: CompanionPlace) -> String {
     switch destination {
     case .besideRaw:
-      let raw = place.raw
-      let stem = raw.hasSuffix(".opus-raw") ? String(raw.dropLast(".opus-raw".count)) : raw
-      return stem + ".wav"
+      return StorageLayout.besideRaw(place.raw, fileExtension: "wav")
     case .export(let options):
       return place.exports + "/" + place.exportStem + "." + options.format.fileExtension
     }

@@ -78,7 +78,10 @@ extension SyncEngine {
       throw .device(error)
     }
     let backlog = try bytesToMove(listed, serial: await session.info.serial, skipping: inProgress)
-    guard backlog >= plan.minimumBacklogBytes else { return try await sync(using: ble) }
+    // BLE for a small backlog: with the LIST and state just asked, not asked again.
+    guard backlog >= plan.minimumBacklogBytes else {
+      return try await sync(using: ble, listing: (listed, inProgress))
+    }
 
     let failure: DeviceError
     interruptedReport = nil  // only what this Wi-Fi attempt finished may be merged below
