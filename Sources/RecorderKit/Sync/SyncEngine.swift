@@ -5,20 +5,25 @@ import RecorderCrypto
 import RecorderProtocol
 import RecorderStore
 
-/// Moves every recording from a device to local disk exactly once, verified, and only then
-/// deletes it from the device (DESIGN.md invariants 1–4).
+/// The one pipeline every recording goes through (DESIGN.md "One pipeline per recording"),
+/// whichever door asked (the CLI's sync and watch, a single export, a Wi-Fi download-all, a
+/// background wake-up) and whichever transport carries it (BLE, Wi-Fi, a USB volume): each
+/// door configures it with one value (``Options``) and reads one event stream (``events``).
 ///
-/// Per recording, oldest first: transfer (one SYNC_START for the whole remaining range, into
-/// `<root>/<serial>/<id>.part`, fsync and journal at checkpoints) → verify (tail CRC, Opus
-/// framing) → fsync, hash, atomic rename to `<id>.opus-raw`, fsync the directory, journal
-/// `stored` → export to `<root>/exports/` (temporary name, fsync, rename, fsync) → DELETE on
-/// the device → journal. The journal (`Journal`) is the only judge of "safe": a device copy
-/// is deleted only after a committed transaction says the local copy is stored, verified and
-/// (when an export was asked for) exported. Re-running after any interruption resumes from
-/// the journal: a partial file continues from its durable offset, finished files are skipped.
+/// Per recording, oldest first: **list** (one LIST, the recording in progress left alone) →
+/// **plan** (the journal's record brought in line with what the device lists,
+/// `SyncEngine+Reconcile`) → **transfer** (one SYNC_START for the whole remaining range, into
+/// `<root>/<serial>/<id>.part`, fsync and journal at checkpoints, resumed from the durable
+/// offset) → **store** (verify, fsync, hash, atomic rename to `<id>.opus-raw`, fsync the
+/// directory, journal `stored`) → **finish**, in order: the export step (``ExportWriter``: at
+/// once, or deferred to ``SyncWorkspace/convertPending(shouldStop:converted:)``), the finish
+/// steps owed in the same transaction (``FinishStep``: run apart, ``finishOwedSteps()``), and
+/// the DELETE on the device (`SyncEngine+Delete`: only bytes this run proved to be the
+/// device's copy, stored, verified and exported as asked). The journal (`Journal`) is the only
+/// judge of "safe"; re-running after any interruption resumes from it.
 ///
-/// Exports and deletes run one file behind the transfers, so the radio moves the next file
-/// while the previous one is exported (invariant 4).
+/// The finish runs one file behind the transfers, so the radio moves the next file while the
+/// previous one is exported (invariant 4).
 public actor SyncEngine {
   /// What to do with each recording.
   public struct Options: Sendable {
@@ -88,21 +93,21 @@ public actor SyncEngine {
   /// lists; nil after a run that completed.
   package internal(set) var interruptedReport: SyncReport?
   /// Every recording any run of this engine saw listed, by device.
-  private var listedByDevice: [String: Set<SessionID>] = [:]
+  var listedByDevice: [String: Set<SessionID>] = [:]
   /// Recordings whose local bytes this run proved to be the device's copy (transferred by
   /// it, or matched by ``DeviceCopyProof``): the only ones a DELETE may name. A run is the
   /// engine's life, or since ``beginRun()`` (the front door's attempts at one sync, which
   /// reconnect to the recorder with the same serial and resume).
-  private var proven: Set<SessionID> = []
+  var proven: Set<SessionID> = []
   /// Recordings given up since ``beginRun()``: not tried again in that run.
-  private var givenUpThisRun: Set<SessionID> = []
+  var givenUpThisRun: Set<SessionID> = []
   /// Earlier generations this engine retired (``JournalTransaction/retire(_:reason:)``), by
   /// device, for the summary.
-  private var retiredByDevice: [String: Set<SessionID>] = [:]
+  var retiredByDevice: [String: Set<SessionID>] = [:]
   /// Ids whose earlier generation the running sync retired: its report names both.
-  private var retiredThisSync: Set<SessionID> = []
+  var retiredThisSync: Set<SessionID> = []
   /// Where the proof windows fall.
-  private var proofRandom: SplitMix64
+  var proofRandom: SplitMix64
   /// Runs the finish steps the journal owes; made at first use.
   var stepRunner: FinishStepRunner?
   /// The firmware each device reported in this engine's life, for the finish steps.
@@ -231,7 +236,7 @@ public actor SyncEngine {
   /// The outcome of a file's export and delete. If the sync is cancelled meanwhile (the
   /// background budget expired), the export is cancelled too: it stops within a second of
   /// audio, removes its partial output, and the journal resumes it on the next run.
-  private static func finished(_ task: Task<Result<SyncReport.File, SyncError>, Never>) async
+  static func finished(_ task: Task<Result<SyncReport.File, SyncError>, Never>) async
     -> Result<SyncReport.File, SyncError>
   {
     await withTaskCancellationHandler {
@@ -243,7 +248,7 @@ public actor SyncEngine {
 
   /// The per-file loop of ``sync(using:)``; `pendingFinish` is the previous file's export
   /// and delete, running one behind.
-  private func syncListed(
+  func syncListed(
     _ recordings: [Recording], inProgress: SessionID?, serial: String,
     via transport: any RecordingTransport, report: inout SyncReport,
     pendingFinish: inout Task<Result<SyncReport.File, SyncError>, Never>?, done: inout Int
@@ -320,7 +325,7 @@ public actor SyncEngine {
 
   /// The outcome of the previous file's export and delete, added to `report`: a recording
   /// whose export cannot be made is given up for the run, any other failure stops it.
-  private func collect(
+  func collect(
     _ task: Task<Result<SyncReport.File, SyncError>, Never>, into report: inout SyncReport,
     serial: String
   ) async throws(SyncError) {
@@ -343,7 +348,7 @@ public actor SyncEngine {
 
   /// Gives `recording` up for this run: journaled with its reason, reported, kept on the
   /// device; the sync goes on with the next recording.
-  private func giveUp(
+  func giveUp(
     _ recording: Recording, serial: String, reason: String, report: inout SyncReport
   ) throws(SyncError) {
     givenUpThisRun.insert(recording.sessionId)
@@ -366,81 +371,11 @@ public actor SyncEngine {
       .fileSkipped(sessionId: recording.sessionId, reason: "given up for this run: \(reason)"))
   }
 
-  /// The deletes a Wi-Fi batch held back, oldest first, each still behind the same rule
-  /// (stored, verified, exported if asked, journaled) and journaled as it happens.
-  private func deleteAfterBatch(
-    report: inout SyncReport, serial: String, via transport: any RecordingTransport
-  ) async throws(SyncError) {
-    for index in report.files.indices where !report.files[index].deletedFromDevice {
-      if Task.isCancelled { return }
-      let file = report.files[index]
-      guard
-        let record = try journalRead({ tx in
-          try tx.recording(serial: serial, sessionId: file.sessionId)
-        }),
-        try await deleteIfSafe(record, via: transport) != nil
-      else { continue }
-      report.files[index].deletedFromDevice = true
-    }
-  }
-
-  /// DELETE on the device and journal it, if `record` is safe to delete (invariant 1).
-  /// Returns the updated record, or nil when it is not to be deleted.
-  private func deleteIfSafe(_ record: RecordingRecord, via transport: any RecordingTransport)
-    async throws(SyncError) -> RecordingRecord?
-  {
-    var exportSatisfied = true
-    if let format = options.format {
-      // A conversion the journal owes counts as the export: the raw copy it is made from
-      // stays, and is checked below like any copy we delete on the word of.
-      exportSatisfied = try exportPath(of: record, format: format) != nil
-      if !exportSatisfied { exportSatisfied = try conversionOwed(record) }
-    }
-    guard options.deleteFromDevice, isDeletable(record.verification), exportSatisfied,
-      record.stage >= .stored, record.stage < .deletedFromDevice,
-      try companionsDelivered(of: record, from: transport)
-    else { return nil }
-    // Only bytes this connection proved to be the device's copy (invariant 8): never a DELETE
-    // on an id and a size alone.
-    guard proven.contains(record.session) else {
-      eventContinuation.yield(
-        .fileSkipped(
-          sessionId: record.session,
-          reason: "not proven to be the device's copy on this connection; kept on the device"))
-      return nil
-    }
-    // The last check before an irreversible step (invariant 8): the bytes we hold now are
-    // the ones the journal vouches for, and the export is still there.
-    var exportThere = try exportStillThere(record)
-    if !exportThere { exportThere = try conversionOwed(record) }
-    guard try localCopyHolds(record), exportThere else {
-      eventContinuation.yield(
-        .fileSkipped(sessionId: record.session, reason: "local copy changed; not deleted"))
-      return nil
-    }
-    // Another sync may be in the folder if the lock no longer holds: delete nothing then.
-    if let lock = options.folderLock {
-      do { try lock.check() } catch { throw .folderLockLost("\(error)") }
-    }
-    do {
-      try await transport.delete(sessionId: record.session)
-    } catch {
-      throw .device(error)
-    }
-    let deleted = try journalWrite { tx in
-      try tx.update(serial: record.serial, sessionId: record.sessionId) {
-        $0.stage = .deletedFromDevice
-      }
-    }
-    eventContinuation.yield(.fileDeleted(sessionId: record.session))
-    return deleted
-  }
-
   // MARK: - Transfer
 
   /// Transfers the rest of `recording` (`RecordingTransfer`) and stores it; returns the
   /// journal record, `stored`.
-  private func transfer(
+  func transfer(
     _ recording: Recording, record held: RecordingRecord, via transport: any RecordingTransport,
     report: inout SyncReport
   ) async throws(SyncError) -> RecordingRecord {
@@ -474,7 +409,7 @@ public actor SyncEngine {
   }
 
   /// Hash, rename the partial file to its final raw name, fsync the directory, journal.
-  private func store(
+  func store(
     _ record: RecordingRecord, partPath: String, checked: CheckedRanges, transport: String
   ) throws(SyncError) -> RecordingRecord {
     var verification = RecordingRecord.Verification(checked.weakestLevel(upTo: record.size))
@@ -515,7 +450,7 @@ public actor SyncEngine {
   // MARK: - Export and delete
 
   /// Export (if asked and allowed), then delete the device copy (if asked and safe).
-  private func finish(
+  func finish(
     _ initial: RecordingRecord, transport: (any RecordingTransport)?, delete: Bool
   ) async -> Result<SyncReport.File, SyncError> {
     do throws(SyncError) {
@@ -574,435 +509,8 @@ public actor SyncEngine {
     }
   }
 
-  /// The export of `record` (``ExportWriter``), then `fileExported`. Runs beside the next
-  /// file's transfer, so it does not hold the simulated clock: the radio keeps moving while
-  /// the CPU encodes (invariant 4).
-  /// - Parameters:
-  ///   - directory: where the export goes (default: the sync's export folder).
-  ///   - channels: output channels (default: the sync's).
-  ///   - steps: finish steps owed to the recording, journaled in the export's transaction.
-  private func export(
-    _ record: RecordingRecord, format: ExportFormat, into directory: String? = nil,
-    channels: Int?? = nil, owing steps: [String] = []
-  ) throws(SyncError) -> RecordingRecord {
-    let made = try exportWriter.ensure(
-      record, format: format, channels: channels ?? options.channels,
-      directory: directory ?? exportDirectory, owing: steps)
-    eventContinuation.yield(.fileExported(sessionId: record.session, path: made.path))
-    guard
-      let exported = try journalRead({ tx in
-        try tx.recording(serial: record.serial, sessionId: record.sessionId)
-      })
-    else { throw .journal("recording \(record.sessionId) left the journal while exported") }
-    return exported
-  }
-
-  /// The one export implementation, over this engine's journal, files and user key.
-  private var exportWriter: ExportWriter {
-    ExportWriter(journal: journal, fileSystem: fileSystem, layout: paths, userKey: options.userKey)
-  }
-
-  /// Writes every companion of `transport` that `record` lacks (journal entry or file gone):
-  /// temporary file, fsync, rename, fsync the folder, journal.
-  private func deliverCompanions(of record: RecordingRecord, from transport: any RecordingTransport)
-    throws(SyncError)
-  {
-    for companion in transport.companions {
-      if try companionThere(companion, of: record) { continue }
-      let final = companion.destination(of: companionPlace(record))
-      let directory = parent(of: final)
-      try ensureDirectory(directory)
-      let temporary = StorageLayout.temporary(of: final)
-      try companion.write(sessionId: record.session, to: temporary)
-      try storage { () throws(StorageError) in
-        try fileSystem.syncFile(temporary)
-        try fileSystem.rename(temporary, to: final)
-        try fileSystem.syncDirectory(directory)
-      }
-      try journalWrite { tx in
-        try tx.saveExport(
-          serial: record.serial, sessionId: record.sessionId, format: companion.journalKey,
-          path: paths.stored(final))
-      }
-      eventContinuation.yield(.fileExported(sessionId: record.session, path: final))
-    }
-  }
-
-  /// Whether every companion of `transport` is journaled for `record` and on disk.
-  private func companionsDelivered(
-    of record: RecordingRecord, from transport: any RecordingTransport
-  )
-    throws(SyncError) -> Bool
-  {
-    for companion in transport.companions where !(try companionThere(companion, of: record)) {
-      return false
-    }
-    return true
-  }
-
-  private func companionThere(_ companion: any RecordingCompanion, of record: RecordingRecord)
-    throws(SyncError) -> Bool
-  {
-    guard
-      let stored = try journalRead({ tx in
-        try tx.exportPath(
-          serial: record.serial, sessionId: record.sessionId, format: companion.journalKey)
-      })
-    else { return false }
-    return fileSystem.size(of: paths.resolved(stored)) != nil
-  }
-
-  private func companionPlace(_ record: RecordingRecord) -> CompanionPlace {
-    let name = StorageLayout.exportName(
-      serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-      fileExtension: "x")
-    return CompanionPlace(
-      raw: rawPath(record), exports: exportDirectory, exportStem: String(name.dropLast(2)))
-  }
-
-  /// Journals the export of `record` in `format` as owed (``ExportPolicy/deferConversion``):
-  /// committed before the device copy may be deleted on its word.
-  /// The finish steps `steps` are owed in the same transaction.
-  private func deferConversion(
-    of record: RecordingRecord, format: ExportFormat, owing steps: [String]
-  ) throws(SyncError) {
-    let directory = paths.stored(exportDirectory)
-    try journalWrite { tx in
-      try tx.savePendingConversion(
-        PendingConversionRow(
-          serial: record.serial, sessionId: record.sessionId, format: format.rawValue,
-          channels: options.channels, directory: directory))
-      try tx.oweFinishSteps(
-        serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-        steps: steps)
-    }
-  }
-
-  /// Whether the journal owes the export of `record` in this sync's format.
-  private func conversionOwed(_ record: RecordingRecord) throws(SyncError) -> Bool {
-    guard let format = options.format else { return false }
-    return try journalRead { tx in
-      try tx.pendingConversion(
-        serial: record.serial, sessionId: record.sessionId, format: format.rawValue) != nil
-    }
-  }
-
-  // MARK: - The summary of a run
-
-  /// `report` made true to the journal: every recording this engine's runs listed for
-  /// `serial` and stored is in it, with what the journal says of it now. A DELETE that the
-  /// device carried out but whose reply a link drop lost is journalled (the next run finds
-  /// the recording gone) though no attempt reported it; in-memory reports alone would leave
-  /// that file out of the summary.
-  package func summary(of report: SyncReport, serial: String) throws(SyncError) -> SyncReport {
-    var summary = report
-    var files = Dictionary(report.files.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
-    let ids = listedByDevice[serial, default: []].union(files.keys.map(\.sessionId))
-    // A recording given up (stored, but its export could not be made: an E2EE file whose
-    // key does not unwrap) is reported once, as given up, never also as synced.
-    let givenUp = Set(report.givenUp.map(\.sessionId))
-    for id in ids.sorted() where !givenUp.contains(id) {
-      guard
-        let record = try journalRead({ tx in try tx.recording(serial: serial, sessionId: id) }),
-        record.stage >= .stored
-      else { continue }
-      let key = SyncReport.FileKey(sessionId: id, generation: record.generation)
-      var path = files[key]?.exportPath
-      if let format = options.format, let made = try exportPath(of: record, format: format) {
-        path = made
-      }
-      var owed = false
-      if path == nil { owed = try conversionOwed(record) }
-      files[key] = SyncReport.File(
-        sessionId: id, size: record.size,
-        durationMs: durationMs(of: record),
-        verified: record.verification.permitsExport, exportPath: path,
-        deletedFromDevice: record.stage == .deletedFromDevice, transport: record.transport,
-        conversionPending: owed, generation: record.generation)
-    }
-    // The recordings this engine found replaced under their id: both are reported.
-    for file in try earlierGenerationFiles(
-      serial: serial, ids: retiredByDevice[serial, default: []])
-    {
-      files[file.key] = file
-    }
-    summary.files = files.values.sorted { $0.key < $1.key }
-    return summary
-  }
-
-  /// The earlier generations of `ids` (recordings the device replaced under their id), as
-  /// the journal keeps them.
-  private func earlierGenerationFiles(serial: String, ids: Set<SessionID>) throws(SyncError)
-    -> [SyncReport.File]
-  {
-    guard !ids.isEmpty else { return [] }
-    return try journalRead { tx in try tx.earlierGenerations(serial: serial) }
-      .filter { ids.contains(SessionID($0.sessionId)) }
-      .map { earlier in
-        var held = RecordingRecord(
-          serial: serial, sessionId: earlier.sessionId, size: earlier.size,
-          channels: earlier.channels)
-        held.rawPath = earlier.rawPath
-        held.generation = earlier.generation
-        let path =
-          options.format.flatMap { earlier.exports[$0.rawValue] } ?? earlier.exports.values.first
-        return SyncReport.File(
-          sessionId: SessionID(earlier.sessionId), size: earlier.size,
-          durationMs: durationMs(of: held), verified: true, exportPath: path.map(paths.resolved),
-          deletedFromDevice: earlier.stage == .deletedFromDevice, transport: nil,
-          conversionPending: false, generation: earlier.generation)
-      }
-  }
-
-  // MARK: - Trust only what was checked (invariant 8)
-
-  /// One entry per session id, oldest first. An id listed twice with the same size is one
-  /// recording (kept once); with different sizes the device contradicts itself, and that id
-  /// is left alone this run.
-  static func deduplicated(_ listed: [Recording]) -> (
-    kept: [Recording], contradictory: Set<SessionID>
-  ) {
-    var byId: [SessionID: Recording] = [:]
-    var contradictory: Set<SessionID> = []
-    for recording in listed {
-      if let earlier = byId[recording.sessionId], earlier.size != recording.size {
-        contradictory.insert(recording.sessionId)
-      }
-      byId[recording.sessionId] = byId[recording.sessionId] ?? recording
-    }
-    let kept = byId.values.filter { !contradictory.contains($0.sessionId) }
-    return (kept.sorted { $0.sessionId < $1.sessionId }, contradictory)
-  }
-
-  /// The journal's record brought in line with what the device lists now and with the bytes
-  /// we hold (invariant 8):
-  /// - a copy we hold whole is compared with the device's (``DeviceCopyProof``): the same
-  ///   bytes prove it for this connection; other bytes mean the device lists another
-  ///   recording under this id, so ours becomes an earlier generation (kept, with its
-  ///   exports) and the listed one a new generation, synced under names of its own;
-  /// - a recording the journal saw deleted that the device lists again is that recording
-  ///   only if the bytes match our copy (the DELETE never took effect); otherwise it is new;
-  /// - a recording that **grew** (paused and resumed under the same id) fetches the rest once
-  ///   the bytes we hold matched, and is verified and exported again;
-  /// - one that **shrank** is another recording: a partial copy starts over, a whole one is
-  ///   kept as an earlier generation;
-  /// - a stored copy whose file is gone or differs from the journal's size and SHA-256 is
-  ///   fetched again.
-  private func reconciled(
-    _ record: RecordingRecord, listed recording: Recording, via transport: any RecordingTransport
-  ) async throws(SyncError) -> RecordingRecord {
-    let listedSize = Int64(recording.size)
-    if record.stage == .deletedFromDevice {
-      if listedSize == record.size, try localCopyHolds(record),
-        try await proof(of: record, via: transport) == .same
-      {
-        proven.insert(record.session)
-        let exported = try exportPath(of: record, format: options.format ?? .mp3) != nil
-        return try journalWrite { tx in
-          try tx.update(serial: record.serial, sessionId: record.sessionId) {
-            $0.stage = exported ? .exported : .stored
-          }
-        }
-      }
-      return try retire(record, listed: recording, reason: "listed again after its delete")
-    }
-    guard record.stage >= .stored else {
-      if listedSize < record.size { return try startOver(record, size: listedSize) }
-      guard listedSize > record.size else { return record }
-      return try grown(record, to: listedSize)
-    }
-    if !(try localCopyHolds(record)) { return try startOver(record, size: listedSize) }
-    if listedSize < record.size {
-      return try retire(record, listed: recording, reason: "listed shorter than our copy")
-    }
-    switch try await proof(of: record, via: transport) {
-    case .different:
-      return try retire(record, listed: recording, reason: "other bytes under the same id")
-    case .inconclusive:
-      return record
-    case .same:
-      proven.insert(record.session)
-      return listedSize > record.size ? try grown(record, to: listedSize) : record
-    }
-  }
-
-  /// Windows of our whole copy of `record` compared with the device's.
-  private func proof(of record: RecordingRecord, via transport: any RecordingTransport)
-    async throws(SyncError) -> DeviceCopyProof.Verdict
-  {
-    try await DeviceCopyProof(
-      transport: transport, sessionId: record.session, fileSystem: fileSystem
-    ).check(
-      localPath: rawPath(record),
-      windows: DeviceCopyProof.windows(held: record.size, random: &proofRandom))
-  }
-
-  /// Keeps `record` as an earlier generation (its raw copy and exports stay where they are)
-  /// and starts the recording the device lists now under the same id as the next one.
-  private func retire(_ record: RecordingRecord, listed recording: Recording, reason: String)
-    throws(SyncError) -> RecordingRecord
-  {
-    // Conversions owed to the recording we keep are made now, while it is the one the
-    // journal's key names (the new recording may owe its own).
-    let owed = try journalRead { tx in
-      try tx.pendingConversions().filter {
-        $0.serial == record.serial && $0.sessionId == record.sessionId
-      }
-    }
-    var kept = record
-    for conversion in owed {
-      guard let format = ExportFormat(rawValue: conversion.format) else { continue }
-      kept = try export(
-        kept, format: format, into: paths.resolved(conversion.directory),
-        channels: .some(conversion.channels))
-    }
-    var fresh = RecordingRecord(
-      serial: record.serial, sessionId: record.sessionId, size: Int64(recording.size),
-      channels: recording.channels, scene: recording.scene.map(Int.init))
-    fresh.generation = record.generation + 1
-    for path in [partPath(fresh), rawPath(fresh)] where fileSystem.size(of: path) != nil {
-      try storage { () throws(StorageError) in try fileSystem.remove(path) }
-    }
-    retiredByDevice[record.serial, default: []].insert(record.session)
-    retiredThisSync.insert(record.session)
-    eventContinuation.yield(
-      .fileSkipped(
-        sessionId: record.session,
-        reason:
-          "another recording under this id (\(reason)): ours is kept, the new one is synced too"))
-    return try journalWrite { tx in
-      try tx.retire(kept, reason: reason)
-      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
-      try tx.save(fresh)
-      return fresh
-    }
-  }
-
-  /// `record` continued to `listedSize`: what we hold is a prefix of it; fetch the rest.
-  private func grown(_ record: RecordingRecord, to listedSize: Int64) throws(SyncError)
-    -> RecordingRecord
-  {
-    if record.stage >= .stored {
-      try storage { () throws(StorageError) in
-        try fileSystem.rename(rawPath(record), to: partPath(record))
-        try fileSystem.syncDirectory(deviceDirectory(record.serial))
-      }
-    }
-    eventContinuation.yield(
-      .fileSkipped(sessionId: record.session, reason: "grew on the device; fetching the rest"))
-    return try journalWrite { tx in
-      try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
-      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
-      try tx.forgetFinishSteps(
-        serial: record.serial, sessionId: record.sessionId, generation: record.generation)
-      return try tx.update(serial: record.serial, sessionId: record.sessionId) {
-        $0.size = listedSize
-        if $0.stage >= .stored { $0.durableBytes = record.size }
-        $0.stage = .transferring
-        $0.verification = .pending
-        $0.sha256 = nil
-        $0.rawPath = nil
-        $0.exportPath = nil
-        $0.exportFormat = nil
-        $0.giveUps = 0
-      }
-    }
-  }
-
-  /// Forgets the local copy of `record` and starts it over at `size`.
-  private func startOver(_ record: RecordingRecord, size: Int64) throws(SyncError)
-    -> RecordingRecord
-  {
-    for path in [partPath(record), rawPath(record)] where fileSystem.size(of: path) != nil {
-      try storage { () throws(StorageError) in try fileSystem.remove(path) }
-    }
-    eventContinuation.yield(
-      .fileSkipped(sessionId: record.session, reason: "changed on the device; starting over"))
-    return try journalWrite { tx in
-      try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
-      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
-      try tx.forgetFinishSteps(
-        serial: record.serial, sessionId: record.sessionId, generation: record.generation)
-      var fresh = RecordingRecord(
-        serial: record.serial, sessionId: record.sessionId, size: size,
-        channels: record.channels, scene: record.scene)
-      fresh.generation = record.generation
-      try tx.save(fresh)
-      return fresh
-    }
-  }
-
-  /// Whether the stored raw file is the one the journal vouches for: its size and SHA-256.
-  private func localCopyHolds(_ record: RecordingRecord) throws(SyncError) -> Bool {
-    let path = rawPath(record)
-    guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
-      return false
-    }
-    return (try? fileSystem.sha256Hex(of: path)) == expected
-  }
-
-  /// Whether the export the sync asked for is still on disk (it is made again when not).
-  /// Whether the export the sync asks for (its format, in its folder) is on disk; it is made
-  /// (again) when not.
-  private func exportStillThere(_ record: RecordingRecord) throws(SyncError) -> Bool {
-    guard let format = options.format else { return true }
-    guard let path = try exportPath(of: record, format: format),
-      path == exportDirectory + "/"
-        + StorageLayout.exportName(
-          serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-          fileExtension: format.fileExtension)
-    else { return false }
-    return (fileSystem.size(of: path) ?? 0) > 0
-  }
-
-  // MARK: - Check policy
-
-  /// Whether a stored file counts as good: exported, and eligible for deletion by
-  /// ``isDeletable(_:)``'s rules.
-  private func isAccepted(_ verification: RecordingRecord.Verification) -> Bool {
-    verification.permitsExport
-  }
-
-  /// Whether the device copy of a file checked this well may go (invariant 8).
-  private func isDeletable(_ verification: RecordingRecord.Verification) -> Bool {
-    switch verification {
-    case .verified: true
-    case .framing: !options.strictVerify
-    case .agreement: options.trustAgreement
-    case .pending, .unverified: false
-    }
-  }
-
-  // MARK: - Journal and paths
-
-  /// The journal's record of `recording`, or a new one (not yet written: `transfer` writes
-  /// it with its first step, so a new recording costs one commit less).
-  private func load(_ recording: Recording, serial: String) throws(SyncError) -> RecordingRecord {
-    let existing = try journalRead { tx in
-      try tx.recording(serial: serial, sessionId: recording.sessionId)
-    }
-    return existing
-      ?? RecordingRecord(
-        serial: serial, sessionId: recording.sessionId, size: Int64(recording.size),
-        channels: recording.channels, scene: recording.scene.map(Int.init))
-  }
-
-  /// A recording the journal saw safe that the device no longer lists was deleted (a crash
-  /// between the DELETE reply and the journal commit): record that.
-  private func reconcileDeletedOnDevice(serial: String, listed: Set<SessionID>) throws(SyncError) {
-    try journalWrite { tx in
-      // Only the few stored-but-not-deleted rows (indexed): not every row the device had.
-      for record in try tx.recordings(serial: serial, at: [.stored, .exported])
-      where !listed.contains(record.session) && options.deleteFromDevice {
-        var deleted = record
-        deleted.stage = .deletedFromDevice
-        try tx.save(deleted)
-      }
-    }
-  }
-
   /// The export of `record` in `format`, ready to open, if the journal has one.
-  private func exportPath(of record: RecordingRecord, format: ExportFormat) throws(SyncError)
+  func exportPath(of record: RecordingRecord, format: ExportFormat) throws(SyncError)
     -> String?
   {
     try journalRead { tx in
@@ -1010,15 +518,15 @@ public actor SyncEngine {
     }.map(paths.resolved)
   }
 
-  private func ensureDirectory(_ path: String) throws(SyncError) {
+  func ensureDirectory(_ path: String) throws(SyncError) {
     try storage { () throws(StorageError) in try fileSystem.createDirectory(path) }
   }
 
-  private var exportDirectory: String { options.exportDirectory ?? paths.exports }
-  private func deviceDirectory(_ serial: String) -> String {
+  var exportDirectory: String { options.exportDirectory ?? paths.exports }
+  func deviceDirectory(_ serial: String) -> String {
     paths.deviceDirectory(serial: serial)
   }
-  private func partPath(_ record: RecordingRecord) -> String {
+  func partPath(_ record: RecordingRecord) -> String {
     paths.partial(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
   /// The duration of a stored recording: from the pages of an Ogg file (its last granule
@@ -1049,15 +557,15 @@ public actor SyncEngine {
     return (try? handle.read(upToCount: 4)).map(Array.init) == Array("OggS".utf8)
   }
 
-  private func rawPath(_ record: RecordingRecord) -> String {
+  func rawPath(_ record: RecordingRecord) -> String {
     paths.raw(serial: record.serial, sessionId: record.session, generation: record.generation)
   }
 
-  private func storage<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T {
+  func storage<T>(_ body: () throws(StorageError) -> T) throws(SyncError) -> T {
     try storageStep(body)
   }
 
-  private func journalRead<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
+  func journalRead<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
     do {
       return try journal.read(body)
     } catch {
@@ -1065,7 +573,7 @@ public actor SyncEngine {
     }
   }
 
-  private func journalWrite<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
+  func journalWrite<T>(_ body: (JournalTransaction) throws -> T) throws(SyncError) -> T {
     try writeJournal(journal, body)
   }
 }
