@@ -113,6 +113,18 @@ struct ExportWriter: Sendable {
     return (finalPath, true)
   }
 
+  /// Whether `record`'s raw copy is the one the journal vouches for: its size and SHA-256
+  /// (checked before a conversion, and before a DELETE on its word).
+  func holdsRawCopy(_ record: RecordingRecord) -> Bool {
+    let path =
+      record.rawPath.map(layout.resolved)
+      ?? layout.raw(serial: record.serial, sessionId: record.session, generation: record.generation)
+    guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
+      return false
+    }
+    return (try? fileSystem.sha256Hex(of: path)) == expected
+  }
+
   private func owe(_ steps: [String], to record: RecordingRecord, in tx: JournalTransaction)
     throws
   {

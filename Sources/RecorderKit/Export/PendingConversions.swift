@@ -142,7 +142,7 @@ extension SyncWorkspace {
         throw .journal("\(error)")
       }
       // The recording started over (it changed on the device): nothing stored to convert.
-      guard let record, record.stage >= .stored, let rawPath = record.rawPath else {
+      guard let record, record.stage >= .stored, record.rawPath != nil else {
         try forget(conversion)
         return .dropped
       }
@@ -156,13 +156,15 @@ extension SyncWorkspace {
       }
       guard let claim else { return .heldElsewhere }
       defer { claim.release() }
-      guard rawCopyHolds(record, rawPath: rawPath) else {
+      let writer = ExportWriter(
+        journal: journal, fileSystem: fileSystem, layout: layout, userKey: userKey)
+      guard writer.holdsRawCopy(record) else {
         throw .export(
           sessionId: conversion.sessionId,
           reason: "the raw copy differs from the journal's size and SHA-256; kept owed")
       }
       let directory = parentDirectory(of: conversion.path)
-      let outcome = try ensureExportReportingWork(
+      let outcome = try writer.ensure(
         record, format: conversion.format, channels: conversion.channels, directory: directory)
       if !outcome.encoded {
         // Made by an earlier call whose entry a kill kept: clear it now.
@@ -185,15 +187,6 @@ extension SyncWorkspace {
     } catch {
       throw .journal("\(error)")
     }
-  }
-
-  /// Whether the raw copy is the one the journal vouches for (size and SHA-256).
-  private func rawCopyHolds(_ record: RecordingRecord, rawPath: String) -> Bool {
-    let path = layout.resolved(rawPath)
-    guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
-      return false
-    }
-    return (try? fileSystem.sha256Hex(of: path)) == expected
   }
 
   private func conversion(_ row: PendingConversionRow) -> PendingConversion? {

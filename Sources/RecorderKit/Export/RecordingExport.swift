@@ -335,15 +335,6 @@ extension SyncWorkspace {
       throw .sync(.journal("\(error)"))
     }
   }
-
-  /// The export of a stored recording (``ExportWriter``, the one export implementation)
-  /// over this workspace's journal, files and user key.
-  func ensureExportReportingWork(
-    _ record: RecordingRecord, format: ExportFormat, channels: Int?, directory: String
-  ) throws(SyncError) -> (path: String, encoded: Bool) {
-    try ExportWriter(journal: journal, fileSystem: fileSystem, layout: layout, userKey: userKey)
-      .ensure(record, format: format, channels: channels, directory: directory)
-  }
 }
 
 /// Progress of one transfer from the bytes received, reported only when the whole

@@ -113,8 +113,6 @@ extension Recorders {
     report: @Sendable (SyncRunEvent) -> Void = { _ in }
   ) async throws -> SyncReport {
     var serial = serial
-    var merged: [SyncReport.FileKey: SyncReport.File] = [:]
-    var givenUp: [SessionID: SyncReport.GivenUp] = [:]
     var total = SyncReport()
     await engine.beginRun()
     let retry = RetryPolicy.attempts(options.maximumAttempts)
@@ -144,28 +142,14 @@ extension Recorders {
         await connection.close()
         await sendOwedWiFiClose(serial: found, owed: engine.owedWiFiCloses, report: report)
         if options.wifi != nil, let reason = done.wifiFallback { report(.overBLE(reason)) }
-        total.wifiFallback = done.wifiFallback
-        for file in done.files { merged[file.key] = file }
-        for file in done.givenUp { Self.merge(file, into: &givenUp) }
-        total.bytesReceived += done.bytesReceived
-        total.reissues += done.reissues
-        total.skippedInProgress = done.skippedInProgress
-        total.skippedContradictory = done.skippedContradictory
-        total.skippedEmpty = done.skippedEmpty
-        total.files = merged.values.sorted { $0.key < $1.key }
-        total.givenUp = givenUp.values.sorted { $0.sessionId < $1.sessionId }
+        total.absorb(done)
         // The journal is the record of the run: a file whose DELETE reply was lost to a drop
         // is in it, though no attempt reported it.
         return .success(try await engine.summary(of: total, serial: found))
       } catch {
         await connection.close()
         // Files this attempt finished (and perhaps deleted) before it stopped.
-        if let partial = await engine.interruptedReport {
-          for file in partial.files { merged[file.key] = file }
-          for file in partial.givenUp { Self.merge(file, into: &givenUp) }
-          total.bytesReceived += partial.bytesReceived
-          total.reissues += partial.reissues
-        }
+        if let partial = await engine.interruptedReport { total.absorb(files: partial) }
         guard error.isRetryable, !Task.isCancelled else { throw error }
         report(.interrupted(attempt: attempt.number, error: error))
         return exhausted(error)
@@ -216,15 +200,6 @@ extension Recorders {
     }
     continuation.onTermination = { _ in task.cancel() }
     return events
-  }
-
-  /// Adds `file` to a run's given-up recordings: an attempt that tried it wins over a later
-  /// one that skipped it.
-  private static func merge(
-    _ file: SyncReport.GivenUp, into givenUp: inout [SessionID: SyncReport.GivenUp]
-  ) {
-    if file.notTried, let earlier = givenUp[file.sessionId], !earlier.notTried { return }
-    givenUp[file.sessionId] = file
   }
 
   /// ``RetryableError/isRetryable`` of `error`, true when it does not say.

@@ -79,14 +79,9 @@ extension SyncEngine {
 
   /// Whether the stored raw file is the one the journal vouches for: its size and SHA-256.
   func localCopyHolds(_ record: RecordingRecord) throws(SyncError) -> Bool {
-    let path = rawPath(record)
-    guard let expected = record.sha256, fileSystem.size(of: path) == record.size else {
-      return false
-    }
-    return (try? fileSystem.sha256Hex(of: path)) == expected
+    exportWriter.holdsRawCopy(record)
   }
 
-  /// Whether the export the sync asked for is still on disk (it is made again when not).
   /// Whether the export the sync asks for (its format, in its folder) is on disk; it is made
   /// (again) when not.
   func exportStillThere(_ record: RecordingRecord) throws(SyncError) -> Bool {

@@ -91,6 +91,35 @@ public struct SyncReport: Sendable, Equatable {
   public var wifiFallback: DeviceError?
 
   package init() {}
+
+  /// Folds in `later`, a later attempt of the same run (the one report merge): its files win
+  /// by session id and generation, a recording it tried and gave up wins over one it only
+  /// reported not tried, its bytes and re-issues add, and its skip lists and Wi-Fi fallback
+  /// are the run's now. Files stay in session id order, given-up recordings too.
+  public mutating func absorb(_ later: SyncReport) {
+    absorb(files: later)
+    skippedInProgress = later.skippedInProgress
+    skippedContradictory = later.skippedContradictory
+    skippedEmpty = later.skippedEmpty
+    wifiFallback = later.wifiFallback
+  }
+
+  /// ``absorb(_:)`` of what an interrupted attempt finished: its files, given-up recordings,
+  /// bytes and re-issues (its skip lists say nothing of the run).
+  package mutating func absorb(files later: SyncReport) {
+    var byKey = Dictionary(files.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+    for file in later.files { byKey[file.key] = file }
+    files = byKey.values.sorted { $0.key < $1.key }
+    var givenUpById = Dictionary(givenUp.map { ($0.sessionId, $0) }, uniquingKeysWith: { $1 })
+    for file in later.givenUp {
+      // An attempt that tried it wins over a later one that skipped it.
+      if file.notTried, let earlier = givenUpById[file.sessionId], !earlier.notTried { continue }
+      givenUpById[file.sessionId] = file
+    }
+    givenUp = givenUpById.values.sorted { $0.sessionId < $1.sessionId }
+    bytesReceived += later.bytesReceived
+    reissues += later.reissues
+  }
 }
 
 /// Why a sync stopped early.

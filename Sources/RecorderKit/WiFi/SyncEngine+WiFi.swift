@@ -179,13 +179,12 @@ extension SyncEngine {
 
 extension SyncReport {
   /// Adds what an earlier, interrupted run did: its files this report does not have (the
-  /// device no longer lists them), its bytes and re-issues. Files stay in session id order.
+  /// device no longer lists them), its given-up recordings, its bytes and re-issues
+  /// (``absorb(_:)`` with this report as the later one).
   public mutating func merge(earlier: SyncReport) {
-    let known = Set(files.map(\.sessionId))
-    files += earlier.files.filter { !known.contains($0.sessionId) }
-    files.sort { $0.sessionId < $1.sessionId }
-    bytesReceived += earlier.bytesReceived
-    reissues += earlier.reissues
+    var combined = earlier
+    combined.absorb(self)
+    self = combined
   }
 }
 
