@@ -103,17 +103,19 @@ struct KeepConnectedTests {
     let door = rig.door()
     let kept = door.keepConnected(try await door.connect(serial: rig.serial))
     let losses = Locked(0)
+    let finished = Locked(false)
     let watching = Task {
       for await event in kept.events {
         if case .disconnected(_, true) = event { losses.withLock { $0 += 1 } }
       }
+      finished.withLock { $0 = true }
     }
     await rig.bench.device.goOutOfRange()
     #expect(try await within(rig, .seconds(600)) { losses.current == 1 })
     #expect(rig.awaited == [rig.serial])
     if how == "withdraw" {
       kept.withdraw()
-      await watching.value
+      #expect(try await within(rig, .seconds(60)) { finished.current }, "the events finish")
     } else {
       watching.cancel()
       #expect(try await within(rig, .seconds(60)) { kept.isWithdrawn })
