@@ -295,7 +295,8 @@ struct KeepConnectedFlowTests {
   /// while the app is in the background and is suspended; the keeping's pending connect (no
   /// scan) completes when it is back, waking the app, which syncs as far as the background
   /// time lets it; the rest when the user opens the app.
-  @Test("flow 2: a kept recorder that left and came back while the app was suspended syncs, no scan")
+  @Test(
+    "flow 2: a kept recorder that left and came back while the app was suspended syncs, no scan")
   func recorderComesBack() async throws {
     let phone = try KitPhone("kit-back", seed: 31)
     defer { phone.cleanUp() }

@@ -156,7 +156,8 @@ struct KeepConnectedTests {
     #expect(rig.awaited.isEmpty)
   }
 
-  @Test("a later launch restores the pending connect an earlier one owed; nothing owed, nothing kept")
+  @Test(
+    "a later launch restores the pending connect an earlier one owed; nothing owed, nothing kept")
   func restoresAcrossLaunches() async throws {
     let rig = try Rig("keep-restore", seed: 64)
     defer { rig.cleanUp() }
