@@ -35,6 +35,8 @@ extension Recorders {
   /// Keeps the recorder with `serial`, met before (``Configuration/known``), connected from
   /// now on, starting with a pending connect to it (marked in ``Configuration/known`` until it
   /// completes or is withdrawn); then as ``keepConnected(_:session:reconnectsWhenInRange:)``.
+  /// For a recorder not connected now (the pending connect would complete at once, beside
+  /// the connection up).
   /// - Parameters:
   ///   - serial: the recorder's serial.
   ///   - session: the session configuration of each connection (default
@@ -57,7 +59,8 @@ extension Recorders {
   /// app, that connect joins the one the system kept (``Central/restoredPeripherals()``);
   /// after a force-quit or a restart of the phone it is the only one.
   /// - Parameter session: the session configuration of each connection (default
-  ///   ``Configuration/session``). Call it once the token is known.
+  ///   ``Configuration/session``). Call it once a launch, once the token is known and before
+  ///   connecting to that recorder otherwise: each call makes another keeping.
   /// - Returns: the keeping, or nil when no pending connect is owed (or the recorder owed is
   ///   no longer remembered).
   public func restoreKeptConnection(session: DeviceSession.Configuration? = nil)
