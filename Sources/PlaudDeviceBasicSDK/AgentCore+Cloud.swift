@@ -62,7 +62,7 @@ extension AgentCore {
     }
     guard let user = try? UserToken(jwt: jwt) else { return }
     handshakeToken = user.deviceToken
-    restoreAwaitedReconnect()
+    restoreKeeping()
     do throws(KeyStoreError) {
       _ = try userKeyRing.userKey(forUser: user.deviceToken.revealed)
     } catch {

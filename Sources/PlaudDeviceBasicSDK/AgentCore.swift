@@ -154,7 +154,7 @@ actor AgentCore {
     _ target: BleDevice.Snapshot, deviceToken: String?, historicalUserId: String? = nil
   ) async {
     watchRadio()
-    withdrawReconnect()
+    stopKeeping()
     if session != nil { await disconnect() }
     guard let recorders else {
       fail(.noCentral)
@@ -219,10 +219,12 @@ actor AgentCore {
     return sessionConfiguration
   }
 
-  /// A connection is up (a connect, or a pending reconnect that completed): the session is
-  /// the agent's, and the connect's callbacks run in the documented order.
+  /// A connection is up (a connect, or one RecorderKit's keeping made when the recorder came
+  /// back: `kept`): the session is the agent's, and the connect's callbacks run in the
+  /// documented order.
   private func established(
-    _ connection: RecorderConnection, handshakeToken: DeviceToken, deviceToken: String?
+    _ connection: RecorderConnection, handshakeToken: DeviceToken, deviceToken: String?,
+    kept: KeptConnection? = nil
   ) async {
     let (connected, found) = (connection.session, connection.device)
     self.connection = connection
@@ -268,7 +270,13 @@ actor AgentCore {
     }
     let storage = info.storage
     emit(Self.storage(storage))
-    watchEvents(of: connected)
+    if kept == nil, let recorders {
+      watch(
+        recorders.keepConnected(
+          connection, session: sessionConfiguration(handshakeToken),
+          reconnectsWhenInRange: configuration.reconnectsWhenInRange),
+        handshakeToken: handshakeToken, deviceToken: deviceToken)
+    }
   }
 
   /// `blePenState` with GET_STATE's fields.
@@ -352,33 +360,43 @@ actor AgentCore {
     }
   }
 
-  private func watchEvents(of connected: DeviceSession) {
+  /// Translates the events of RecorderKit's keeping of the connection (or of the recorder
+  /// awaited): the device's into the vendor's callbacks, a loss into `sessionEnded`, a
+  /// connection the keeping made into the connect's callbacks.
+  private func watch(_ kept: KeptConnection, handshakeToken: DeviceToken, deviceToken: String?) {
     eventTask?.cancel()
+    self.kept = kept
     let emit = self.emit
     eventTask = Task { [weak self] in
-      var dropped: DisconnectReason?
-      for await event in connected.events {
+      var current: DeviceSession?
+      for await event in kept.events {
         switch event {
-        case .recordingStarted(let started):
+        case .connected(let connection):
+          current = connection.session
+          await self?.keptConnected(
+            connection, by: kept, handshakeToken: handshakeToken, deviceToken: deviceToken)
+        case .device(.recordingStarted(let started)):
           await self?.recordingChanged(
             true, sessionId: Int(started.sessionId), scene: started.scene.map(Int.init))
           emit(Self.started(started))
-        case .recordingResumed(let resumed):
+        case .device(.recordingResumed(let resumed)):
           await self?.recordingChanged(
             true, sessionId: Int(resumed.sessionId), scene: resumed.scene.map(Int.init))
           emit(Self.resumed(resumed))
-        case .recordingStopped(let stopped):
+        case .device(.recordingStopped(let stopped)):
           await self?.recordingChanged(false, sessionId: 0, scene: 0)
           emit(Self.stopped(stopped))
-        case .recordingPaused(let paused):
+        case .device(.recordingPaused(let paused)):
           await self?.recordingChanged(false, sessionId: Int(paused.sessionId), scene: nil)
           emit(Self.paused(paused))
-        case .battery(let battery): await self?.batteryReported(battery)
-        case .disconnected(let reason): dropped = reason
-        case .unsolicited: break
+        case .device(.battery(let battery)): await self?.batteryReported(battery)
+        case .device(.disconnected), .device(.unsolicited): break
+        case .disconnected(let reason, _):
+          if let current { await self?.sessionEnded(current, reason: reason) }
+        case .failed(let error): await self?.keepingFailed(error, by: kept)
         }
       }
-      await self?.sessionEnded(connected, reason: dropped)
+      await self?.keepingEnded(kept)
     }
   }
 
@@ -398,9 +416,6 @@ actor AgentCore {
     let report = { [self] in
       if unexpected { emit { $0.bleDeviceDisconnectErr() } }
       emit { $0.bleConnectState(state: 0) }
-      if unexpected, configuration.reconnectsWhenInRange, let device, let handshakeToken {
-        reconnectWhenInRange(device, handshakeToken: handshakeToken, deviceToken: lastDeviceToken)
-      }
     }
     // A device that drops BLE as it grants WIFI_OPEN: the grant is reported first, so
     // `isWiFiTransferActive` is true when the app hears of the drop.
@@ -416,91 +431,57 @@ actor AgentCore {
   /// Reports of a session end held until the WIFI_OPEN in flight has been reported.
   var reportWhenHotspotOpened: [() -> Void] = []
 
-  /// The pending reconnect after a lost link (``PlaudSDKConfiguration/reconnectsWhenInRange``).
-  private var pendingReconnect: Task<Void, Never>?
+  /// RecorderKit's keeping of the connection, or of the recorder awaited after a loss
+  /// (``PlaudSDKConfiguration/reconnectsWhenInRange``): its pending connect, its mark in
+  /// `known`, its reconnection are RecorderKit's (`Recorders.keepConnected`).
+  private var kept: KeptConnection?
 
-  /// Keeps a pending connect to `device` until it is back (or withdrawn), then runs the
-  /// connect's callbacks as a connect would.
-  private func reconnectWhenInRange(
-    _ device: DiscoveredDevice, handshakeToken: DeviceToken, deviceToken: String?
-  ) {
-    guard let recorders else { return }
-    let sessionConfiguration = self.sessionConfiguration(handshakeToken)
-    pendingReconnect?.cancel()
-    // Owed until it completes or is withdrawn, across launches: a launch after a force-quit
-    // or a restart makes it again (`restoreAwaitedReconnect()`).
-    if let serial = device.serial {
-      known.setAwaited(true, serial: serial)
-      awaitedSerial = serial
-    }
-    pendingReconnect = Task { [weak self] in
-      do {
-        let connection = try await recorders.connectWhenInRange(
-          to: device, session: sessionConfiguration)
-        guard let self else {
-          await connection.close()
-          return
-        }
-        await self.reconnected(
-          connection, handshakeToken: handshakeToken, deviceToken: deviceToken)
-      } catch {
-        await self?.reconnectFailed(error)
-      }
-    }
-  }
-
-  private func reconnected(
-    _ connection: RecorderConnection, handshakeToken: DeviceToken, deviceToken: String?
+  /// A connection of the keeping: the first is the connect's own; one made when the recorder
+  /// came back runs the connect's callbacks, unless the keeping was let go meanwhile or
+  /// another connection came first (then it is not wanted).
+  private func keptConnected(
+    _ connection: RecorderConnection, by keeping: KeptConnection, handshakeToken: DeviceToken,
+    deviceToken: String?
   ) async {
-    // Withdrawn meanwhile, or another connection came first: this one is not wanted.
-    guard pendingReconnect?.isCancelled == false, session == nil else {
+    guard connection.session !== session else { return }
+    guard keeping === kept, session == nil else {
+      keeping.withdraw()
       await connection.close()
       return
     }
-    pendingReconnect = nil
-    settleAwaited()
-    await established(connection, handshakeToken: handshakeToken, deviceToken: deviceToken)
+    await established(
+      connection, handshakeToken: handshakeToken, deviceToken: deviceToken, kept: keeping)
   }
 
-  private func reconnectFailed(_ error: any Error) {
-    guard pendingReconnect?.isCancelled == false else { return }
-    pendingReconnect = nil
-    settleAwaited()
+  private func keepingFailed(_ error: any Error, by keeping: KeptConnection) {
+    guard keeping === kept else { return }
     fail(.operationFailed("reconnect: \(error)"))
   }
 
-  /// Withdraws a pending reconnect (a connect, `disconnect()` or depair comes first).
-  func withdrawReconnect() {
-    pendingReconnect?.cancel()
-    pendingReconnect = nil
-    settleAwaited()
+  private func keepingEnded(_ keeping: KeptConnection) {
+    if kept === keeping { kept = nil }
   }
 
-  /// The serial the pending reconnect waits for (marked in `known`).
-  private var awaitedSerial: String?
-
-  /// The pending reconnect is over: no longer owed.
-  private func settleAwaited() {
-    guard let serial = awaitedSerial else { return }
-    awaitedSerial = nil
-    known.setAwaited(false, serial: serial)
+  /// Lets RecorderKit's keeping go (a connect, `disconnect()` or depair comes): a pending
+  /// connect is withdrawn and no longer owed.
+  func stopKeeping() {
+    kept?.withdraw()
+    kept = nil
   }
 
-  /// At launch, once the user token is known: makes again the pending reconnect an earlier
-  /// launch owed (the most recently connected recorder marked in `known`), unless a session
-  /// or a reconnect is already under way. After a termination by the system the same
-  /// connect completes the one the system kept for the app; after a force-quit or a restart
-  /// it is the only one.
-  func restoreAwaitedReconnect() {
-    guard configuration.reconnectsWhenInRange, session == nil, pendingReconnect == nil,
-      let handshakeToken, let serial = known.awaited.first,
-      let device = known.device(serial: serial)
+  /// At launch, once the user token is known: RecorderKit's keeping of the recorder an
+  /// earlier launch was waiting for (`Recorders.restoreKeptConnection`), unless a session or
+  /// a keeping is already under way.
+  func restoreKeeping() {
+    guard configuration.reconnectsWhenInRange, session == nil, kept == nil, let recorders,
+      let handshakeToken,
+      let restored = recorders.restoreKeptConnection(session: sessionConfiguration(handshakeToken))
     else { return }
-    reconnectWhenInRange(device, handshakeToken: handshakeToken, deviceToken: nil)
+    watch(restored, handshakeToken: handshakeToken, deviceToken: nil)
   }
 
   func disconnect() async {
-    withdrawReconnect()
+    stopKeeping()
     guard let current = session else { return }
     closing = true
     await current.close()
@@ -511,7 +492,7 @@ actor AgentCore {
   /// on a device that holds no recording, this one only on a device that still does), then
   /// disconnect: `bleDepair(0)` → `bleConnectState(0)`.
   func depair(clear: Bool) async {
-    withdrawReconnect()
+    stopKeeping()
     guard let current = session else {
       fail(.notConnected)
       emit { $0.bleDepair(-1) }

@@ -22,7 +22,7 @@ public struct PlaudSDKConfiguration: Sendable {
   /// How long `connectBySN(_:)` looks for the serial.
   public var findTimeout: Duration = .seconds(10)
   /// RecorderKit addition: after a link the app did not end is lost, keep a pending
-  /// connect to the same recorder (`Recorders.connectWhenInRange(to:session:)`): when it is
+  /// connect to the same recorder (RecorderKit's `Recorders.keepConnected`): when it is
   /// back in range the session comes up again with no scan and the connect's callbacks
   /// (`bleConnectState(1)`, `bleBind`, …) run, also while the app is suspended on iOS (the
   /// system completes the connect and wakes or relaunches the app). Any connect,

@@ -11,7 +11,9 @@ import RecorderProtocol
 /// On iOS this is what makes the background work: a recorder advertises no service UUID, so
 /// a background scan never finds it, but a connect to a peripheral the system knows needs no
 /// scan (``Recorders/connect(serial:heard:session:)`` tries it first) and may wait for the
-/// recorder to come back (``Recorders/connectWhenInRange(serial:session:)``).
+/// recorder to come back (``Recorders/connectWhenInRange(serial:session:)``, and the keeping
+/// of ``Recorders/keepConnected(_:session:reconnectsWhenInRange:)``, which marks the recorder
+/// here while it waits so a later launch can wait again: ``Recorders/restoreKeptConnection(session:)``).
 ///
 /// The file is the app's own but read as untrusted: at most ``maximumFileSize`` bytes and
 /// ``capacity`` entries; anything malformed reads as no entry, never a crash. Writes replace
@@ -82,9 +84,10 @@ public final class KnownRecorders: Sendable {
 
   /// Marks whether a pending connect to the recorder with `serial` is owed: set while an
   /// app waits for the recorder to come back, cleared once it is connected or the wait is
-  /// withdrawn. The mark outlives the app, so a later launch (after the user force-quit the
-  /// app or the phone restarted, when the system keeps no pending connect) can make the
-  /// connect again (``awaited``). No effect for a recorder not remembered.
+  /// withdrawn (``KeptConnection`` keeps it so). The mark outlives the app, so a later launch
+  /// (after the user force-quit the app or the phone restarted, when the system keeps no
+  /// pending connect) can make the connect again (``awaited``,
+  /// ``Recorders/restoreKeptConnection(session:)``). No effect for a recorder not remembered.
   public func setAwaited(_ awaited: Bool, serial: String) {
     guard entries.withLock({ ($0[serial]?.awaited ?? false) != awaited && $0[serial] != nil })
     else { return }
