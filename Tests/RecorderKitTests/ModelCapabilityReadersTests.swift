@@ -1,3 +1,4 @@
+import RecorderBluetooth
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderProtocol
@@ -91,5 +92,28 @@ struct ModelCapabilityReadersTests {
     let asked = configured ?? 255
     #expect(await session.maximumWriteLength() == asked - 3)
     await session.close()
+  }
+}
+
+extension ModelCapabilityReadersTests {
+  @Test("a discovered device and a session's device info name their row")
+  func rowsOfDevices() {
+    func heard(name: String?, serial: String?, model: RecorderModel?) -> DiscoveredDevice {
+      DiscoveredDevice(
+        peripheral: PeripheralID("p"), name: name, serial: serial, model: model,
+        projectCode: model?.rawValue, firmware: nil, portVersion: nil, rssi: -50)
+    }
+    #expect(heard(name: nil, serial: "8881234567890123", model: .note).capabilities == .note)
+    // The model given wins over the serial's prefix.
+    #expect(heard(name: nil, serial: "8881234567890123", model: .notePro).capabilities == .notePro)
+    #expect(heard(name: nil, serial: "8831234567890123", model: nil).capabilities == .notePinS)
+    #expect(heard(name: "plaud notepin s", serial: nil, model: nil).capabilities == .notePinS)
+    #expect(heard(name: "Plaud", serial: nil, model: nil).capabilities == nil)
+    #expect(heard(name: nil, serial: "1234", model: nil).capabilities == nil)
+    let info = DeviceInfo(
+      serial: "8811234567890123", model: nil, name: "", firmware: nil, portVersion: 20,
+      audioChannels: 1, supportsWiFi: true, oggAudio: false, battery: BatteryStatus(level: 50),
+      storage: StorageInfo(freeBytes: 0, totalBytes: 0), state: DeviceState(state: 0, privacy: 0))
+    #expect(info.capabilities == .notePro)
   }
 }
