@@ -205,6 +205,10 @@ public struct ModelCapabilities: Sendable, Equatable, CustomStringConvertible {
     model.map(of) ?? of(serial: serial)
   }
 
+  /// The label of the USB volume a recorder mounts as: the first row's that offers one (only
+  /// the Note is known to, `PLAUD_NOTE` [device]).
+  public static let usbVolumeLabel: String = all.lazy.compactMap(\.usbVolume?.label).first ?? ""
+
   // MARK: - Answers for a recorder no row names
 
   /// The cloud's device type for `serial`: its model's, else `note` ("anything else", §8

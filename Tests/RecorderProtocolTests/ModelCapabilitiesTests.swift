@@ -169,6 +169,7 @@ struct ModelCapabilitiesTests {
     #expect(Caps.all.map(\.audioContainer) == [.rawOpus, nil, nil, .rawOpus])
     #expect(Caps.all.map(\.wifiOnlyWhenDocked) == [nil, nil, nil, nil])
     #expect(Caps.all.map(\.usbVolume) == [USBVolume(label: "PLAUD_NOTE"), nil, nil, nil])
+    #expect(Caps.usbVolumeLabel == "PLAUD_NOTE")
     #expect(
       Caps.all.map(\.mtu)
         == Array(repeating: MTUNeeds(requested: 255, minimumForSync: 93), count: 4))
