@@ -30,8 +30,11 @@ public struct CloudDeviceType: RawRepresentable, Hashable, Sendable, CaseIterabl
 
   /// The Note's, and any serial no model has.
   public static let note = CloudDeviceType(.note)
+  /// The NotePin's.
   public static let notepin = CloudDeviceType(.notePin)
+  /// The Note Pro's.
   public static let notepro = CloudDeviceType(.notePro)
+  /// The NotePin S's.
   public static let notepins = CloudDeviceType(.notePinS)
 
   public var description: String { rawValue }
