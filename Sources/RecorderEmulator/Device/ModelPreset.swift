@@ -32,9 +32,8 @@ public enum ModelPreset: String, Sendable, CaseIterable {
       ? ProtocolDefaults.modeBPortVersion : ProtocolDefaults.portVersion
   }
 
-  /// An example serial of the model's (first) prefix: 16 digits on the Note (as the
-  /// captures' `888…` field is written in the emulator's defaults), 18 digits packed as 9
-  /// bytes on the newer models (§1).
+  /// An example serial of the model's (first) prefix: 16 digits on the Note (the emulator's
+  /// default serial), 18 digits packed as 9 bytes on the newer models (§1).
   public var serial: String {
     let prefix = capabilities.serialPrefixes.first ?? model.rawValue
     return String(prefix) + (self == .note ? "1234567890123" : "234567890123456")
