@@ -4,7 +4,8 @@
 // scripts/fuzz.sh. A trap or sanitizer report is a bug; a thrown error is the expected answer
 // to garbage. The preconditions: what parses writes back to a payload that parses with the
 // same layout, firmware and portVersion (a packed serial whose nibbles are not decimal comes
-// back as text, so the serial itself may be spelt differently).
+// back as text, so the serial itself may be spelt differently); the capability table's lookups
+// by that serial and by the bytes as a name never trap.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func manufacturerPayloadFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -19,6 +20,18 @@ public func manufacturerPayloadFuzz(_ start: UnsafePointer<UInt8>?, _ count: Int
   if payload.serial.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
     precondition(again?.serial == payload.serial, "a decimal serial changed")
   }
-  _ = payload.model
+  // The capability table's lookups take the device's serial and name: never a trap, and the
+  // SSID ends with the serial's last four characters whatever the row (compared as scalars: a
+  // tail that starts with a combining mark joins the prefix's last character).
+  if let model = payload.model {
+    precondition(ModelCapabilities.of(model).model == model, "the row of another model")
+  }
+  let ssid = ModelCapabilities.hotspotSSID(
+    serial: payload.serial, model: nil, portVersion: payload.portVersion)
+  let tail = payload.serial.suffix(4).unicodeScalars
+  precondition(
+    ssid.unicodeScalars.reversed().starts(with: tail.reversed()), "SSID lost the serial's tail")
+  _ = ModelCapabilities.cloudDeviceType(serial: payload.serial)
+  _ = ModelCapabilities.named(String(decoding: bytes, as: UTF8.self))
   return 0
 }

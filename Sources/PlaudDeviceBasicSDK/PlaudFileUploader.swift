@@ -30,8 +30,8 @@ public final class PlaudFileUploader: NSObject, Sendable {
     set { storedDevice.withLock { $0 = newValue?.snapshot } }
   }
 
-  /// The cloud's device type for a serial number (PROTOCOL.md §8): prefix 881 `notepro`,
-  /// 882 `notepins`, 880 `notepin`, anything else `note`.
+  /// The cloud's device type for a serial number (PROTOCOL.md §8): the type of the model the
+  /// serial's prefix names (RecorderProtocol's `ModelCapabilities`), anything else `note`.
   public static func calculateSnType(sn: String) -> String {
     CloudDeviceType(serial: sn).rawValue
   }

@@ -61,8 +61,6 @@ public enum RecorderGATT {
   public static func required(of requested: [BluetoothUUID]) -> [BluetoothUUID] {
     requested.contains(service) ? [service] : requested
   }
-  /// The ATT MTU the vendor SDK asks for.
-  public static let requestedMTU = 255
 }
 
 /// An identifier of a peripheral as the central sees it. Like CoreBluetooth's, it is local to

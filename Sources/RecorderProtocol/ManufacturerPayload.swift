@@ -26,8 +26,8 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
   public var hasProjectCodeField: Bool
 
   /// Company ids seen with this payload.
-  public static let noteCompanyID: UInt16 = 0x0059
-  public static let notePinCompanyID: UInt16 = 0x005D
+  public static let noteCompanyID: UInt16 = ModelCapabilities.note.advertising.companyID
+  public static let notePinCompanyID: UInt16 = ModelCapabilities.notePin.advertising.companyID
   /// Width of the field after `portVersion` [device].
   public static let reservedWidth = 4
 
@@ -174,43 +174,5 @@ public struct ManufacturerPayload: Sendable, Equatable, FieldDescribable {
       let digits = String(byte, radix: 16)
       return digits.count == 1 ? "0" + digits : digits
     }.joined()
-  }
-}
-
-/// The product families by project code (PROTOCOL.md §1) [sdk].
-public enum RecorderModel: UInt16, Sendable, CaseIterable, CustomStringConvertible {
-  case note = 888
-  case notePin = 880
-  case notePro = 881
-  case notePinS = 882
-
-  /// The model a serial's first three digits name: a project code, or 883, a NotePin S too
-  /// [client]; nil for any other number.
-  public static func withSerialPrefix(_ prefix: UInt16) -> RecorderModel? {
-    RecorderModel(rawValue: prefix == 883 ? 882 : prefix)
-  }
-
-  /// The model `serial`'s first three digits name, nil when they are not digits or name none.
-  public static func of(serial: String) -> RecorderModel? {
-    ManufacturerPayload.serialPrefix(serial).flatMap(withSerialPrefix)
-  }
-
-  public var description: String {
-    switch self {
-    case .note: "Plaud Note"
-    case .notePin: "Plaud NotePin"
-    case .notePro: "Plaud Note Pro"
-    case .notePinS: "Plaud NotePin S"
-    }
-  }
-
-  /// The cloud API's device type for this model (PROTOCOL.md §8) [sdk].
-  public var cloudType: String {
-    switch self {
-    case .note: "note"
-    case .notePin: "notepin"
-    case .notePro: "notepro"
-    case .notePinS: "notepins"
-    }
   }
 }

@@ -227,8 +227,9 @@ struct EmulateCommand: RecorderCommand {
   var firmwareSize: Int
   /// `--cloud-firmware-md5`: whether the check's answer carries `file_md5`; nil, by model.
   var cloudFirmwareMD5: Bool?
-  /// The cloud type whose release came without `file_md5` (PROTOCOL.md §8) [client].
-  static let typeWithoutMD5 = "notepins"
+  /// The cloud type whose release came without `file_md5`: the NotePin S's (PROTOCOL.md §8)
+  /// [client].
+  static let typeWithoutMD5 = ModelCapabilities.notePinS.cloudDeviceType
 
   /// The Mode B options (used when --port-version is 20 or more).
   static func modeBParameters(_ arguments: inout Arguments) throws -> ModeBParameters {
@@ -436,7 +437,7 @@ struct EmulateCommand: RecorderCommand {
     }
     configuration = DeviceConfiguration(
       portVersion: portVersion,
-      serial: try arguments.option("serial") ?? preset?.serial ?? "8881234567890123",
+      serial: try arguments.option("serial") ?? (preset ?? .note).serial,
       token: token, audioChannels: channels, supportWifi: arguments.flag("no-wifi") ? 0 : 1,
       seed: seed, batteryReplyIncludesCharging: !arguments.flag("battery-level-only"),
       link: link)

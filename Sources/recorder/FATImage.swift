@@ -1,4 +1,5 @@
 import Foundation
+import RecorderKit
 
 /// A real FAT image of a folder, as a recorder's "Access via USB" volume is (a VFAT file
 /// system labelled `PLAUD_NOTE`, long names kept): made with `mkfs.vfat` (dosfstools) and
@@ -8,7 +9,9 @@ enum FATImage {
   /// `label` (at most 11 characters), sized for the content with room to spare.
   ///
   /// - Throws: ``CommandFailure`` (69) when a tool is missing, (74) when it fails.
-  static func write(from directory: String, to path: String, label: String = "PLAUD_NOTE")
+  static func write(
+    from directory: String, to path: String, label: String = MountTable.recorderLabel
+  )
     throws(CommandFailure)
   {
     let entries: [String]

@@ -85,7 +85,7 @@
       let rig = try await Rig(notify: mock, path: path)
       defer { rig.stop() }
       let link = try await rig.connect()
-      #expect(try await link.requestMTU(RecorderGATT.requestedMTU) == 247)
+      #expect(try await link.requestMTU(ModelCapabilities.requestedMTU(for: nil)) == 247)
       try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
       let count: UInt32 = 3000
       let size = 240

@@ -1,6 +1,7 @@
 import Foundation
 import RecorderBluetooth
 import RecorderConcurrency
+import RecorderProtocol
 import RecorderSockets
 import TestSupport
 import Testing
@@ -65,7 +66,7 @@ struct TCPLinkEndToEndTests {
 
       let (link, served) = try await rig.connectEcho()
       #expect(link.peripheral == EchoCentral.echo)
-      #expect(try await link.requestMTU(RecorderGATT.requestedMTU) == 247)
+      #expect(try await link.requestMTU(ModelCapabilities.requestedMTU(for: nil)) == 247)
       #expect(await link.maximumWriteLength(for: .withoutResponse) == 244)
       #expect(try await link.read(RecorderGATT.batteryLevel) == [EchoCentral.batteryLevel])
       await #expect(throws: LinkError.characteristicNotFound(BluetoothUUID(0x1234))) {

@@ -413,12 +413,10 @@ public final class CloudEmulator: Sendable {
     return Int(digits)
   }
 
-  /// The cloud's device type for a serial (PROTOCOL.md §8).
+  /// The cloud's device type for a serial (PROTOCOL.md §8): the capability table's
+  /// (``ModelCapabilities/cloudDeviceType(serial:)``).
   public static func deviceType(_ serial: String) -> String {
-    if serial.hasPrefix("880") { return "notepin" }
-    if serial.hasPrefix("881") { return "notepro" }
-    if serial.hasPrefix("882") { return "notepins" }
-    return "note"
+    ModelCapabilities.cloudDeviceType(serial: serial)
   }
 
   static func base64URL(_ bytes: [UInt8]) -> String {

@@ -125,10 +125,10 @@ public struct DeviceConfiguration: Sendable {
   ///   20 on the device speaks Mode B (``modeB``).
   public init(
     model: RecorderModel = .note,
-    firmware: FirmwareVersion = FirmwareVersion(type: 0x56, code: 95),
+    firmware: FirmwareVersion = ModelPreset.note.firmware,
     portVersion: UInt16 = ProtocolDefaults.portVersion,
-    serial: String = "8881234567890123",
-    name: String = "PLAUD_NOTE",
+    serial: String = ModelPreset.note.serial,
+    name: String = ModelPreset.note.name,
     token: DeviceToken = DeviceConfiguration.exampleToken,
     audioChannels: UInt8 = 1,
     supportWifi: UInt8 = 1,

@@ -45,15 +45,14 @@ extension EmulatedDevice {
   /// Every WIFI_OPEN granted, BLE drop, WIFI_CLOSE and idle close, in order.
   public var wifiControlLog: [WiFiControlRecord] { wifiControl }
 
-  /// The SSID this device raises: ``WiFiParameters/ssid`` when set, else PROTOCOL.md §6 by
-  /// model: `Plaud` for a Note Pro (881) from portVersion 20 and for a NotePin S (882),
-  /// `PLAUD` for the others, then the serial's last four characters [sdk].
+  /// The SSID this device raises: ``WiFiParameters/ssid`` when set, else its model's rule
+  /// (PROTOCOL.md §6 [sdk], ``ModelCapabilities/hotspotSSID``: `Plaud` for a Note Pro from
+  /// portVersion 20 and for a NotePin S, `PLAUD` for the others, then the serial's last four
+  /// characters).
   var hotspotName: String {
     if let ssid = configuration.wifi.ssid { return ssid }
-    let newPrefix =
-      configuration.model == .notePinS
-      || (configuration.model == .notePro && configuration.portVersion >= 20)
-    return (newPrefix ? "Plaud" : "PLAUD") + configuration.serial.suffix(4)
+    return configuration.model.capabilities.hotspotSSID.ssid(
+      serial: configuration.serial, portVersion: configuration.portVersion)
   }
 
   /// WIFI_OPEN's granted reply: status 0, `password`, and the SSID as

@@ -35,6 +35,13 @@ public struct DiscoveredDevice: Sendable, Equatable {
   /// manufacturer payload).
   public var isNameOnly: Bool { serial == nil }
 
+  /// What its model can do: the row of ``model``, else of the model its serial's prefix names,
+  /// else of the model whose advertised name it carries; nil when none of them names a model.
+  public var capabilities: ModelCapabilities? {
+    ModelCapabilities.of(model: model, serial: serial ?? "")
+      ?? name.flatMap(ModelCapabilities.named)
+  }
+
   /// What tells two recorders apart in one scan: the serial, or for a recorder heard by
   /// name only, its radio address.
   public var identity: String { serial ?? "address:" + peripheral.rawValue }
@@ -117,6 +124,10 @@ public struct DeviceInfo: Sendable, Equatable {
   /// ``audioChannels``, ``supportsWiFi`` and ``oggAudio`` are what RecorderKit assumes for
   /// absent ones (1, no, no); report these to users as unknown.
   public var handshake: HandshakeResponse?
+
+  /// What its model can do: the row of ``model``, else of the model its serial's prefix names;
+  /// nil when neither names a model.
+  public var capabilities: ModelCapabilities? { ModelCapabilities.of(model: model, serial: serial) }
 
   package init(
     serial: String, model: RecorderModel?, name: String, firmware: FirmwareVersion?,

@@ -27,8 +27,9 @@ public actor DeviceSession {
     public var handshakeTimeout: Duration?
     /// Connection timeout (SDK default 10 s) [sdk].
     public var connectTimeout: Duration = .seconds(10)
-    /// ATT MTU to ask for [sdk].
-    public var mtu: Int = RecorderGATT.requestedMTU
+    /// ATT MTU to ask for; nil (default): the model's (`ModelCapabilities/requestedMTU(for:)`,
+    /// 255 for every model [sdk]).
+    public var mtu: Int?
     /// The clock every wait goes through.
     public var clock: AnyClock = .continuous
     /// Wall-clock unix seconds, sent with TIME_SYNC and used as LIST request tags.
@@ -197,7 +198,8 @@ public actor DeviceSession {
     let modeB = opensModeB
     if modeB, configuration.modeB == nil { throw .modeB(.noUserKey) }
     await channel.startReceiving()
-    _ = try? await link.requestMTU(configuration.mtu)
+    _ = try? await link.requestMTU(
+      configuration.mtu ?? ModelCapabilities.requestedMTU(for: reachedBy.model))
     do {
       try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
     } catch {
@@ -219,7 +221,7 @@ public actor DeviceSession {
     if serialUnknown {
       setUpInfo.serial = try await readSerial()
       if setUpInfo.model == nil {
-        setUpInfo.model = UInt16(setUpInfo.serial.prefix(3)).flatMap(RecorderModel.withSerialPrefix)
+        setUpInfo.model = RecorderModel.of(serial: setUpInfo.serial)
       }
     }
     let sync = TimeSyncRequest(

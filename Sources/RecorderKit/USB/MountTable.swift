@@ -1,4 +1,5 @@
 import Foundation
+import RecorderProtocol
 
 /// Mounted file systems from `/proc/self/mountinfo` (proc(5)), and which of them are a
 /// recorder's USB volume.
@@ -8,8 +9,9 @@ import Foundation
 /// tab, newline and backslash as `\040`, `\011`, `\012`, `\134`. A malformed line is skipped
 /// and reported, never trusted.
 public struct MountTable: Sendable, Equatable {
-  /// The volume label a recorder's USB file system carries [device].
-  public static let recorderLabel = "PLAUD_NOTE"
+  /// The volume label a recorder's USB file system carries: the capability table's
+  /// (`ModelCapabilities/usbVolumeLabel`, `PLAUD_NOTE` [device]).
+  public static let recorderLabel = ModelCapabilities.usbVolumeLabel
   /// Where the kernel lists this process's mounts.
   public static let procPath = "/proc/self/mountinfo"
 

@@ -1,25 +1,12 @@
 import RecorderProtocol
 
 extension DeviceHotspot {
-  /// The SSID prefix a device raises by model (PROTOCOL.md §6) [sdk]: `Plaud` for a Note Pro
-  /// (881) with portVersion 20 or more and for a NotePin S (882), `PLAUD` for every other.
-  /// `model` nil: the serial's first three digits name it (`881…`, `882…`), else `PLAUD`.
-  package static func ssidPrefix(serial: String, model: RecorderModel?, portVersion: UInt16)
-    -> String
-  {
-    let model = model ?? UInt16(serial.prefix(3)).flatMap(RecorderModel.init)
-    switch model {
-    case .notePinS: return "Plaud"
-    case .notePro where portVersion >= ProtocolDefaults.modeBPortVersion: return "Plaud"
-    default: return "PLAUD"
-    }
-  }
-
-  /// The SSID a device raises when its WIFI_OPEN reply names none (PROTOCOL.md §6) [sdk]:
-  /// the model's prefix (``ssidPrefix(serial:model:portVersion:)``) + the serial's last four
-  /// characters.
+  /// The SSID a device raises when its WIFI_OPEN reply names none (PROTOCOL.md §6) [sdk]: the
+  /// rule of its model's row (``ModelCapabilities/hotspotSSID``; with `model` nil, the model
+  /// the serial's first three digits name; `PLAUD` for a recorder no row names) + the serial's
+  /// last four characters.
   package static func ssid(serial: String, model: RecorderModel?, portVersion: UInt16) -> String {
-    ssidPrefix(serial: serial, model: model, portVersion: portVersion) + serial.suffix(4)
+    ModelCapabilities.hotspotSSID(serial: serial, model: model, portVersion: portVersion)
   }
 
   /// The hotspot's SSID after a WIFI_OPEN reply: the name the reply carries when it carries

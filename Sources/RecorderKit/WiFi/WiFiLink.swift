@@ -6,8 +6,9 @@ import RecorderWebSocket
 /// The access point a device raises when asked over BLE (WIFI_OPEN, PROTOCOL.md §6).
 /// The password never appears in a description.
 public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
-  /// The network name: the one the device reported, else its model's prefix (`PLAUD` or
-  /// `Plaud`) + the serial's last four characters.
+  /// The network name: the one the device reported, else its model's rule
+  /// (`ModelCapabilities/hotspotSSID`: `PLAUD` or `Plaud` + the serial's last four
+  /// characters).
   public var ssid: String
   /// The eight-character WPA password the device reported (or was given).
   public var password: String
@@ -16,10 +17,6 @@ public struct DeviceHotspot: Sendable, Equatable, CustomStringConvertible {
     self.ssid = ssid
     self.password = password
   }
-
-  /// The SSID a Note or NotePin with `serial` raises [sdk]: `PLAUD` + the last four
-  /// characters (other models: ``ssid(serial:model:portVersion:)``).
-  package static func ssid(forSerial serial: String) -> String { "PLAUD" + serial.suffix(4) }
 
   public var description: String { "hotspot \(ssid) (password <redacted>)" }
 

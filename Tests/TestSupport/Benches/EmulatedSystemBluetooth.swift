@@ -3,6 +3,7 @@ import RecorderBluetooth
 import RecorderConcurrency
 import RecorderCoreBluetooth
 import RecorderEmulator
+import RecorderProtocol
 
 /// A `CentralManagerMirror` played by the emulator: the part of iOS between the app and the
 /// radio. Each call is carried out on an emulator's central (recorders, health peripherals)
@@ -127,7 +128,7 @@ package final class EmulatedSystemBluetooth: CentralManagerMirror {
     Task { [self] in
       do {
         let link = try await central.connectWhenInRange(peripheral, services: [])
-        let mtu = (try? await link.requestMTU(RecorderGATT.requestedMTU)) ?? 23
+        let mtu = (try? await link.requestMTU(ModelCapabilities.requestedMTU(for: nil))) ?? 23
         let wanted = state.withLock { state -> Bool in
           guard state.connecting.removeValue(forKey: peripheral) != nil else { return false }
           state.links[peripheral] = link

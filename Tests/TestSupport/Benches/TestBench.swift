@@ -70,7 +70,9 @@ package struct TestBench {
   }
 
   /// Scans, connects, asks for `mtu`, subscribes: the §4 steps before HANDSHAKE.
-  package func connectPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
+  package func connectPhone(mtu: Int = ModelCapabilities.requestedMTU(for: nil)) async throws
+    -> Phone
+  {
     guard let advertisement = await firstAdvertisement() else { throw TestFailure("no advert") }
     let link = try await central.connect(advertisement.peripheral, timeout: .seconds(10))
     _ = try await link.requestMTU(mtu)
@@ -79,7 +81,9 @@ package struct TestBench {
   }
 
   /// Connected and authenticated with the right token.
-  package func authenticatedPhone(mtu: Int = RecorderGATT.requestedMTU) async throws -> Phone {
+  package func authenticatedPhone(mtu: Int = ModelCapabilities.requestedMTU(for: nil)) async throws
+    -> Phone
+  {
     let phone = try await connectPhone(mtu: mtu)
     let reply = try await phone.request(
       .handshake(HandshakeRequest(token: device.configuration.token)))
