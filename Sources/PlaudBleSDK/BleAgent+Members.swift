@@ -25,7 +25,7 @@ extension BleAgent {
   public var lastError: PlaudSDKError? { LowerState.shared.current.lastError }
 
   /// The delegate (held weakly): ``BleAgentProtocol``'s callbacks, on ``cmdDelegateQueue``.
-  public weak var delegate: (any BleAgentProtocol)? {
+  public var delegate: (any BleAgentProtocol)? {
     get { LowerState.shared.current.delegate }
     set {
       LowerState.shared.withLock { $0.delegateObject = Weak(newValue) }
@@ -34,14 +34,14 @@ extension BleAgent {
   }
 
   /// The glasses delegate (held weakly). RecorderKit drives no glasses.
-  public weak var glassDelegate: (any GlassProtocol)? {
+  public var glassDelegate: (any GlassProtocol)? {
     get { LowerState.shared.current.glassDelegate }
     set { LowerState.shared.withLock { $0.glassDelegateObject = Weak(newValue) } }
   }
 
   /// The firmware-push delegate (held weakly): `bleFotaResult`, `bleFotaPackReq`,
   /// `bleFotaPackFin`, as the facade's firmware update reports them.
-  public weak var otaDelegate: (any OtaProtocol)? {
+  public var otaDelegate: (any OtaProtocol)? {
     get { LowerState.shared.current.otaDelegate }
     set { LowerState.shared.withLock { $0.otaDelegateObject = Weak(newValue) } }
   }
