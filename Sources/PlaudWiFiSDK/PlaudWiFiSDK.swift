@@ -4,3 +4,9 @@ import Foundation
 // PlaudWiFiSDK: the vendor's Wi-Fi framework under its own name (shared/VENDOR-API.md,
 // "PlaudBleSDK and PlaudWiFiSDK"). It re-exports PlaudBleSDK (and through it the facade), so
 // `import PlaudWiFiSDK` names `BleAgent`, `BleDevice`, `BleFile` and `WiFiAgent`.
+
+/// The vendor's reachability manager as PlaudWiFiSDK declares it: the same behaviour as
+/// PlaudBleSDK's (code importing both names it with its module).
+open class NetworkReachabilityManager: PlaudBleSDK.NetworkReachabilityManager, @unchecked Sendable {
+  // Safety: no stored state of its own; the superclass's is behind its lock.
+}
