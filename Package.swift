@@ -256,6 +256,7 @@ let package = Package(
         "PlaudBleSDK", "PlaudWiFiSDK", "PlaudDeviceBasicSDK", "RecorderKit", "RecorderProtocol",
         "RecorderEmulator", "RecorderAudio", "RecorderCrypto", "RecorderConcurrency",
         "TestSupport", dbusOnLinux,
-      ]),
+      ],
+      exclude: ["StandIns"]),
   ]
 )
