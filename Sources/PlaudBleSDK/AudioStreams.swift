@@ -13,13 +13,10 @@ public class JXFileSoundWave: NSObject, @unchecked Sendable {
 
   override init() { super.init() }
 
-  var meter: SecondMeter { JXRecordVolumer.shared.meter }
-  var kind: String { "soundWave" }
-
   /// Whether a waveform is being made.
-  public func hasAvcToSoundWaveTask() -> Bool { Conversions.shared.isRunning(kind) }
+  public func hasAvcToSoundWaveTask() -> Bool { Conversions.shared.isRunning("soundWave") }
   /// Stops making it.
-  public func generateSoundWaveCancel() { Conversions.shared.cancel(kind) }
+  public func generateSoundWaveCancel() { Conversions.shared.cancel("soundWave") }
 
   /// The waveform of the raw or Ogg recording at `filePath` of `channels` (Ogg is recognised
   /// by its bytes; `isOgg` and `isMusic` change nothing).
@@ -34,8 +31,9 @@ public class JXFileSoundWave: NSObject, @unchecked Sendable {
   public func avcToSoundWave(
     avcPath: String, channels: Int = 1, completionHandler: @escaping (Bool, Int) -> Void
   ) {
-    let meter = self.meter
-    Conversions.shared.start(kind, AudioCompletion(completionHandler)) { () throws(AudioError) in
+    let meter = JXRecordVolumer.shared.meter
+    Conversions.shared.start("soundWave", AudioCompletion(completionHandler)) {
+      () throws(AudioError) in
       try SoundWave.measure(avcPath, channels: channels, into: meter)
     }
   }
@@ -43,10 +41,36 @@ public class JXFileSoundWave: NSObject, @unchecked Sendable {
 
 /// The same generator as ``JXFileSoundWave`` under the vendor's newer name: its waveform goes
 /// to ``PDRecordVolumer/shared``.
-public class PDFileSoundWave: JXFileSoundWave, @unchecked Sendable {
-  // Safety: as JXFileSoundWave; no stored state.
-  override var meter: SecondMeter { PDRecordVolumer.shared.meter }
-  override var kind: String { "pdSoundWave" }
+public class PDFileSoundWave: NSObject, @unchecked Sendable {
+  // Safety: no stored state; the work runs in the Sendable `Conversions`.
+  /// The one generator.
+  public static let shared = PDFileSoundWave()
+
+  override init() { super.init() }
+
+  /// Whether a waveform is being made.
+  public func hasAvcToSoundWaveTask() -> Bool { Conversions.shared.isRunning("pdSoundWave") }
+  /// Stops making it.
+  public func generateSoundWaveCancel() { Conversions.shared.cancel("pdSoundWave") }
+
+  /// The waveform of the raw or Ogg recording at `filePath` (as ``JXFileSoundWave``).
+  public func createSoundWave(
+    _ filePath: String, _ channels: Int, _ isOgg: Bool, _ isMusic: Bool,
+    _ callback: @escaping (Bool, Int) -> Void
+  ) {
+    avcToSoundWave(avcPath: filePath, channels: channels, completionHandler: callback)
+  }
+
+  /// The waveform of the raw recording at `avcPath`.
+  public func avcToSoundWave(
+    avcPath: String, channels: Int = 1, completionHandler: @escaping (Bool, Int) -> Void
+  ) {
+    let meter = PDRecordVolumer.shared.meter
+    Conversions.shared.start("pdSoundWave", AudioCompletion(completionHandler)) {
+      () throws(AudioError) in
+      try SoundWave.measure(avcPath, channels: channels, into: meter)
+    }
+  }
 }
 
 enum SoundWave {

@@ -42,7 +42,8 @@ open class NetworkReachabilityManager: @unchecked Sendable {
   private let host: String?
   private let state = Locked(State())
 
-  private init(host: String?) { self.host = host }
+  /// A manager for `host` (nil: the network as a whole); the package's subclasses inherit it.
+  package init(host: String?) { self.host = host }
 
   /// A manager for `host`; nil for an empty host.
   public convenience init?(host: String) {

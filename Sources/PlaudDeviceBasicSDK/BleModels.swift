@@ -361,8 +361,18 @@ public final class BleAgent: NSObject, Sendable {
     init(_ listener: any PlaudDeviceAgentProtocol) { self.listener = listener }
   }
 
-  /// The device connected now (a fresh object on each read), nil when none is.
-  public var bleDevice: BleDevice? { state.current.device.map(BleDevice.init) }
+  /// The device connected now (a fresh object on each read), nil when none is. An app may set
+  /// one (the vendor's is settable): reads return a copy of it until the next connect or
+  /// disconnect; it changes which device BleAgent's commands reach in no way.
+  public var bleDevice: BleDevice? {
+    get {
+      if let set = appDevice.current { return BleDevice(snapshot: set) }
+      return state.current.device.map(BleDevice.init)
+    }
+    set { appDevice.withLock { $0 = newValue?.snapshot } }
+  }
+
+  private let appDevice = Locked<BleDevice.Snapshot?>(nil)
 
   /// The device connected now, as the scanner heard it (nil when none is).
   package var connectedDevice: DiscoveredDevice? { state.current.device }
@@ -375,6 +385,7 @@ public final class BleAgent: NSObject, Sendable {
   public var sessionId: Int { state.current.sessionId }
 
   func setConnected(_ connected: DiscoveredDevice, recording: Bool, sessionId: Int) {
+    appDevice.withLock { $0 = nil }
     state.withLock { $0 = State(device: connected, recording: recording, sessionId: sessionId) }
   }
 
@@ -388,6 +399,7 @@ public final class BleAgent: NSObject, Sendable {
   /// `disconnected` is gone: cleared only if it is still the one connected last (another
   /// agent of the same process may have connected since).
   func setDisconnected(_ disconnected: DiscoveredDevice?) {
+    appDevice.withLock { $0 = nil }
     state.withLock { if $0.device == disconnected { $0 = State() } }
   }
 
