@@ -1,0 +1,134 @@
+import Foundation
+import PlaudBleSDK
+import PlaudDeviceBasicSDK
+import RecorderConcurrency
+import RecorderEmulator
+import RecorderKit
+import TestSupport
+import Testing
+
+/// PlaudBleSDK's `BleAgent` as the vendor's "advanced usage" apps drive it, against the
+/// emulator: the same session as the facade agent (one connection), events translated to
+/// `BleAgentProtocol`, settings and device commands answered with what the device reports,
+/// unsupported commands failing loudly. Serialized: `BleAgent.shared` and its delegate are
+/// one per process (each test pins BleAgent to its own facade agent).
+@Suite("PlaudBleSDK BleAgent over the facade's session", .serialized)
+struct BleAgentFlowTests {
+  /// A bench whose agent BleAgent stands for, with `log` as BleAgent's delegate.
+  private func withLowerAgent(
+    portVersion: UInt16 = 10, _ body: (FacadeBench, LowerLog) async throws -> Void
+  ) async throws {
+    let bench = try FacadeBench(portVersion: portVersion)
+    let log = LowerLog()
+    BleAgent.shared.pin(bench.agent)
+    BleAgent.shared.delegate = log
+    defer {
+      BleAgent.shared.delegate = nil
+      BleAgent.shared.pin(nil)
+      bench.agent.disconnect()
+      bench.cleanUp()
+    }
+    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
+    BleAgent.shared.connectBleDevice(bleDevice: BleDevice(sn: bench.device.serial), nil, nil, false)
+    try await eventually("bleConnectState 1") { log.has("bleConnectState state=1") }
+    try await eventually("blePenState") { log.has("blePenState") }
+    try await body(bench, log)
+  }
+
+  @Test("connect through BleAgent: the stages as they happen, then the vendor's order, one session")
+  func connectStagesAndOrder() async throws {
+    try await withLowerAgent { bench, log in
+      let stages = log.all.filter { $0.hasPrefix("bleConnectStage") }.map {
+        $0.components(separatedBy: "stage=")[1].components(separatedBy: " ")[0]
+      }
+      #expect(stages == ["start", "gattConnect", "setNotify", "firstHandshake", "syncTime"])
+      let order = log.all.map { $0.components(separatedBy: " ")[0] }.filter {
+        ["bleConnectStage", "bleConnectState", "bleBind", "blePenState"].contains($0)
+      }
+      #expect(order.last(where: { $0 != "bleConnectStage" }) == "blePenState")
+      #expect(order.firstIndex(of: "bleConnectState")! > order.lastIndex(of: "bleConnectStage")!)
+      // blePenState carries the firmware the device reported (V0095).
+      #expect(log.first("blePenState")?.contains("versionType=V versionCode=95") == true)
+      #expect(log.first("bleBind")?.contains("status=0") == true)
+      // One connection: the facade agent BleAgent went through is the one connected.
+      #expect(bench.agent.isConnected())
+      #expect(BleAgent.shared.isAuthOk())
+      #expect(BleAgent.shared.versionType == "V")
+    }
+  }
+
+  @Test("settings read and written through BleAgent report the device's values")
+  func settingsRoundTrip() async throws {
+    try await withLowerAgent { _, log in
+      BleAgent.shared.setBacklightDuration(type: 2)
+      try await eventually("bleBacklightDuration") { log.has("bleBacklightDuration") }
+      #expect(log.first("bleBacklightDuration") == "bleBacklightDuration duration=2")
+      BleAgent.shared.getCommonParams(dataType: CommonType.LightDuration.rawValue)
+      try await eventually("onCommonParamsGetResult") { log.has("onCommonParamsGetResult") }
+      #expect(
+        log.first("onCommonParamsGetResult")
+          == #"onCommonParamsGetResult success=true dataType=1 value=Optional("2")"#)
+      BleAgent.shared.setRecScene(type: .Music)
+      try await eventually("bleRecScene") { log.has("bleRecScene") }
+      #expect(log.first("bleRecScene") == "bleRecScene scene=4")
+      #expect(BleAgent.shared.settingScene == 4)
+      BleAgent.shared.setCommonParams(dataType: 999, value: "1")
+      try await eventually("onCommonParamsSetResult") { log.has("onCommonParamsSetResult") }
+      #expect(
+        log.first("onCommonParamsSetResult")
+          == "onCommonParamsSetResult success=false dataType=999 value=nil")
+    }
+  }
+
+  @Test("WebSocket settings (0010/0011) and TAGS through BleAgent")
+  func webSocketAndTags() async throws {
+    try await withLowerAgent { _, log in
+      BleAgent.shared.setWebsocketProfile(type: .url, content: "wss://example.test/a")
+      try await eventually("bleWebsocketProfile") { log.has("bleWebsocketProfile") }
+      #expect(
+        log.first("bleWebsocketProfile")
+          == #"bleWebsocketProfile type=1 conent=Optional("wss://example.test/a")"#)
+      BleAgent.shared.getRecordMarkingTags(uid: 7, startTimestamp: 0, endTimestamp: Int(UInt32.max))
+      try await eventually("bleGetRecordMarkingTags") { log.has("bleGetRecordMarkingTags") }
+      #expect(log.first("bleGetRecordMarkingTags")?.hasPrefix("bleGetRecordMarkingTags uid=7 totals=") == true)
+      #expect(log.first("bleGetRecordMarkingTags")?.contains("totals=-1") == false)
+      BleAgent.shared.getFileList(uid: 1, sessionId: 0)
+      try await eventually("bleFileList") { log.has("bleFileList") }
+    }
+  }
+
+  @Test("a command no source of ours knows fails loudly through its own callback")
+  func unsupportedFailsLoudly() async throws {
+    try await withLowerAgent { _, log in
+      BleAgent.shared.setHeartBeat(status: 1)
+      try await eventually("bleHeartbeat") { log.has("bleHeartbeat") }
+      #expect(log.first("bleHeartbeat") == "bleHeartbeat status=-1")
+      #expect(BleAgent.shared.lastError?.description.contains("not supported by RecorderKit") == true)
+      BleAgent.shared.pushFotaInfo(3, "V0095", "V0096", 0, 100, 0)
+      try await eventually("bleFotaResult") { log.has("bleFotaResult") }
+      #expect(log.first("bleFotaResult")?.hasPrefix("bleFotaResult uid=3 status=-1") == true)
+    }
+  }
+
+  @Test("an audio conversion of bytes that are not audio fails, with its reason on lastError")
+  func conversionFailure() async throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    _ = FileManager.default.createFile(atPath: dir + "bad.raw", contents: Data(repeating: 0x41, count: 400))
+    let (ok, ms) = await completion { done in
+      JXFileDecoder.shared.avcToMp3(avcPath: dir + "bad.raw", mp3Path: dir + "bad.mp3") {
+        done(($0, $1))
+      }
+    }
+    #expect(!ok && ms == 0)
+    #expect(!FileManager.default.fileExists(atPath: dir + "bad.mp3"))
+    let (nr, _) = await completion { done in
+      JXFileDecoder.shared.avcToNoiseReductionWav(avcPath: dir + "bad.raw", wavPath: dir + "n.wav") {
+        done(($0, $1))
+      }
+    }
+    #expect(!nr)
+    #expect(BleAgent.shared.lastError?.description.contains("not supported by RecorderKit") == true)
+  }
+
+}
