@@ -113,6 +113,7 @@ extension JXFileDecoder {
   }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 extension JXFileDecoder {
   /// Whether a raw-to-Ogg conversion runs.
   public func hasAvcToOggTask() -> Bool { Conversions.shared.isRunning("avcToOgg") }
@@ -155,6 +156,7 @@ extension JXFileDecoder {
   }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 extension JXFileDecoder {
   /// Whether a raw-to-MP3 conversion runs.
   public func hasAvcToMp3Task() -> Bool { Conversions.shared.isRunning("avcToMp3") }
@@ -195,6 +197,7 @@ extension JXFileDecoder {
   }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 extension JXFileDecoder {
   /// Whether a raw-to-PCM conversion runs.
   public func hasAvcToPcmTask() -> Bool { Conversions.shared.isRunning("avcToPcm") }
@@ -220,6 +223,7 @@ extension JXFileDecoder {
   }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 extension JXFileDecoder {
   /// Whether a raw-to-WAV conversion runs.
   public func hasAvcToWavTask() -> Bool { Conversions.shared.isRunning("avcToWav") }
@@ -236,6 +240,7 @@ extension JXFileDecoder {
   }
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 extension JXFileDecoder {
   /// Whether a noise-reduction conversion runs (never: see below).
   public func hasAvcToNoiseReductionWav() -> Bool { false }
@@ -304,7 +309,9 @@ enum WAVFile {
   }
 
   /// The format and data chunk of a WAV file, found by walking its chunks.
-  static func read(_ path: String) -> (channels: Int, rate: Int, bits: Int, dataOffset: Int, dataSize: Int)? {
+  static func read(_ path: String) -> (
+    channels: Int, rate: Int, bits: Int, dataOffset: Int, dataSize: Int
+  )? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     guard let head = try? handle.read(upToCount: 4096), head.count >= 12,
@@ -322,7 +329,9 @@ enum WAVFile {
         )
       } else if id == Data("data".utf8), let format {
         let available = FileManager.default.fileSize(path: path) - offset - 8
-        return (format.channels, format.rate, format.bits, offset + 8, min(length, max(0, available)))
+        return (
+          format.channels, format.rate, format.bits, offset + 8, min(length, max(0, available))
+        )
       }
       let (next, overflow) = offset.addingReportingOverflow(8 + length + length % 2)
       guard !overflow else { return nil }
@@ -354,7 +363,8 @@ public class JXWaveHelper: NSObject, @unchecked Sendable {
     pcmFilePath: String = JXWaveHelper.tmpPcmPath, wavFilePath: String = JXWaveHelper.tmpWavPath,
     channels: UInt32 = 1, simpleRate: UInt32 = 16000
   ) -> Bool {
-    WAVFile.wrap(pcm: pcmFilePath, into: wavFilePath, channels: Int(channels), rate: Int(simpleRate))
+    WAVFile.wrap(
+      pcm: pcmFilePath, into: wavFilePath, channels: Int(channels), rate: Int(simpleRate))
   }
 
   /// The WAV file's size, channels, sample rate, byte rate, bits per sample and data size;

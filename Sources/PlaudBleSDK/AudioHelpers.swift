@@ -18,7 +18,8 @@ enum Volume {
     var sum = 0.0
     pcm.withUnsafeBytes { raw in
       for index in 0..<count {
-        let sample = Double(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)))
+        let sample = Double(
+          Int16(littleEndian: raw.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)))
         sum += sample * sample
       }
     }
@@ -33,7 +34,9 @@ enum Volume {
   }
 
   /// Bytes of 16-bit PCM per millisecond at 16 kHz for `channels`.
-  static func bytesPerMs(channels: Int) -> Int { DeviceAudioFormat.sampleRate / 1000 * 2 * max(1, channels) }
+  static func bytesPerMs(channels: Int) -> Int {
+    DeviceAudioFormat.sampleRate / 1000 * 2 * max(1, channels)
+  }
 }
 
 /// One volume per second of a recording, from its PCM (the recording meters' engine).
@@ -111,7 +114,11 @@ public class JXRecordVolumer: NSObject, @unchecked Sendable {
   /// The volumes as `[second, volume]` pairs.
   public var volumeArr: [[Int]] {
     get { meter.state.current.perSecond.map { [$0.sec, $0.volume] } }
-    set { meter.state.withLock { $0.perSecond = newValue.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil } } }
+    set {
+      meter.state.withLock {
+        $0.perSecond = newValue.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+      }
+    }
   }
   /// The volumes per second.
   public var volumeMeters: [(sec: Int, volume: Int)] {
@@ -158,7 +165,11 @@ public class PDRecordVolumer: NSObject, @unchecked Sendable {
   /// The volumes as `[second, volume]` pairs.
   public var volumeArr: [[Int]] {
     get { meter.state.current.perSecond.map { [$0.sec, $0.volume] } }
-    set { meter.state.withLock { $0.perSecond = newValue.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil } } }
+    set {
+      meter.state.withLock {
+        $0.perSecond = newValue.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+      }
+    }
   }
   /// The volumes per second.
   public var volumeMeters: [(sec: Int, volume: Int)] {
@@ -256,7 +267,6 @@ public class JXRecordingVolumer: NSObject, @unchecked Sendable {
   }
 }
 
-
 /// ``JXRecordingVolumer`` with 20 ms points too (``PDVolumeProtocol``).
 public class PDRecordingVolumer: NSObject, @unchecked Sendable {
   // Safety: as JXRecordingVolumer.
@@ -303,7 +313,9 @@ public class PDRecordingVolumer: NSObject, @unchecked Sendable {
     let done = meter.append(startMs: start, pcm: pcmData, channels: channels)
     let (twenty, millis) = meter.state.withLock { (Array($0.perTwenty[before...]), $0.millis) }
     guard let delegate = delegate else { return }
-    for point in twenty { delegate.onVolumePerTwentyMsec(mescSecond: point.perTwentyMsec * 20, volume: point.volume) }
+    for point in twenty {
+      delegate.onVolumePerTwentyMsec(mescSecond: point.perTwentyMsec * 20, volume: point.volume)
+    }
     for second in done { delegate.onVolume(sec: second.sec, volume: second.volume) }
     delegate.onDuration(millisec: millis)
   }

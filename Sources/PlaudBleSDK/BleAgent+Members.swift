@@ -439,7 +439,9 @@ extension BleAgent {
     setting(.vpuClock, write: value, "setVPUCLK(value:)") { $0.bleVPUCLKState($1) }
   }
   /// Setting 30: `bleVPUCLKState`.
-  public func readVPUCLK() { setting(.vpuClock, write: nil, "readVPUCLK()") { $0.bleVPUCLKState($1) } }
+  public func readVPUCLK() {
+    setting(.vpuClock, write: nil, "readVPUCLK()") { $0.bleVPUCLKState($1) }
+  }
   /// Setting 31: `bleStopRecordingAfterCharging`.
   public func setStopRecordingAfterCharging(value: Int) {
     setting(.autoStop, write: value, "setStopRecordingAfterCharging(value:)") {
@@ -594,7 +596,9 @@ extension BleAgent {
   /// SYNC_STOP.
   public func stopSyncFile() { facade("stopSyncFile()")?.stopSyncFile() }
   /// DELETE (only once the recording is safe locally, as the facade's): `bleDeleteFile`.
-  public func deleteFile(sessionId: Int) { facade("deleteFile(sessionId:)")?.deleteFile(sessionId: sessionId) }
+  public func deleteFile(sessionId: Int) {
+    facade("deleteFile(sessionId:)")?.deleteFile(sessionId: sessionId)
+  }
 
   /// TAGS from `sessionId` on: `bleMarking(sessionId, 0, times)`, or status -1 and no marks
   /// when the command failed. (The device has no per-recording marks command: these are the

@@ -52,21 +52,37 @@ extension Data {
   public var uint64: UInt64 { integer(at: 0, width: 8) }
 
   /// The signed byte at `offset`, widened (0 outside the data).
-  public func int8(at offset: Int) -> Int { Int(Int8(truncatingIfNeeded: integer(at: offset, width: 1))) }
+  public func int8(at offset: Int) -> Int {
+    Int(Int8(truncatingIfNeeded: integer(at: offset, width: 1)))
+  }
   /// The byte at `offset` (0 outside the data).
-  public func uint8(at offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: integer(at: offset, width: 1)) }
+  public func uint8(at offset: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: integer(at: offset, width: 1))
+  }
   /// The little-endian signed 16-bit value at `offset` (0 outside the data).
-  public func int16(at offset: Int) -> Int16 { Int16(truncatingIfNeeded: integer(at: offset, width: 2)) }
+  public func int16(at offset: Int) -> Int16 {
+    Int16(truncatingIfNeeded: integer(at: offset, width: 2))
+  }
   /// The little-endian 16-bit value at `offset` (0 outside the data).
-  public func uint16(at offset: Int) -> UInt16 { UInt16(truncatingIfNeeded: integer(at: offset, width: 2)) }
+  public func uint16(at offset: Int) -> UInt16 {
+    UInt16(truncatingIfNeeded: integer(at: offset, width: 2))
+  }
   /// The little-endian 24-bit value at `offset` (0 outside the data).
-  public func uint24(at offset: Int) -> UInt32 { UInt32(truncatingIfNeeded: integer(at: offset, width: 3)) }
+  public func uint24(at offset: Int) -> UInt32 {
+    UInt32(truncatingIfNeeded: integer(at: offset, width: 3))
+  }
   /// The little-endian signed 32-bit value at `offset` (0 outside the data).
-  public func int32(at offset: Int) -> Int32 { Int32(truncatingIfNeeded: integer(at: offset, width: 4)) }
+  public func int32(at offset: Int) -> Int32 {
+    Int32(truncatingIfNeeded: integer(at: offset, width: 4))
+  }
   /// The little-endian 32-bit value at `offset` (0 outside the data).
-  public func uint32(at offset: Int) -> UInt32 { UInt32(truncatingIfNeeded: integer(at: offset, width: 4)) }
+  public func uint32(at offset: Int) -> UInt32 {
+    UInt32(truncatingIfNeeded: integer(at: offset, width: 4))
+  }
   /// The little-endian signed 64-bit value at `offset` (0 outside the data).
-  public func int64(at offset: Int) -> Int64 { Int64(truncatingIfNeeded: integer(at: offset, width: 8)) }
+  public func int64(at offset: Int) -> Int64 {
+    Int64(truncatingIfNeeded: integer(at: offset, width: 8))
+  }
   /// The little-endian 64-bit value at `offset` (0 outside the data).
   public func uint64(at offset: Int) -> UInt64 { integer(at: offset, width: 8) }
   /// The little-endian IEEE float at `offset` (0 outside the data).
@@ -139,7 +155,8 @@ extension Optional {
     case .some(let value as Int): value
     case .some(let value as NSNumber): value.intValue
     case .some(let value as Double): Int(exactly: value.rounded(.towardZero)) ?? 0
-    case .some(let value as String): Int(value) ?? Double(value).flatMap { Int(exactly: $0.rounded(.towardZero)) } ?? 0
+    case .some(let value as String):
+      Int(value) ?? Double(value).flatMap { Int(exactly: $0.rounded(.towardZero)) } ?? 0
     default: 0
     }
   }
@@ -193,7 +210,9 @@ extension UInt8 {
 
 extension UInt16 {
   /// The 2 bytes, little-endian.
-  public var data: Data { Data([UInt8(truncatingIfNeeded: self), UInt8(truncatingIfNeeded: self >> 8)]) }
+  public var data: Data {
+    Data([UInt8(truncatingIfNeeded: self), UInt8(truncatingIfNeeded: self >> 8)])
+  }
 }
 
 extension Int16 {

@@ -21,6 +21,7 @@ public enum SSNAuth: Hashable, Sendable {
   case restricted
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// A device setting by its PROTOCOL.md §3.1 id: what `setCommonParams(dataType:value:)` and
 /// `getCommonParams(dataType:)` take as `dataType`.
 public enum CommonType: Int, Sendable {
@@ -46,24 +47,28 @@ public enum CommonType: Int, Sendable {
   case StopRecordAfterCharging = 31
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Read or set.
 public enum CommonAction: Int, Sendable {
   case Read
   case Set
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Backlight brightness levels.
 public enum BacklightBright: Int, Sendable {
   case Bright1
   case Bright2, Bright3, Bright4, Bright5, Bright6
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Backlight durations.
 public enum BacklightDuration: Int, Sendable {
   case Sec10
   case Sec20, Sec30, SecAlways
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Device languages.
 public enum LanguageType: Int, Sendable {
   case SimpleChinese
@@ -71,6 +76,7 @@ public enum LanguageType: Int, Sendable {
   case English
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Recording scenes (1 normal, 4 music, as the device's scene numbers).
 public enum RecScene: Int, Sendable {
   case Unknown
@@ -82,12 +88,14 @@ public enum RecScene: Int, Sendable {
   case Memo
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Recording modes (noise cancelling or not).
 public enum RecMode: Int, Sendable {
   case Normal
   case NC
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Voice-activity detection sensitivities.
 public enum VadSensitivity: Int, Sendable {
   case Quality
@@ -96,6 +104,7 @@ public enum VadSensitivity: Int, Sendable {
   case Aggressive
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Voice pick-up gains.
 public enum VpuGain: Int, Sendable {
   case Low
@@ -103,6 +112,7 @@ public enum VpuGain: Int, Sendable {
   case High
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// What the device's switch does.
 public enum SwitchHandlerID: Int, Sendable {
   case CallSceneSwitching
@@ -117,6 +127,7 @@ public enum WebsocketType: UInt8, Sendable {
   case devToken = 3
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The auto-clear setting.
 public enum AutoClear: Int, Sendable {
   case Close

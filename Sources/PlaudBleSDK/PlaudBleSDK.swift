@@ -1,5 +1,5 @@
-@_exported import PlaudDeviceBasicSDK
 import Foundation
+@_exported import PlaudDeviceBasicSDK
 import RecorderConcurrency
 
 // PlaudBleSDK: the vendor's lower BLE framework under its own name (shared/VENDOR-API.md,

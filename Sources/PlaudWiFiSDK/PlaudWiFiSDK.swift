@@ -1,5 +1,5 @@
-@_exported import PlaudBleSDK
 import Foundation
+@_exported import PlaudBleSDK
 
 // PlaudWiFiSDK: the vendor's Wi-Fi framework under its own name (shared/VENDOR-API.md,
 // "PlaudBleSDK and PlaudWiFiSDK"). It re-exports PlaudBleSDK (and through it the facade), so

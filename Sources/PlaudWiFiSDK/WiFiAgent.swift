@@ -174,17 +174,23 @@ extension WiFiAgent {
   /// Our server started (RecorderKit's server reports this itself).
   public func serverDidStart() { mlog("WiFiAgent: server started") }
   /// Our server failed.
-  public func serverDidFailWithError(_ error: any Error) { wlog("WiFiAgent: server failed: \(error)") }
+  public func serverDidFailWithError(_ error: any Error) {
+    wlog("WiFiAgent: server failed: \(error)")
+  }
   /// Our server stopped.
   public func serverDidStop() { mlog("WiFiAgent: server stopped") }
   /// The device connected.
   public func clientDidOpen() { mlog("WiFiAgent: device connected") }
   /// Text from the device (the §6 session uses binary PDUs only).
-  public func clientDidReceiveText(_ text: String) { mlog("WiFiAgent: text from the device ignored") }
+  public func clientDidReceiveText(_ text: String) {
+    mlog("WiFiAgent: text from the device ignored")
+  }
   /// Binary from the device (RecorderKit's session parses its own).
   public func clientDidReceive(_ data: Data) { mlog("WiFiAgent: \(data.count) bytes") }
   /// The device's connection failed.
-  public func clientDidFailWithError(_ error: any Error) { wlog("WiFiAgent: device failed: \(error)") }
+  public func clientDidFailWithError(_ error: any Error) {
+    wlog("WiFiAgent: device failed: \(error)")
+  }
   /// The device's connection closed.
   public func clientDidClose(withCode code: Int, reason: String, wasClean: Bool) {
     mlog("WiFiAgent: device closed \(code)")

@@ -28,7 +28,8 @@ struct BleAgentFlowTests {
       bench.agent.disconnect()
       bench.cleanUp()
     }
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     BleAgent.shared.connectBleDevice(bleDevice: BleDevice(sn: bench.device.serial), nil, nil, false)
     try await eventually("bleConnectState 1") { log.has("bleConnectState state=1") }
     try await eventually("blePenState") { log.has("blePenState") }
@@ -90,7 +91,9 @@ struct BleAgentFlowTests {
           == #"bleWebsocketProfile type=1 conent=Optional("wss://example.test/a")"#)
       BleAgent.shared.getRecordMarkingTags(uid: 7, startTimestamp: 0, endTimestamp: Int(UInt32.max))
       try await eventually("bleGetRecordMarkingTags") { log.has("bleGetRecordMarkingTags") }
-      #expect(log.first("bleGetRecordMarkingTags")?.hasPrefix("bleGetRecordMarkingTags uid=7 totals=") == true)
+      #expect(
+        log.first("bleGetRecordMarkingTags")?.hasPrefix("bleGetRecordMarkingTags uid=7 totals=")
+          == true)
       #expect(log.first("bleGetRecordMarkingTags")?.contains("totals=-1") == false)
       BleAgent.shared.getFileList(uid: 1, sessionId: 0)
       try await eventually("bleFileList") { log.has("bleFileList") }
@@ -103,7 +106,8 @@ struct BleAgentFlowTests {
       BleAgent.shared.setHeartBeat(status: 1)
       try await eventually("bleHeartbeat") { log.has("bleHeartbeat") }
       #expect(log.first("bleHeartbeat") == "bleHeartbeat status=-1")
-      #expect(BleAgent.shared.lastError?.description.contains("not supported by RecorderKit") == true)
+      #expect(
+        BleAgent.shared.lastError?.description.contains("not supported by RecorderKit") == true)
       BleAgent.shared.pushFotaInfo(3, "V0095", "V0096", 0, 100, 0)
       try await eventually("bleFotaResult") { log.has("bleFotaResult") }
       #expect(log.first("bleFotaResult")?.hasPrefix("bleFotaResult uid=3 status=-1") == true)
@@ -114,7 +118,8 @@ struct BleAgentFlowTests {
   func conversionFailure() async throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    _ = FileManager.default.createFile(atPath: dir + "bad.raw", contents: Data(repeating: 0x41, count: 400))
+    _ = FileManager.default.createFile(
+      atPath: dir + "bad.raw", contents: Data(repeating: 0x41, count: 400))
     let (ok, ms) = await completion { done in
       JXFileDecoder.shared.avcToMp3(avcPath: dir + "bad.raw", mp3Path: dir + "bad.mp3") {
         done(($0, $1))
@@ -123,7 +128,8 @@ struct BleAgentFlowTests {
     #expect(!ok && ms == 0)
     #expect(!FileManager.default.fileExists(atPath: dir + "bad.mp3"))
     let (nr, _) = await completion { done in
-      JXFileDecoder.shared.avcToNoiseReductionWav(avcPath: dir + "bad.raw", wavPath: dir + "n.wav") {
+      JXFileDecoder.shared.avcToNoiseReductionWav(avcPath: dir + "bad.raw", wavPath: dir + "n.wav")
+      {
         done(($0, $1))
       }
     }

@@ -35,7 +35,8 @@ struct E2EEHelperTests {
     let header = try #require(BleAgent.shared.getE2EEFileHeader(path: path))
     #expect(header.isEncrypted && header.userIdString == "user-1")
     #expect(header.headerSizeValue == 512 && header.version == 1)
-    #expect(header.keyCipher.count == 256 && header.nonce.count == 12 && header.reserved.count == 70)
+    #expect(
+      header.keyCipher.count == 256 && header.nonce.count == 12 && header.reserved.count == 70)
     #expect(PlaudEncryptHeader.headerSize == 512 && PlaudEncryptHeader.magicString == "PLAUD.AI")
     let written = try BleAgent.shared.decryptE2EEAudioFile(
       inputPath: path, outputPath: output, privateKeyPem: E2EEFixture.userKeyPEM)
@@ -79,8 +80,11 @@ struct E2EEHelperTests {
     let nonce = Data(repeating: 9, count: 12)
     let ad = Data("ad".utf8)
     let box = Data(
-      try ChaChaPoly.seal(Array("audio".utf8), key: Array(key), nonce: Array(nonce), authenticating: Array(ad)))
-    #expect(try BleAgent.shared.decryptFileData(box, key: key, nonce: nonce, ad: ad) == Data("audio".utf8))
+      try ChaChaPoly.seal(
+        Array("audio".utf8), key: Array(key), nonce: Array(nonce), authenticating: Array(ad)))
+    #expect(
+      try BleAgent.shared.decryptFileData(box, key: key, nonce: nonce, ad: ad) == Data("audio".utf8)
+    )
     #expect(throws: EncryptionError.noKey) { try BleAgent.shared.decryptFileData(box) }
     #expect(throws: EncryptionError.noNonce) { try BleAgent.shared.decryptFileData(box, key: key) }
     #expect(throws: EncryptionError.noAD) {
@@ -104,7 +108,8 @@ struct E2EEHelperTests {
 
 @Suite("PlaudDeviceBasicSDK's log rotation")
 struct LogRotationTests {
-  @Test("a file past the size limit rotates to .1, older ones shift, the oldest beyond the count goes")
+  @Test(
+    "a file past the size limit rotates to .1, older ones shift, the oldest beyond the count goes")
   func rotation() throws {
     let dir = NSTemporaryDirectory() + "plaud-rot-\(UUID().uuidString)/"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -166,7 +171,8 @@ extension BleAgentFlowTests {
       BleAgent.shared.pin(nil)
       bench.cleanUp()
     }
-    bench.agent.initSDK(userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
+    bench.agent.initSDK(
+      userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
     BleAgent.shared.connectBleDevice(bleDevice: BleDevice(sn: bench.device.serial), nil, nil, false)
     try await eventually("connected") { lower.has("bleConnectState state=1") }
     BleAgent.shared.operateWiFi(open: true, isOTA: false)
@@ -174,16 +180,23 @@ extension BleAgentFlowTests {
     #expect(lower.first("bleWiFiOpen")?.hasPrefix("bleWiFiOpen 0 ") == true)
     let hotspot = try #require(lower.hotspot.current)
     WiFiAgent.shared.connectWifi(hotspot.ssid, hotspot.password)
-    try await eventually("wifiHandshake") { wifiLog.entries.current.contains { $0.hasPrefix("wifiHandshake") } }
+    try await eventually("wifiHandshake") {
+      wifiLog.entries.current.contains { $0.hasPrefix("wifiHandshake") }
+    }
     #expect(wifiLog.entries.current.contains("wifiHandshake 0"))
     #expect(WiFiAgent.shared.isHandshakeOk && WiFiAgent.shared.isWebSocketConnected())
     Agent.shared.getFileList(1, 0)
-    try await eventually("wifiFileList") { wifiLog.entries.current.contains { $0.hasPrefix("wifiFileList") } }
+    try await eventually("wifiFileList") {
+      wifiLog.entries.current.contains { $0.hasPrefix("wifiFileList") }
+    }
     WiFiAgent.shared.startPushOTA(5, 100, crc: 0, 96)
     try await eventually("wifiOTAStatus") { wifiLog.entries.current.contains("wifiOTAStatus -1 5") }
-    #expect(WiFiAgent.shared.lastError?.description.contains("not supported by RecorderKit") == true)
+    #expect(
+      WiFiAgent.shared.lastError?.description.contains("not supported by RecorderKit") == true)
     WiFiAgent.shared.disconnect()
-    try await eventually("wifiClose") { wifiLog.entries.current.contains { $0.hasPrefix("wifiClose") } }
+    try await eventually("wifiClose") {
+      wifiLog.entries.current.contains { $0.hasPrefix("wifiClose") }
+    }
     #expect(!WiFiAgent.shared.isClientOpen)
   }
 

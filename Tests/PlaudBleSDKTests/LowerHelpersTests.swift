@@ -40,7 +40,8 @@ struct AudioHelperTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "rec.opus-raw"
-    let audio = try deviceSecond(amplitude: 0) + deviceSecond(amplitude: 20_000)
+    let audio =
+      try deviceSecond(amplitude: 0) + deviceSecond(amplitude: 20_000)
       + deviceSecond(amplitude: 0)
     _ = FileManager.default.createFile(atPath: path, contents: Data(audio))
     let (ok, seconds) = await completion { done in
@@ -57,10 +58,11 @@ struct AudioHelperTests {
 
   @Test("volume is the RMS as a percentage of full scale")
   func volumeKnownAnswers() {
-    let full = Data((0..<320).flatMap { index -> [UInt8] in
-      let sample: Int16 = index % 2 == 0 ? Int16.max : Int16.min + 1
-      return [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
-    })
+    let full = Data(
+      (0..<320).flatMap { index -> [UInt8] in
+        let sample: Int16 = index % 2 == 0 ? Int16.max : Int16.min + 1
+        return [UInt8(truncatingIfNeeded: sample), UInt8(truncatingIfNeeded: sample >> 8)]
+      })
     #expect(JXRecordVolumer.shared.averageVolume(full) == 100)
     #expect(JXRecordVolumer.shared.averageVolume(Data(count: 640)) == 0)
     #expect(JXRecordVolumer.shared.averageVolume(Data()) == 0)
@@ -87,7 +89,8 @@ struct AudioHelperTests {
     #expect(header.dataSize == 32_000)
     #expect(header.bitRate == 32_000)
     // Not a WAV: all zeros, no trap.
-    _ = FileManager.default.createFile(atPath: dir + "junk.wav", contents: Data("RIFFxxxxWAVEfmt ".utf8))
+    _ = FileManager.default.createFile(
+      atPath: dir + "junk.wav", contents: Data("RIFFxxxxWAVEfmt ".utf8))
     #expect(JXWaveHelper.shared.readWaveHeader(wavePath: dir + "junk.wav").channel == 0)
   }
 
@@ -109,9 +112,13 @@ struct AudioHelperTests {
       pcm += Int16(index).data + Int16(-index).data
     }
     _ = FileManager.default.createFile(atPath: dir + "s.pcm", contents: pcm)
-    #expect(JXWaveHelper.shared.pcmFileToWave(pcmFilePath: dir + "s.pcm", wavFilePath: dir + "s.wav", channels: 2))
+    #expect(
+      JXWaveHelper.shared.pcmFileToWave(
+        pcmFilePath: dir + "s.pcm", wavFilePath: dir + "s.wav", channels: 2))
     let ok = await completion { done in
-      JXWaveHelper.shared.divideLeftAndRight(dir + "s.wav", dir + "l.pcm", dir + "r.pcm") { done($0) }
+      JXWaveHelper.shared.divideLeftAndRight(dir + "s.wav", dir + "l.pcm", dir + "r.pcm") {
+        done($0)
+      }
     }
     #expect(ok)
     let left = try #require(FileManager.default.contents(atPath: dir + "l.pcm"))
@@ -143,13 +150,16 @@ struct CryptoHelperTests {
   func aeads() throws {
     let message = Data("the device's channel".utf8)
     let ad = Data([1, 2, 3])
-    let chacha = try SecretUtil.encryptWithChaChaPoly1305Separate(message, key: key, nonce: nonce, ad: ad)
+    let chacha = try SecretUtil.encryptWithChaChaPoly1305Separate(
+      message, key: key, nonce: nonce, ad: ad)
     #expect(chacha.tag.count == 16 && chacha.ciphertext.count == message.count)
     #expect(
       try SecretUtil.decryptWithChaChaPoly1305Separate(
         chacha.ciphertext, tag: chacha.tag, key: key, nonce: nonce, ad: ad) == message)
     let aes = try SecretUtil.encryptWithAES256Separate(message, key: key, nonce: nonce)
-    #expect(try SecretUtil.decryptWithAES256Separate(aes.ciphertext, tag: aes.tag, key: key, nonce: nonce) == message)
+    #expect(
+      try SecretUtil.decryptWithAES256Separate(aes.ciphertext, tag: aes.tag, key: key, nonce: nonce)
+        == message)
     #expect(
       try SecretUtil.decryptWithFallback(
         ciphertext: aes.ciphertext, tag: aes.tag, key: key, nonce: nonce, preferAes: false)
@@ -157,13 +167,18 @@ struct CryptoHelperTests {
     var tampered = chacha.ciphertext
     tampered[tampered.startIndex] ^= 1
     #expect(throws: (any Error).self) {
-      try SecretUtil.decryptWithChaChaPoly1305Separate(tampered, tag: chacha.tag, key: key, nonce: nonce, ad: ad)
+      try SecretUtil.decryptWithChaChaPoly1305Separate(
+        tampered, tag: chacha.tag, key: key, nonce: nonce, ad: ad)
     }
-    let stream = try SecretUtil.decryptWithChaCha20Stream(message, key: key, nonce: nonce, counter: 1)
-    #expect(try SecretUtil.decryptWithChaCha20Stream(stream, key: key, nonce: nonce, counter: 1) == message)
+    let stream = try SecretUtil.decryptWithChaCha20Stream(
+      message, key: key, nonce: nonce, counter: 1)
+    #expect(
+      try SecretUtil.decryptWithChaCha20Stream(stream, key: key, nonce: nonce, counter: 1)
+        == message)
   }
 
-  @Test("RSA: the wrapper's keys round-trip PEM, and SecretUtil unwraps what the public key wrapped")
+  @Test(
+    "RSA: the wrapper's keys round-trip PEM, and SecretUtil unwraps what the public key wrapped")
   func rsa() throws {
     let privateKey = try PrivateKey(pemEncoded: E2EEFixture.userKeyPEM)
     #expect(try privateKey.pemString().contains("PRIVATE KEY"))
