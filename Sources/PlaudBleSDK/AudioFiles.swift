@@ -308,36 +308,13 @@ enum WAVFile {
     }
   }
 
-  /// The format and data chunk of a WAV file, found by walking its chunks.
-  static func read(_ path: String) -> (
-    channels: Int, rate: Int, bits: Int, dataOffset: Int, dataSize: Int
-  )? {
+  /// The format and data chunk of the WAV file at `path` (``WAVChunks``), nil when it is not
+  /// one.
+  static func read(_ path: String) -> WAVChunks? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
-    guard let head = try? handle.read(upToCount: 4096), head.count >= 12,
-      head.prefix(4) == Data("RIFF".utf8), head.subData(begin: 8, count: 4) == Data("WAVE".utf8)
-    else { return nil }
-    var offset = 12
-    var format: (channels: Int, rate: Int, bits: Int)?
-    while offset + 8 <= head.count {
-      let id = head.subData(begin: offset, count: 4)
-      let length = Int(head.uint32(at: offset + 4))
-      if id == Data("fmt ".utf8), length >= 16 {
-        format = (
-          Int(head.uint16(at: offset + 10)), Int(head.uint32(at: offset + 12)),
-          Int(head.uint16(at: offset + 22))
-        )
-      } else if id == Data("data".utf8), let format {
-        let available = FileManager.default.fileSize(path: path) - offset - 8
-        return (
-          format.channels, format.rate, format.bits, offset + 8, min(length, max(0, available))
-        )
-      }
-      let (next, overflow) = offset.addingReportingOverflow(8 + length + length % 2)
-      guard !overflow else { return nil }
-      offset = next
-    }
-    return nil
+    guard let head = try? handle.read(upToCount: 4096) else { return nil }
+    return WAVChunks(head: Array(head), fileSize: FileManager.default.fileSize(path: path))
   }
 }
 
@@ -374,8 +351,8 @@ public class JXWaveHelper: NSObject, @unchecked Sendable {
   ) {
     guard let wav = WAVFile.read(wavePath) else { return (0, 0, 0, 0, 0, 0) }
     return (
-      FileManager.default.fileSize(path: wavePath), wav.channels, wav.rate,
-      wav.rate * wav.channels * wav.bits / 8, wav.bits, wav.dataSize
+      FileManager.default.fileSize(path: wavePath), wav.channels, wav.sampleRate,
+      wav.sampleRate * wav.channels * wav.bitsPerSample / 8, wav.bitsPerSample, wav.dataSize
     )
   }
 
@@ -392,7 +369,7 @@ public class JXWaveHelper: NSObject, @unchecked Sendable {
   }
 
   static func divide(_ wavePath: String, _ leftPath: String, _ rightPath: String) -> Bool {
-    guard let wav = WAVFile.read(wavePath), wav.channels == 2, wav.bits == 16,
+    guard let wav = WAVFile.read(wavePath), wav.channels == 2, wav.bitsPerSample == 16,
       let input = FileHandle(forReadingAtPath: wavePath),
       FileManager.default.createFile(atPath: leftPath, contents: nil),
       FileManager.default.createFile(atPath: rightPath, contents: nil),
