@@ -198,7 +198,6 @@ extension BleAgent {
   /// The device binding token, as `PlaudDeviceAgent.setDeviceBinding(token:)`: not
   /// supported (pass the token to `connectBleDevice`).
   public func setBinding(_ token: String) {
-    facade("setBinding(_:)")?.setDeviceBinding(token: token)
     unsupported("setBinding(_:)", "what the vendor binds is unknown")
   }
 
@@ -704,7 +703,6 @@ extension BleAgent {
 
   /// Not supported by RecorderKit (the factory reset's layout and effect are unknown).
   public func restoreFactory() {
-    facade("restoreFactory()")?.restoreFactory()
     unsupported("restoreFactory()", "the factory-reset command's layout is unknown")
   }
 

@@ -58,6 +58,21 @@ struct BleAgentFlowTests {
     }
   }
 
+  @Test("a Mode B recorder's connect goes through the pre-handshake stage")
+  func modeBStages() async throws {
+    try await withLowerAgent(portVersion: 20) { _, log in
+      let stages = log.all.filter { $0.hasPrefix("bleConnectStage") }.map {
+        $0.components(separatedBy: "stage=")[1].components(separatedBy: " ")[0]
+      }
+      #expect(
+        stages == [
+          "start", "gattConnect", "setNotify", "preHandshake", "firstHandshake", "syncTime",
+        ])
+      #expect(log.first("bleBind")?.contains("protVersion=20") == true)
+      #expect(BleAgent.shared.isSecureChannelEstablished)
+    }
+  }
+
   @Test("settings read and written through BleAgent report the device's values")
   func settingsRoundTrip() async throws {
     try await withLowerAgent { _, log in
