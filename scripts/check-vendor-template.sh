@@ -31,6 +31,8 @@ standin CommonCrypto "$root/Tests/PlaudBleSDKTests/StandIns/CommonCrypto.swift"
 standin CoreLocation "$root/Tests/ApplePlatformTests/StandIns/CoreLocation.swift" \
   "$root/Tests/PlaudBleSDKTests/StandIns/CoreLocation+Template.swift"
 standin NetworkExtension "$root/Tests/ApplePlatformTests/StandIns/NetworkExtension.swift"
+standin CoreBluetooth "$root/Tests/ApplePlatformTests/StandIns/CoreBluetooth.swift"
+standin UIKit "$root/Tests/ApplePlatformTests/StandIns/UIKit.swift"
 
 # The C modules the package's Swift modules import: their module maps and headers.
 cflags=()
