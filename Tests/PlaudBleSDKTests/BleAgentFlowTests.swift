@@ -115,6 +115,118 @@ struct BleAgentFlowTests {
     }
   }
 
+  /// Every BleAgent command the migration doc lists as not supported, with the callback it
+  /// fails through (nil: `lastError` only).
+  static let unsupportedCommands: [(member: String, call: @Sendable () -> Void, own: String?)] = [
+    (
+      "setUserIdentifier(_:_:_:)", { BleAgent.shared.setUserIdentifier("k", "t") },
+      "bleAppKeyState result=2"
+    ),
+    ("checkAppKey(_:)", { BleAgent.shared.checkAppKey("k") }, "bleAppKeyState result=2"),
+    ("setBinding(_:)", { BleAgent.shared.setBinding("t") }, nil),
+    ("isSNTempChecked()", { _ = BleAgent.shared.isSNTempChecked() }, nil),
+    ("reCheckSNIfNeed()", { BleAgent.shared.reCheckSNIfNeed() }, nil),
+    ("appResetPassword()", { BleAgent.shared.appResetPassword() }, "blePasswordReset password=-1"),
+    (
+      "getDeviceLogList(logType:)", { BleAgent.shared.getDeviceLogList(logType: 1) },
+      "onGetDeviceLogList"
+    ),
+    (
+      "startSyncDeviceLogFile(logType:)", { BleAgent.shared.startSyncDeviceLogFile(logType: 1) },
+      "onSyncDeviceLogEnd"
+    ),
+    ("stopSyncDeviceLogFile()", { BleAgent.shared.stopSyncDeviceLogFile() }, "onSyncDeviceLogStop"),
+    (
+      "deleteDeviceLogFile(logType:)", { BleAgent.shared.deleteDeviceLogFile(logType: 1) },
+      "onDeviceLogDeleted"
+    ),
+    ("readGlassData(uid:)", { BleAgent.shared.readGlassData(uid: 1) }, nil),
+    ("clearGlassData()", { BleAgent.shared.clearGlassData() }, nil),
+    (
+      "pushFotaInfo(_:_:_:_:_:_:_:_:)",
+      { BleAgent.shared.pushFotaInfo(9, 95, "V", 96, "V", 0, 10, 0) },
+      "bleFotaResult uid=9 status=-1"
+    ),
+    (
+      "pushFotaComplete(_:_:)", { BleAgent.shared.pushFotaComplete(9, 0) },
+      "bleFotaPackFin uid=9 status=-1"
+    ),
+    (
+      "pushFotaPack(_:packData:postDelayUs:)",
+      { BleAgent.shared.pushFotaPack(0, packData: Data(), postDelayUs: nil) }, "bleOtaDataSendFail"
+    ),
+    ("startBleRateTest(_:)", { BleAgent.shared.startBleRateTest() }, "bleRate lossRate=-1.0"),
+    ("stopBleRateTest()", { BleAgent.shared.stopBleRateTest() }, nil),
+    ("restoreFactory()", { BleAgent.shared.restoreFactory() }, nil),
+    (
+      "setDeviceActive(status:)", { BleAgent.shared.setDeviceActive(status: 1) },
+      "bleSetActive status=-1"
+    ),
+    (
+      "setWiFiSsid(ssid:password:isTest:)",
+      { BleAgent.shared.setWiFiSsid(ssid: "n", password: "p") }, "bleSetWiFiSsid status=-1"
+    ),
+    ("getWiFiSsid()", { BleAgent.shared.getWiFiSsid() }, "bleGetWiFiSsid status=-1"),
+    ("testWebsocket()", { BleAgent.shared.testWebsocket() }, "bleWebsocketTest status=-1"),
+    (
+      "setAlarmRec(start:duration:repeatMode:)",
+      { BleAgent.shared.setAlarmRec(start: 1, duration: 1, repeatMode: 0) }, "bleAlarmRec start=-1"
+    ),
+    ("getAlarmRec()", { BleAgent.shared.getAlarmRec() }, "bleAlarmRec start=-1"),
+    (
+      "sendBinFileInfo(type:totalSize:)",
+      { BleAgent.shared.sendBinFileInfo(type: 1, totalSize: 1) }, "onBinaryFileEnd result=-1"
+    ),
+    (
+      "getSyncInIdleWifiConfig(wifiIndex:)",
+      { BleAgent.shared.getSyncInIdleWifiConfig(wifiIndex: 1) }, nil
+    ),
+    (
+      "setSyncInIdleWifiConfig(operation:wifiIndex:ssid:password:)",
+      {
+        BleAgent.shared.setSyncInIdleWifiConfig(
+          operation: 1, wifiIndex: 1, ssid: "n", password: "p")
+      }, "onSyncIdleWifiConfigSet result=-1"
+    ),
+    (
+      "deleteSyncInIdleWifiConfig(wifiIndices:)",
+      { BleAgent.shared.deleteSyncInIdleWifiConfig(wifiIndices: [1]) },
+      "onSyncIdleWifiDeleteResult result=-1"
+    ),
+    ("resetFindmy()", { BleAgent.shared.resetFindmy() }, "onResetFindmyResult result=-1"),
+    ("getSyncInIdleWifiList()", { BleAgent.shared.getSyncInIdleWifiList() }, nil),
+    (
+      "setSyncInIdleWifiTest(wifiIndex:)", { BleAgent.shared.setSyncInIdleWifiTest(wifiIndex: 4) },
+      "onSyncIdleWifiTestResult index=4 result=-1"
+    ),
+    (
+      "setSoundPlusToken(licenseKey:)", { BleAgent.shared.setSoundPlusToken(licenseKey: "l") },
+      "onSetSoundPlusTokenResult"
+    ),
+    ("getSDFLASHCID()", { BleAgent.shared.getSDFLASHCID() }, "onGetSDFlashCIDResult"),
+    ("getNewFeature(_:)", { BleAgent.shared.getNewFeature(Data()) }, "bleNewFeature"),
+    ("getDeviceStatus()", { BleAgent.shared.getDeviceStatus() }, "bleDeviceStatus"),
+  ]
+
+  @Test("every not-supported BleAgent command fails loudly: its reason, and its own callback")
+  func everyUnsupportedCommand() async throws {
+    try await withLowerAgent { _, log in
+      for command in Self.unsupportedCommands {
+        command.call()
+        let error = BleAgent.shared.lastError
+        guard case .notSupported(let member, _) = error else {
+          Issue.record("\(command.member): lastError \(String(describing: error))")
+          continue
+        }
+        #expect(member == command.member)
+        #expect(error?.description.contains("not supported by RecorderKit") == true)
+        if let own = command.own {
+          try await eventually(own) { log.has(own) }
+        }
+      }
+    }
+  }
+
   @Test("a command no source of ours knows fails loudly through its own callback")
   func unsupportedFailsLoudly() async throws {
     try await withLowerAgent { _, log in
