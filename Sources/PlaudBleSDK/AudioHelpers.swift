@@ -106,7 +106,7 @@ public class JXRecordVolumer: NSObject, @unchecked Sendable {
 
   override init() { super.init() }
 
-  /// Milliseconds per meter point (1000: one per second).
+  /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
     get { meter.state.current.waveInterval }
     set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
@@ -157,7 +157,7 @@ public class PDRecordVolumer: NSObject, @unchecked Sendable {
 
   override init() { super.init() }
 
-  /// Milliseconds per meter point (1000: one per second).
+  /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
     get { meter.state.current.waveInterval }
     set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
@@ -215,7 +215,7 @@ public class JXRecordingVolumer: NSObject, @unchecked Sendable {
     get { delegateRef.current.value as? any VolumeProtocol }
     set { delegateRef.withLock { $0 = Weak(newValue) } }
   }
-  /// Milliseconds per meter point (1000).
+  /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
     get { meter.state.current.waveInterval }
     set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
@@ -283,7 +283,7 @@ public class PDRecordingVolumer: NSObject, @unchecked Sendable {
     get { delegateRef.current.value as? any PDVolumeProtocol }
     set { delegateRef.withLock { $0 = Weak(newValue) } }
   }
-  /// Milliseconds per meter point (1000).
+  /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
     get { meter.state.current.waveInterval }
     set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
