@@ -73,6 +73,27 @@ struct BleAgentFlowTests {
     }
   }
 
+  @Test("recording through BleAgent: start, the state BleAgent reports, stop, the file listed")
+  func recordThroughBleAgent() async throws {
+    try await withLowerAgent { bench, log in
+      BleAgent.shared.startRecord()
+      try await eventually("bleRecordStart") { log.has("bleRecordStart") }
+      let started = try #require(log.first("bleRecordStart"))
+      #expect(started.contains("status=0"), "\(started)")
+      #expect(bench.agent.checkIsRecording())
+      let sessionId = bench.agent.getCurrentSessionID()
+      #expect(sessionId != 0)
+      #expect(started.contains("sessionId=\(sessionId)"))
+      try await bench.anyClock.sleep(for: .seconds(3))
+      BleAgent.shared.stopRecord()
+      try await eventually("bleRecordStop") { log.has("bleRecordStop") }
+      #expect(!bench.agent.checkIsRecording())
+      BleAgent.shared.getFileList(uid: 1, sessionId: 0)
+      try await eventually("bleFileList") { log.has("bleFileList") }
+      #expect(log.first("bleFileList")?.contains("\(sessionId)") == true)
+    }
+  }
+
   @Test("settings read and written through BleAgent report the device's values")
   func settingsRoundTrip() async throws {
     try await withLowerAgent { _, log in
