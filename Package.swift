@@ -33,6 +33,8 @@ let package = Package(
     .library(name: "RecorderRemoteLink", targets: ["RecorderRemoteLink"]),
     .library(name: "RecorderEmulator", targets: ["RecorderEmulator"]),
     .library(name: "PlaudDeviceBasicSDK", targets: ["PlaudDeviceBasicSDK"]),
+    .library(name: "PlaudBleSDK", targets: ["PlaudBleSDK"]),
+    .library(name: "PlaudWiFiSDK", targets: ["PlaudWiFiSDK"]),
     .executable(name: "recorder", targets: ["recorder"]),
   ],
   // `recorder`'s process-level power-loss hook (`make test` turns it on): off by default, so a
@@ -135,8 +137,21 @@ let package = Package(
       name: "PlaudDeviceBasicSDK",
       dependencies: [
         "RecorderKit", "RecorderProtocol", "RecorderConcurrency", "RecorderCoreBluetooth",
+        "RecorderCrypto",
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
+    // The vendor's two lower frameworks under their own names (shared/VENDOR-API.md): each
+    // re-exports the one below it, so `import PlaudBleSDK` brings the facade's BleAgent,
+    // BleDevice and BleFile, and `import PlaudWiFiSDK` brings both.
+    .target(
+      name: "PlaudBleSDK",
+      dependencies: [
+        "PlaudDeviceBasicSDK", "RecorderKit", "RecorderAudio", "RecorderCrypto",
+        "RecorderConcurrency", "RecorderProtocol",
+      ]),
+    .target(
+      name: "PlaudWiFiSDK",
+      dependencies: ["PlaudBleSDK", "PlaudDeviceBasicSDK", "RecorderKit", "RecorderConcurrency"]),
     .executableTarget(
       name: "recorder",
       dependencies: [
@@ -235,5 +250,13 @@ let package = Package(
         "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency", "TestSupport", dbusOnLinux,
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),
+    .testTarget(
+      name: "PlaudBleSDKTests",
+      dependencies: [
+        "PlaudBleSDK", "PlaudWiFiSDK", "PlaudDeviceBasicSDK", "RecorderKit", "RecorderProtocol",
+        "RecorderEmulator", "RecorderAudio", "RecorderCrypto", "RecorderConcurrency",
+        "TestSupport", dbusOnLinux,
+      ],
+      exclude: ["StandIns"]),
   ]
 )

@@ -76,6 +76,22 @@ extension AgentCore {
     }
   }
 
+  // MARK: - Connect stages
+
+  /// Reports `bleConnectStage(start)` for `serial` now and each set-up step `configuration`'s
+  /// session meets from here on (``BleAgent/ConnectStage``).
+  nonisolated func reportConnectStages(
+    of configuration: inout DeviceSession.Configuration, serial: String
+  ) {
+    let emit = self.emit
+    let sn: String? = serial.isEmpty ? nil : serial
+    emit { $0.bleConnectStage(sn: sn, stage: BleAgent.ConnectStage.start.rawValue, detail: nil) }
+    configuration.onConnectStep = { step in
+      let stage = BleAgent.ConnectStage(step).rawValue
+      emit { $0.bleConnectStage(sn: sn, stage: stage, detail: nil) }
+    }
+  }
+
   // MARK: - Wi-Fi over BLE
 
   /// The WIFI_CLOSEs owed to devices (RecorderKit's marker files under the storage root):

@@ -176,6 +176,7 @@ actor AgentCore {
     }
     let serial = target.serialNumber
     var sessionConfiguration = self.sessionConfiguration(handshakeToken)
+    reportConnectStages(of: &sessionConfiguration, serial: serial)
     if historicalUserId != nil {
       sessionConfiguration.modeB = modeBCredentials(forUser: userToken.revealed)
       sessionConfiguration.modeB?.forceClear = true

@@ -82,8 +82,9 @@ extension PlaudDeviceAgent {
     }
   }
 
-  /// Queues `body` behind the other commands and answers on the callback queue.
-  private func control<Value: Sendable>(
+  /// Queues `body` behind the other commands and answers on the callback queue (also the
+  /// door PlaudBleSDK's `BleAgent` commands go through: the same session, in the same order).
+  package func control<Value: Sendable>(
     _ completion: @escaping (Result<Value, PlaudSDKError>) -> Void,
     _ body: @escaping @Sendable (DeviceSession) async throws(DeviceError) -> Value
   ) {

@@ -63,9 +63,13 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
     commands = continuation
     let queue = callbackQueue
     let reference = delegateReference
+    let source = Locked(WeakReference<PlaudDeviceAgent>(nil))
     core = AgentCore(configuration: configuration) { event in
       let delegate = reference.current
+      let agent = source.current.value
       queue.async {
+        // PlaudBleSDK's `BleAgent.shared.delegate` hears the same events, first.
+        if let agent { BleAgent.shared.deliver(event, from: agent) }
         guard let target = delegate.value as? any PlaudDeviceAgentProtocol else { return }
         event(target)
       }
@@ -76,6 +80,8 @@ public final class PlaudDeviceAgent: NSObject, Sendable {
     wifiAgent = PlaudWiFiAgent(
       configuration: configuration, agentCore: core, queue: queue, background: runner)
     super.init()
+    source.withLock { $0 = WeakReference(self) }
+    BleAgent.shared.register(self)
     Task {
       for await command in stream { await command() }
     }

@@ -176,9 +176,14 @@ public protocol PlaudDeviceAgentProtocol: AnyObject {
   /// (nothing erased; ``PlaudDeviceAgent/lastError`` says why: while a recording is not
   /// synced RecorderKit refuses).
   func bleClearAllFile(status: Int)
+  /// A connect reached `stage` (a ``BleAgent/ConnectStage`` raw value) of device `sn` (nil
+  /// before it is known): `start` first, then each step of the set-up as it begins, before
+  /// `bleConnectState`. `detail` is nil (RecorderKit has nothing to add to a stage's name).
+  func bleConnectStage(sn: String?, stage: String, detail: String?)
 }
 
 extension PlaudDeviceAgentProtocol {
+  public func bleConnectStage(sn: String?, stage: String, detail: String?) {}
   public func bleConnectState(state: Int) {}
   public func bleScanResult(bleDevices: [BleDevice]) {}
   public func bleScanOverTime() {}

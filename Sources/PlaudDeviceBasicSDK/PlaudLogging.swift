@@ -253,3 +253,43 @@ public final class PlaudLogEncryption: NSObject {
   /// nil: as ``exportEncryptedLogFile()``, without the reason.
   public static func exportEncryptedLogs() -> NSURL? { try? exportEncryptedLogFile() }
 }
+
+/// The vendor's log file rotation. RecorderKit keeps no SDK log file of its own, so there is
+/// no current file (``getCurrentLogFilePath()`` is "" and ``forceRotateCurrentLogFile()``
+/// has nothing to rotate); ``checkAndRotateIfNeeded(filePath:additionalSize:)`` rotates an
+/// app's own log file by ``PlaudLogConfig``'s size and count limits.
+public final class PlaudLogFileRotationManager: NSObject, Sendable {
+  /// The one manager.
+  public static let shared = PlaudLogFileRotationManager()
+
+  /// Does nothing: RecorderKit keeps no current log file to rotate.
+  public func forceRotateCurrentLogFile() {}
+
+  /// Whether writing `additionalSize` more bytes to the file at `filePath` would take it past
+  /// ``PlaudLogConfig/maxFileSize``; if so, rotates first: `<file>.1` … `<file>.<n-1>` shift
+  /// up one (the oldest beyond ``PlaudLogConfig/maxFileCount`` files goes), and the file
+  /// becomes `<file>.1`. A missing file needs no rotation (false).
+  public func checkAndRotateIfNeeded(filePath: String, additionalSize: Int64) -> Bool {
+    let files = FileManager.default
+    guard let attributes = try? files.attributesOfItem(atPath: filePath),
+      let size = (attributes[.size] as? NSNumber)?.int64Value
+    else { return false }
+    let config = PlaudLogConfig.shared
+    guard size + max(0, additionalSize) > config.maxFileSize else { return false }
+    let kept = max(1, config.maxFileCount - 1)
+    try? files.removeItem(atPath: "\(filePath).\(kept)")
+    if kept > 1 {
+      for index in stride(from: kept - 1, through: 1, by: -1) {
+        try? files.moveItem(atPath: "\(filePath).\(index)", toPath: "\(filePath).\(index + 1)")
+      }
+    }
+    try? files.moveItem(atPath: filePath, toPath: "\(filePath).1")
+    return true
+  }
+
+  /// "": RecorderKit keeps no SDK log file (not supported by RecorderKit).
+  public func getCurrentLogFilePath() -> String { "" }
+
+  /// Does nothing: RecorderKit uploads no log files, so no uploaded file is owed cleaning up.
+  public func notifyUploadCompleted() {}
+}

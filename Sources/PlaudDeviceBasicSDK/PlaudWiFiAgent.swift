@@ -32,6 +32,9 @@ public final class PlaudWiFiAgent: NSObject, Sendable {
   }
 
   private let delegateReference: Locked<WeakReference<AnyObject>>
+  /// PlaudWiFiSDK's listener (its `WiFiAgent` delegate's adapter), held strongly: it hears
+  /// every event, before the delegate.
+  private let listenerSlot: Locked<ListenerBox?>
   private let device = Locked<BleDevice.Snapshot?>(nil)
   let queue: DispatchQueue
   private let storageRoot: String
@@ -51,9 +54,13 @@ public final class PlaudWiFiAgent: NSObject, Sendable {
     storageRoot = configuration.storageRoot
     let reference = Locked(WeakReference<AnyObject>(nil))
     delegateReference = reference
+    let listening = Locked<ListenerBox?>(nil)
+    listenerSlot = listening
     let emit: @Sendable (@escaping WiFiDelegateEvent) -> Void = { event in
       let delegate = reference.current
+      let listener = listening.current
       queue.async {
+        if let listener { event(listener.listener) }
         guard let target = delegate.value as? any PlaudWiFiAgentProtocol else { return }
         event(target)
       }
@@ -86,6 +93,20 @@ public final class PlaudWiFiAgent: NSObject, Sendable {
   public var delegate: (any PlaudWiFiAgentProtocol)? {
     get { delegateReference.current.value as? any PlaudWiFiAgentProtocol }
     set { delegateReference.withLock { $0 = WeakReference(newValue) } }
+  }
+
+  /// PlaudWiFiSDK's listener: hears every event this agent reports (nil: none).
+  package var listener: (any PlaudWiFiAgentProtocol)? {
+    get { listenerSlot.current?.listener }
+    set { listenerSlot.withLock { $0 = newValue.map(ListenerBox.init) } }
+  }
+
+  /// Holds the listener.
+  private final class ListenerBox: @unchecked Sendable {
+    // Safety: set once (under `listenerSlot`'s lock) and then only read; the listener is
+    // called on the agent's serial callback queue only.
+    let listener: any PlaudWiFiAgentProtocol
+    init(_ listener: any PlaudWiFiAgentProtocol) { self.listener = listener }
   }
 
   /// The device to talk to (set it from `BleAgent.shared.bleDevice` in `bleWiFiOpen`): its

@@ -317,7 +317,7 @@ struct VendorShapeTests {
     let _: (String) -> PlaudBleDevice = PlaudBleDevice.init(sn:)
     let _: ReferenceWritableKeyPath<BleDevice, String> = \.serialNumber
     let _: ReferenceWritableKeyPath<BleDevice, String> = \.name
-    let _: ReferenceWritableKeyPath<BleDevice, Int> = \.rssi
+    let _: ReferenceWritableKeyPath<BleDevice, Float> = \.rssi
     let _: ReferenceWritableKeyPath<BleDevice, Int> = \.power
     let _: ReferenceWritableKeyPath<BleDevice, Bool> = \.isCharging
     let _: ReferenceWritableKeyPath<BleDevice, Int> = \.versionCode

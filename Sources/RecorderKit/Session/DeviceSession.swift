@@ -50,8 +50,31 @@ public actor DeviceSession {
     /// the phone's name (UTF-8, at most 32 bytes sent; nil sends none).
     public var secondStageDeviceToken: [UInt8] = Array(repeating: 0, count: 8)
     public var phoneName: String?
+    /// Told each step of the set-up as it begins (``ConnectStep``), on the connecting task;
+    /// nil (default): nobody is told.
+    public var onConnectStep: (@Sendable (ConnectStep) -> Void)?
 
     public init(token: DeviceToken) { self.token = token }
+  }
+
+  /// A step of the connection set-up, in the order a connect meets them (PROTOCOL.md §4);
+  /// the ones a recorder does not need (Mode B's channel, the second HANDSHAKE, the serial
+  /// read) are skipped.
+  public enum ConnectStep: String, Sendable, CaseIterable {
+    /// The radio link is being opened.
+    case link
+    /// Notifications on the notify characteristic are being turned on.
+    case notifications
+    /// Mode B's encrypted channel is being opened (PROTOCOL.md §9).
+    case secureChannel
+    /// The (first) HANDSHAKE is being sent.
+    case handshake
+    /// The device asked for the second HANDSHAKE stage; it is being sent.
+    case secondHandshake
+    /// The serial of a recorder heard by name only is being read (GET_SERIAL).
+    case serial
+    /// TIME_SYNC is being sent.
+    case timeSync
   }
 
   /// What the device said about itself at set-up; battery and state refresh as events arrive.
@@ -123,6 +146,7 @@ public actor DeviceSession {
     let state = await central.settledState(on: configuration.clock)
     guard state == .poweredOn else { throw .bluetoothUnavailable(state) }
     let link: any PeripheralLink
+    configuration.onConnectStep?(.link)
     do {
       link =
         whenInRange
@@ -200,12 +224,14 @@ public actor DeviceSession {
     await channel.startReceiving()
     _ = try? await link.requestMTU(
       configuration.mtu ?? ModelCapabilities.requestedMTU(for: reachedBy.model))
+    configuration.onConnectStep?(.notifications)
     do {
       try await link.setNotifications(true, for: RecorderGATT.notifyCharacteristic)
     } catch {
       throw .connectFailed(error)
     }
     if modeB, let credentials = configuration.modeB {
+      configuration.onConnectStep?(.secureChannel)
       try await channel.establishModeB(
         credentials: credentials, serial: setUpInfo.serial,
         timeout: handshakeTimeouts.preHandshakeReply)
@@ -219,11 +245,13 @@ public actor DeviceSession {
       throw .boundToAnotherAccount(reason)
     }
     if serialUnknown {
+      configuration.onConnectStep?(.serial)
       setUpInfo.serial = try await readSerial()
       if setUpInfo.model == nil {
         setUpInfo.model = RecorderModel.of(serial: setUpInfo.serial)
       }
     }
+    configuration.onConnectStep?(.timeSync)
     let sync = TimeSyncRequest(
       unixSeconds: configuration.unixTime(), utcOffsetSeconds: configuration.timeZoneSeconds(),
       encoding: configuration.timeZoneEncoding)
@@ -263,9 +291,11 @@ public actor DeviceSession {
   /// device asks for.
   private func handshake() async throws(DeviceError) {
     let token = configuration.token.normalized(portVersion: info.portVersion)
+    configuration.onConnectStep?(.handshake)
     var answer = try await handshakeStage(HandshakeRequest(token: token))
     if case .serial(let serial) = answer {
       try acceptSerial(serial.serial)
+      configuration.onConnectStep?(.secondHandshake)
       var deviceToken = Array(configuration.secondStageDeviceToken.prefix(8))
       deviceToken += Array(repeating: 0, count: 8 - deviceToken.count)
       let name = Array((configuration.phoneName ?? "").utf8.prefix(32))
