@@ -98,25 +98,49 @@ public final class PlaudFileUploader: NSObject, Sendable {
     refuse("uploadLogFile", because: "the log upload API is unknown", onFailure)
   }
 
-  /// Not supported by RecorderKit: the vendor's local recording cache is not this SDK's
-  /// (recordings live in the sync workspace and are exported with `exportAudio`). Answers
-  /// false and records the reason in `lastError`.
+  // MARK: - Downloaded recordings (the sync journal)
+
+  /// Whether recording `sessionId` of ``device`` (else the agent's connected or last
+  /// device) is downloaded: the agent's storage root holds it whole, stored and checked,
+  /// its raw copy still the bytes the journal vouches for (size and SHA-256). False for a
+  /// session id out of range, no device, or a journal that cannot be read.
   public func checkRecordingExist(sessionId: Int) -> Bool {
-    agent.core.fail(
-      .operationFailed(
-        PlaudDeviceAgent.notSupported(
-          "checkRecordingExist", because: "use exportAudio, which resumes from local bytes")))
-    return false
+    downloadedCopy(sessionId: sessionId) != nil
   }
 
-  /// Not supported by RecorderKit, as ``checkRecordingExist(sessionId:)``: answers the
-  /// empty string and records the reason in `lastError`.
+  /// The downloaded recording `sessionId` (see ``checkRecordingExist(sessionId:)``): the
+  /// device's bytes as moved (an E2EE recording stays encrypted; `exportAudio` converts).
+  /// With an empty `desiredPath`, the path of the copy in the storage root; otherwise the
+  /// bytes are copied to `desiredPath` (a temporary beside it, then a rename, so the file
+  /// is whole or absent; an existing file is replaced) and `desiredPath` is answered. The
+  /// empty string when it is not downloaded or cannot be copied (the reason in
+  /// `lastError`).
   public func getDownloadedRecordingPath(sessionId: Int, desiredPath: String) -> String {
-    agent.core.fail(
-      .operationFailed(
-        PlaudDeviceAgent.notSupported(
-          "getDownloadedRecordingPath", because: "use exportAudio, which writes the file")))
-    return ""
+    guard let held = downloadedCopy(sessionId: sessionId) else { return "" }
+    guard !desiredPath.isEmpty else { return held }
+    let temporary = desiredPath + ".partial"
+    do {
+      try? FileManager.default.removeItem(atPath: temporary)
+      try FileManager.default.copyItem(atPath: held, toPath: temporary)
+      if rename(temporary, desiredPath) != 0 {
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      }
+      return desiredPath
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary)
+      agent.core.fail(
+        .operationFailed("cannot copy recording \(sessionId) to the path asked: \(error)"))
+      return ""
+    }
+  }
+
+  /// The raw copy of `sessionId` the storage root holds for the app's device, if whole.
+  private func downloadedCopy(sessionId: Int) -> String? {
+    guard let id = UInt32(exactly: sessionId),
+      let serial = device?.serialNumber ?? agent.recentConnectDevice?.serialNumber,
+      let workspace = try? SyncWorkspace(root: agent.configuration.storageRoot)
+    else { return nil }
+    return (try? workspace.storedCopy(serial: serial, sessionId: SessionID(id))) ?? nil
   }
 
   private func refuse(

@@ -335,7 +335,6 @@ struct FacadeCloudTests {
         onFailure: { continuation.resume(returning: "\($0)") })
     }
     #expect(upload.contains("not supported by RecorderKit"))
-    #expect(uploader.checkRecordingExist(sessionId: 1) == false)
     #expect(agent.lastError?.description.contains("not supported by RecorderKit") == true)
     // No token: binding fails with the reason.
     let bind = await withCheckedContinuation { continuation in

@@ -116,6 +116,22 @@ public final class SyncWorkspace: Sendable {
     }
   }
 
+  /// The raw copy of recording `sessionId` of `serial` (the device's bytes, as moved), when
+  /// the journal holds it stored and the file on disk is the one it vouches for (its size
+  /// and SHA-256); nil otherwise.
+  public func storedCopy(serial: String, sessionId: SessionID) throws(SyncError) -> String? {
+    let record: RecordingRecord?
+    do {
+      record = try journal.read { try $0.recording(serial: serial, sessionId: sessionId) }
+    } catch {
+      throw .journal("\(error)")
+    }
+    guard let record, record.stage >= .stored, let rawPath = record.rawPath else { return nil }
+    let writer = ExportWriter(
+      journal: journal, fileSystem: fileSystem, layout: layout, userKey: userKey)
+    return writer.holdsRawCopy(record) ? layout.resolved(rawPath) : nil
+  }
+
   /// Records that the app deleted `sessionId` from the device itself (the vendor's
   /// `deleteFile`), so a later sync does not wait for it. Unknown recordings are ignored.
   package func noteDeletedOnDevice(serial: String, sessionId: SessionID) throws(SyncError) {
