@@ -16,51 +16,22 @@ struct FinishStepProcessTests {
     var body: [String: Any]
   }
 
-  /// Tests/Interop/webhook_endpoint.py in its own process.
-  ///
-  /// `@unchecked Sendable`: only `let`s set in `init`; `Process` is asked only for its pid and
-  /// terminated through it.
-  final class Endpoint: @unchecked Sendable {
-    let process: Process
-    let url: String
-    let log: String
+  /// The loopback endpoint (Tests/Interop/passive_endpoint.py) answering each key's
+  /// requests by `pattern`, and what it logged.
+  struct Endpoint {
+    let process: EndpointProcess
+    var url: String { process.url }
 
     init(in directory: TemporaryDirectory, pattern: String) throws {
-      let python = try #require(endpointPython)
-      let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Interop/webhook_endpoint.py")
-      log = directory.file("webhook.log")
-      let output = directory.file("webhook.stdout")
-      _ = FileManager.default.createFile(atPath: output, contents: nil)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: python)
-      process.arguments = [script.path, log, pattern]
-      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      var line: String?
-      waitUntil(timeout: .seconds(30)) {
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        line = text.split(separator: "\n").first.map(String.init)
-        return line != nil || !process.isRunning
-      }
-      guard let line, line.hasPrefix("http://127.0.0.1:") else {
-        if process.isRunning { sendSignal(process.processIdentifier, SIGKILL) }
-        throw HarnessError("the webhook endpoint printed no address")
-      }
-      self.process = process
-      url = line
+      process = try EndpointProcess(
+        in: directory, holdFirst: false, options: ["--pattern", pattern, "--path", "/hook"])
     }
 
-    deinit { stop() }
-
-    func stop() {
-      if process.isRunning { sendSignal(process.processIdentifier, SIGKILL) }
-    }
+    func stop() { process.stop() }
 
     /// Every request so far, in arrival order.
     var requests: [Hook] {
-      let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+      let text = (try? String(contentsOfFile: process.log, encoding: .utf8)) ?? ""
       return text.split(separator: "\n").compactMap { line in
         guard
           let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -214,7 +214,8 @@ final class EndpointProcess: @unchecked Sendable {
     var new: Bool
   }
 
-  init(in directory: TemporaryDirectory, holdFirst: Bool) throws {
+  /// - Parameter options: more of the script's options (`--pattern`, `--path`).
+  init(in directory: TemporaryDirectory, holdFirst: Bool, options: [String] = []) throws {
     let python = try #require(endpointPython)
     let process = Process()
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -223,7 +224,7 @@ final class EndpointProcess: @unchecked Sendable {
     let output = directory.file("endpoint.stdout")
     _ = FileManager.default.createFile(atPath: output, contents: nil)
     process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [script.path, log] + (holdFirst ? ["--hold-first"] : [])
+    process.arguments = [script.path, log] + (holdFirst ? ["--hold-first"] : []) + options
     process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
     process.standardError = FileHandle.nullDevice
     try process.run()

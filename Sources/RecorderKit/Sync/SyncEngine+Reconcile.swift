@@ -142,10 +142,7 @@ extension SyncEngine {
     eventContinuation.yield(
       .fileSkipped(sessionId: record.session, reason: "grew on the device; fetching the rest"))
     return try journalWrite { tx in
-      try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
-      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
-      try tx.forgetFinishSteps(
-        serial: record.serial, sessionId: record.sessionId, generation: record.generation)
+      try Self.forgetFinishing(of: record, in: tx)
       return try tx.update(serial: record.serial, sessionId: record.sessionId) {
         $0.size = listedSize
         if $0.stage >= .stored { $0.durableBytes = record.size }
@@ -170,10 +167,7 @@ extension SyncEngine {
     eventContinuation.yield(
       .fileSkipped(sessionId: record.session, reason: "changed on the device; starting over"))
     return try journalWrite { tx in
-      try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
-      try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
-      try tx.forgetFinishSteps(
-        serial: record.serial, sessionId: record.sessionId, generation: record.generation)
+      try Self.forgetFinishing(of: record, in: tx)
       var fresh = RecordingRecord(
         serial: record.serial, sessionId: record.sessionId, size: size,
         channels: record.channels, scene: record.scene)
@@ -209,5 +203,14 @@ extension SyncEngine {
         try tx.save(deleted)
       }
     }
+  }
+
+  /// A recording whose bytes changed owes its finish anew: its exports, the conversions
+  /// owed to it and its finish steps are forgotten (in the caller's transaction).
+  static func forgetFinishing(of record: RecordingRecord, in tx: JournalTransaction) throws {
+    try tx.deleteExports(serial: record.serial, sessionId: record.sessionId)
+    try tx.removePendingConversions(serial: record.serial, sessionId: record.sessionId)
+    try tx.forgetFinishSteps(
+      serial: record.serial, sessionId: record.sessionId, generation: record.generation)
   }
 }
