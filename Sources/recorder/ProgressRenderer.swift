@@ -15,10 +15,19 @@ actor ProgressRenderer {
   /// Consumes `events` until they end.
   func run(_ events: AsyncStream<SyncEvent>) async {
     for await event in events { render(event) }
-    if interactive, !lastLine.isEmpty { printError("") }
+    end()
   }
 
-  private func render(_ event: SyncEvent) {
+  /// Ends the last redrawn line, if any.
+  func end() {
+    if interactive, !lastLine.isEmpty {
+      printError("")
+      lastLine = ""
+    }
+  }
+
+  /// Draws one event.
+  func render(_ event: SyncEvent) {
     switch event {
     case .listed(let files, let bytes):
       total = files

@@ -237,10 +237,10 @@ struct SyncCommand: RecorderCommand {
       return
     }
     let renderer = ProgressRenderer()
-    let rendering = Task { await renderer.run(engine.events) }
     let report = try await runSync(
-      recorders, serial: device.serial, into: engine, options: runOptions)
-    rendering.cancel()
+      recorders, serial: device.serial, into: engine, options: runOptions,
+      pipeline: { await renderer.render($0) })
+    await renderer.end()
     try await finish(report, steps: engine)
   }
 

@@ -97,7 +97,6 @@ struct DemoCommand: RecorderCommand {
     let engine = SyncEngine(
       journal: journal, fileSystem: fileSystem, root: state, options: options, clock: sessionClock)
     let renderer = ProgressRenderer()
-    let rendering = Task { await renderer.run(engine.events) }
 
     var configuration = DeviceSession.Configuration(token: DeviceConfiguration.exampleToken)
     configuration.clock = sessionClock
@@ -120,9 +119,10 @@ struct DemoCommand: RecorderCommand {
     let syncStart = deviceTime.elapsed
     let report = try await runSync(
       recorders, serial: device.serial, into: engine,
-      options: SyncRunOptions(maximumAttempts: 3, wifi: wifi))
+      options: SyncRunOptions(maximumAttempts: 3, wifi: wifi),
+      pipeline: { await renderer.render($0) })
     let virtual = deviceTime.elapsed - syncStart
-    rendering.cancel()
+    await renderer.end()
     print(renderSummary(report))
 
     let connection = try await recorders.connect(serial: device.serial)

@@ -2,18 +2,26 @@ import Foundation
 import RecorderKit
 import RecorderProtocol
 
-/// A sync through the front door (``Recorders/runSync(serial:into:options:report:)``, which
-/// owns reconnect-and-resume and the retry rule), its attempt events on stderr, its end as
-/// the CLI's exit: a failure ends with the exit code of ``syncFailure(_:)``.
+/// A sync through the front door (``Recorders/sync(serial:into:options:)``, which owns
+/// reconnect-and-resume and the retry rule), read as its one stream: the pipeline's events to
+/// `pipeline`, the attempts' on stderr, its end as the CLI's exit (a failure ends with the
+/// exit code of ``syncFailure(_:)``).
 func runSync(
-  _ recorders: Recorders, serial: String?, into engine: SyncEngine, options: SyncRunOptions
+  _ recorders: Recorders, serial: String?, into engine: SyncEngine, options: SyncRunOptions,
+  pipeline: (SyncEvent) async -> Void
 ) async throws -> SyncReport {
   do {
-    return try await recorders.runSync(
-      serial: serial, into: engine, options: options, report: printRunEvent)
+    for try await event in recorders.sync(serial: serial, into: engine, options: options) {
+      switch event {
+      case .pipeline(let event): await pipeline(event)
+      case .finished(let report): return report
+      default: printRunEvent(event)
+      }
+    }
   } catch {
     throw syncFailure(error)
   }
+  throw syncFailure(SyncError.cancelled)
 }
 
 /// A front-door sync's attempt events on stderr (warnings in the journal, but for a WIFI_CLOSE
@@ -38,7 +46,7 @@ func runEventLine(_ event: SyncRunEvent) -> (LogPriority, String)? {
         .warning,
         "the device's Wi-Fi could not be closed (BLE is down): owed to the next connection"
       )
-  case .connected, .finished: nil
+  case .connected, .finished, .pipeline: nil
   }
 }
 

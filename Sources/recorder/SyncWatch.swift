@@ -52,13 +52,6 @@ struct SyncWatch {
     json: Bool
   ) async throws {
     let log = GatewayLog(serial: serial)
-    let logging = Task { await log.run(engine.events) }
-    // Cancelled, the log still writes the events the engine sent before (an AsyncStream
-    // delivers its buffer), then ends: waited for, so no line is lost to the process's exit.
-    func stopLogging() async {
-      logging.cancel()
-      await logging.value
-    }
     let events = recorders.watch(
       serial: serial, into: engine, options: options, pause: pause, runs: runs)
     do {
@@ -70,6 +63,7 @@ struct SyncWatch {
         case .heard(let device):
           if let heard = device.serial { log.serial = heard }
           log.line(.info, "watch: heard the recorder (RSSI \(device.rssi) dBm)")
+        case .run(.pipeline(let event)): log.log(event)
         case .run(.connected(let attempt, let connected)):
           log.serial = connected
           log.line(.info, "connected (attempt \(attempt))")
@@ -91,10 +85,8 @@ struct SyncWatch {
         }
       }
     } catch {
-      await stopLogging()
       throw syncFailure(error)
     }
-    await stopLogging()
   }
 }
 
@@ -132,40 +124,43 @@ final class GatewayLog: Sendable {
     return escapingControls(parts.joined(separator: " "))
   }
 
-  /// Logs the engine's events until they end: a line per step of each recording, progress
-  /// at each quarter.
-  func run(_ events: AsyncStream<SyncEvent>) async {
-    var quarters: [SessionID: Int] = [:]
-    for await event in events {
-      switch event {
-      case .listed(let files, let bytes):
-        line(
-          .info, "device lists \(files) recording\(files == 1 ? "" : "s"), \(formatBytes(bytes))")
-      case .fileProgress(let session, let fraction, let bytes, let rate, _):
-        let quarter = Int(fraction * 100) / 25
-        guard quarter != quarters[session] else { continue }
-        quarters[session] = quarter
-        line(
-          .info, session: session,
-          "\(quarter * 25)% (\(formatBytes(bytes)), \(formatBytes(Int64(rate)))/s)")
-      case .fileStored(let session, let verified):
-        if verified {
-          line(.info, session: session, "stored, verified")
-        } else {
-          line(.warning, session: session, "stored, NOT verified (kept on device)")
-        }
-      case .fileExported(let session, let path):
-        line(.info, session: session, "exported to \(path)")
-      case .fileDeleted(let session): line(.info, session: session, "deleted from the device")
-      case .fileSkipped(let session, let reason):
-        line(.warning, session: session, "skipped (\(reason))")
-      case .overall: break
-      case .stepDone(let session, let step): line(.info, session: session, "\(step) done")
-      case .stepFailed(let session, let step, let reason, let willRetry):
-        line(
-          .warning, session: session,
-          "\(step) failed (\(reason))\(willRetry ? "; trying again" : "; owed to the next run")")
+  /// The quarter each recording's progress last logged.
+  private let quarters = Locked<[SessionID: Int]>([:])
+
+  /// Logs one event of the pipeline: a line per step of each recording, progress at each
+  /// quarter.
+  func log(_ event: SyncEvent) {
+    switch event {
+    case .listed(let files, let bytes):
+      line(
+        .info, "device lists \(files) recording\(files == 1 ? "" : "s"), \(formatBytes(bytes))")
+    case .fileProgress(let session, let fraction, let bytes, let rate, _):
+      let quarter = Int(fraction * 100) / 25
+      let new = quarters.withLock { quarters in
+        defer { quarters[session] = quarter }
+        return quarter != quarters[session]
       }
+      guard new else { return }
+      line(
+        .info, session: session,
+        "\(quarter * 25)% (\(formatBytes(bytes)), \(formatBytes(Int64(rate)))/s)")
+    case .fileStored(let session, let verified):
+      if verified {
+        line(.info, session: session, "stored, verified")
+      } else {
+        line(.warning, session: session, "stored, NOT verified (kept on device)")
+      }
+    case .fileExported(let session, let path):
+      line(.info, session: session, "exported to \(path)")
+    case .fileDeleted(let session): line(.info, session: session, "deleted from the device")
+    case .fileSkipped(let session, let reason):
+      line(.warning, session: session, "skipped (\(reason))")
+    case .overall: break
+    case .stepDone(let session, let step): line(.info, session: session, "\(step) done")
+    case .stepFailed(let session, let step, let reason, let willRetry):
+      line(
+        .warning, session: session,
+        "\(step) failed (\(reason))\(willRetry ? "; trying again" : "; owed to the next run")")
     }
   }
 }

@@ -85,6 +85,29 @@ struct FrontDoorTests {
     #expect(sent < total + total / 2, "\(sent) bytes sent for \(total)")
   }
 
+  @Test("one stream: the pipeline's events of the run come in order with the attempt's")
+  func pipelineEventsInTheRunStream() async throws {
+    let bench = try SyncBench(seed: 45)
+    defer { bench.cleanUp() }
+    try await bench.device.addRecording(duration: .seconds(20))
+    let id = try #require(try await bench.device.recordings().first?.sessionId)
+    let engine = try bench.makeEngine()
+    var names: [String] = []
+    for try await event in bench.recorders().sync(serial: bench.device.serial, into: engine) {
+      switch event {
+      case .connected: names.append("connected")
+      case .pipeline(.listed(let files, _)): names.append("listed \(files)")
+      case .pipeline(.fileStored(let stored, true)) where stored == id: names.append("stored")
+      case .pipeline(.fileExported(let exported, _)) where exported == id:
+        names.append("exported")
+      case .pipeline(.fileDeleted(let deleted)) where deleted == id: names.append("deleted")
+      case .finished: names.append("finished")
+      default: break
+      }
+    }
+    #expect(names == ["connected", "listed 1", "stored", "exported", "deleted", "finished"])
+  }
+
   @Test("a rejected token ends the sync at once: one attempt, no retry")
   func finalFailureStopsAtOnce() async throws {
     let bench = try SyncBench(seed: 42)

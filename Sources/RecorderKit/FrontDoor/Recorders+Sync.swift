@@ -1,9 +1,13 @@
 import RecorderConcurrency
 import RecorderProtocol
 
-/// What a sync through ``Recorders/sync(serial:into:options:)`` reports as it goes. The
-/// engine's own progress (bytes, rates, each file's steps) stays on ``SyncEngine/events``.
+/// What a sync through ``Recorders/sync(serial:into:options:)`` reports as it goes: its
+/// attempts, and the pipeline's own events of the run (``pipeline(_:)``: bytes, rates, each
+/// recording's steps), so a door reads one stream.
 public enum SyncRunEvent: Sendable {
+  /// An event of the pipeline (``SyncEngine``) during this run: the same events
+  /// ``SyncEngine/events`` carries.
+  case pipeline(SyncEvent)
   /// Attempt `attempt` (from 1) could not connect; another attempt follows.
   case connectFailed(attempt: Int, error: any Error)
   /// Attempt `attempt` connected to the recorder with `serial`.
@@ -110,7 +114,19 @@ extension Recorders {
   /// - Throws: the final failure, or ``SyncAttemptsExhausted``.
   public func runSync(
     serial: String?, into engine: SyncEngine, options: SyncRunOptions = SyncRunOptions(),
-    report: @Sendable (SyncRunEvent) -> Void = { _ in }
+    report: @escaping @Sendable (SyncRunEvent) -> Void = { _ in }
+  ) async throws -> SyncReport {
+    // The pipeline's events of this run go to `report` too, in order with the attempts'.
+    let tap = engine.eventSink.addTap { report(.pipeline($0)) }
+    defer { engine.eventSink.removeTap(tap) }
+    return try await runAttempts(serial: serial, into: engine, options: options, report: report)
+  }
+
+  /// ``runSync(serial:into:options:report:)`` without the pipeline's events (a watch taps
+  /// them for its whole life, its finish steps between runs included).
+  private func runAttempts(
+    serial: String?, into engine: SyncEngine, options: SyncRunOptions,
+    report: @escaping @Sendable (SyncRunEvent) -> Void
   ) async throws -> SyncReport {
     var serial = serial
     var total = SyncReport()
@@ -169,6 +185,10 @@ extension Recorders {
   ) -> AsyncThrowingStream<WatchEvent, any Error> {
     let (events, continuation) = AsyncThrowingStream.makeStream(of: WatchEvent.self)
     let task = Task {
+      // The pipeline's events, for the watch's whole life: its finish steps go on between
+      // runs.
+      let tap = engine.eventSink.addTap { continuation.yield(.run(.pipeline($0))) }
+      defer { engine.eventSink.removeTap(tap) }
       let serial = Locked(serial)
       var completed = 0
       while !Task.isCancelled {
@@ -177,7 +197,7 @@ extension Recorders {
         else { break }
         continuation.yield(.heard(heard))
         do {
-          let report = try await runSync(
+          let report = try await runAttempts(
             serial: wanted, into: engine, options: options,
             report: { event in
               // The recorder first reached is the one watched from then on.

@@ -64,7 +64,16 @@ extension BacklogProcessor {
         // Events still on their way when this launch ends go nowhere.
         defer { report.withLock { $0 = nil } }
         let done = try await recorders.runSync(
-          serial: serial, into: engine, options: SyncRunOptions(maximumAttempts: 1, wifi: wifi))
+          serial: serial, into: engine, options: SyncRunOptions(maximumAttempts: 1, wifi: wifi),
+          report: { event in
+            guard case .pipeline(let event) = event else { return }
+            let changed = tally.withLock { tally in
+              tally.add(event) ? (tally.completed, tally.total) : nil
+            }
+            // Called under the lock: once a launch has cleared it, no late event reaches
+            // that launch's task (after its 100 %, say).
+            if let (completed, total) = changed { report.withLock { $0?(completed, total) } }
+          })
         report.withLock { $0 = nil }
         // The events may lag the run: the report's own bytes count too, and nothing to do is
         // done all the same.
@@ -72,17 +81,6 @@ extension BacklogProcessor {
         progress(total, total)
         return .done
       }, finished: finished)
-    guard registered else { return false }
-    Task {
-      for await event in engine.events {
-        let changed = tally.withLock { tally in
-          tally.add(event) ? (tally.completed, tally.total) : nil
-        }
-        // Called under the lock: once a launch has cleared it, no late event reaches that
-        // launch's task (after its 100 %, say).
-        if let (completed, total) = changed { report.withLock { $0?(completed, total) } }
-      }
-    }
-    return true
+    return registered
   }
 }

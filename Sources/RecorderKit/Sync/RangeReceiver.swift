@@ -51,7 +51,7 @@ final class RangeReceiver: @unchecked Sendable {
   private let clock: AnyClock
   private let sessionId: SessionID
   private let size: Int64
-  private let events: AsyncStream<SyncEvent>.Continuation
+  private let events: SyncEventSink
   private let checkpointBytes: Int64
   /// Whether to keep the CRC of each request's bytes (only a transport whose tail carries
   /// the device's CRC needs it).
@@ -64,7 +64,7 @@ final class RangeReceiver: @unchecked Sendable {
   init(
     file: any DurableFile, offset: Int64, frameBytes: Int, clock: AnyClock, sessionId: SessionID,
     size: Int64, checkpointBytes: Int64, computesCRC: Bool = true,
-    events: AsyncStream<SyncEvent>.Continuation, endToEndEncrypted: Bool = false,
+    events: SyncEventSink, endToEndEncrypted: Bool = false,
     container: RecordingContainer = .raw,
     onCheckpoint: @escaping @Sendable (Int64) -> Void = { _ in }
   ) {

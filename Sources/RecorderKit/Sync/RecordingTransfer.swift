@@ -47,7 +47,7 @@ struct RecordingTransfer {
   let journal: Journal
   let clock: AnyClock
   let policy: Policy
-  let events: AsyncStream<SyncEvent>.Continuation
+  let events: SyncEventSink
 
   private var size: Int64 { Int64(recording.size) }
 

@@ -44,7 +44,7 @@ extension SyncEngine {
     // Only bytes this connection proved to be the device's copy (invariant 8): never a DELETE
     // on an id and a size alone.
     guard proven.contains(record.session) else {
-      eventContinuation.yield(
+      eventSink.yield(
         .fileSkipped(
           sessionId: record.session,
           reason: "not proven to be the device's copy on this connection; kept on the device"))
@@ -55,7 +55,7 @@ extension SyncEngine {
     var exportThere = try exportStillThere(record)
     if !exportThere { exportThere = try conversionOwed(record) }
     guard try localCopyHolds(record), exportThere else {
-      eventContinuation.yield(
+      eventSink.yield(
         .fileSkipped(sessionId: record.session, reason: "local copy changed; not deleted"))
       return nil
     }
@@ -73,7 +73,7 @@ extension SyncEngine {
         $0.stage = .deletedFromDevice
       }
     }
-    eventContinuation.yield(.fileDeleted(sessionId: record.session))
+    eventSink.yield(.fileDeleted(sessionId: record.session))
     return deleted
   }
 

@@ -20,7 +20,7 @@ extension SyncEngine {
     let made = try exportWriter.ensure(
       record, format: format, channels: channels ?? options.channels,
       directory: directory ?? exportDirectory, owing: steps)
-    eventContinuation.yield(.fileExported(sessionId: record.session, path: made.path))
+    eventSink.yield(.fileExported(sessionId: record.session, path: made.path))
     guard
       let exported = try journalRead({ tx in
         try tx.recording(serial: record.serial, sessionId: record.sessionId)
@@ -56,7 +56,7 @@ extension SyncEngine {
           serial: record.serial, sessionId: record.sessionId, format: companion.journalKey,
           path: paths.stored(final))
       }
-      eventContinuation.yield(.fileExported(sessionId: record.session, path: final))
+      eventSink.yield(.fileExported(sessionId: record.session, path: final))
     }
   }
 

@@ -6,7 +6,7 @@ extension SyncEngine {
   /// The runner of this engine's finish steps, made at first use.
   func steps() -> FinishStepRunner {
     if let stepRunner { return stepRunner }
-    let continuation = eventContinuation
+    let continuation = eventSink
     let runner = FinishStepRunner(
       journal: journal, steps: options.finishSteps, policy: options.finishStepPolicy,
       clock: clock,

@@ -116,7 +116,7 @@ extension SyncEngine {
     }
     retiredByDevice[record.serial, default: []].insert(record.session)
     retiredThisSync.insert(record.session)
-    eventContinuation.yield(
+    eventSink.yield(
       .fileSkipped(
         sessionId: record.session,
         reason:
@@ -139,7 +139,7 @@ extension SyncEngine {
         try fileSystem.syncDirectory(deviceDirectory(record.serial))
       }
     }
-    eventContinuation.yield(
+    eventSink.yield(
       .fileSkipped(sessionId: record.session, reason: "grew on the device; fetching the rest"))
     return try journalWrite { tx in
       try Self.forgetFinishing(of: record, in: tx)
@@ -164,7 +164,7 @@ extension SyncEngine {
     for path in [partPath(record), rawPath(record)] where fileSystem.size(of: path) != nil {
       try storage { () throws(StorageError) in try fileSystem.remove(path) }
     }
-    eventContinuation.yield(
+    eventSink.yield(
       .fileSkipped(sessionId: record.session, reason: "changed on the device; starting over"))
     return try journalWrite { tx in
       try Self.forgetFinishing(of: record, in: tx)

@@ -85,7 +85,7 @@ public actor SyncEngine {
   let paths: StorageLayout
   let options: Options
   let clock: AnyClock
-  let eventContinuation: AsyncStream<SyncEvent>.Continuation
+  package let eventSink: SyncEventSink
   /// Progress, in order. Single consumer; finishes when the engine is released.
   public nonisolated let events: AsyncStream<SyncEvent>
   /// What the last run that threw had done before it stopped (files finished, bytes moved),
@@ -134,7 +134,7 @@ public actor SyncEngine {
     self.options = options
     self.clock = clock
     proofRandom = SplitMix64(seed: options.proofSeed ?? UInt64.random(in: .min ... .max))
-    (events, eventContinuation) = AsyncStream.makeStream(of: SyncEvent.self)
+    (events, eventSink) = SyncEventSink.make()
   }
 
   /// Starts a run (the front door's ``Recorders/runSync(serial:into:options:report:)``, one
@@ -145,7 +145,7 @@ public actor SyncEngine {
     await stepRunner?.beginRun()
   }
 
-  deinit { eventContinuation.finish() }
+  deinit { eventSink.finish() }
 
   /// Syncs everything `transport` lists. Throws on the first failure that stops the run (a
   /// disconnect, a full disk); whatever was made durable stays, and the next run resumes.
@@ -185,10 +185,10 @@ public actor SyncEngine {
     listedByDevice[serial, default: []].formUnion(recordings.map(\.sessionId))
     for sessionId in contradictory.sorted() {
       report.skippedContradictory.append(sessionId)
-      eventContinuation.yield(
+      eventSink.yield(
         .fileSkipped(sessionId: sessionId, reason: "listed twice with different sizes"))
     }
-    eventContinuation.yield(
+    eventSink.yield(
       .listed(files: recordings.count, bytes: recordings.reduce(0) { $0 + Int64($1.size) }))
     try reconcileDeletedOnDevice(serial: serial, listed: Set(recordings.map(\.sessionId)))
     // Steps an earlier run left owed go on beside this run's transfers.
@@ -257,13 +257,13 @@ public actor SyncEngine {
       if Task.isCancelled { break }
       if recording.sessionId == inProgress {
         report.skippedInProgress.append(recording.sessionId)
-        eventContinuation.yield(
+        eventSink.yield(
           .fileSkipped(sessionId: recording.sessionId, reason: "still recording"))
         continue
       }
       if recording.size == 0 {
         report.skippedEmpty.append(recording.sessionId)
-        eventContinuation.yield(
+        eventSink.yield(
           .fileSkipped(sessionId: recording.sessionId, reason: "listed with 0 bytes"))
         continue
       }
@@ -281,7 +281,7 @@ public actor SyncEngine {
           SyncReport.GivenUp(
             sessionId: recording.sessionId, size: Int64(recording.size),
             reason: record.giveUpReason ?? "", runs: record.giveUps, notTried: true))
-        eventContinuation.yield(
+        eventSink.yield(
           .fileSkipped(
             sessionId: recording.sessionId,
             reason: "given up by \(record.giveUps) runs; kept on the device"))
@@ -304,7 +304,7 @@ public actor SyncEngine {
         pendingFinish = nil
         try await collect(previous, into: &report, serial: serial)
         done += 1
-        eventContinuation.yield(.overall(done: done, total: recordings.count))
+        eventSink.yield(.overall(done: done, total: recordings.count))
       }
       let stored = record
       let deleteNow = !transport.deletesOnlyAfterBatch
@@ -316,7 +316,7 @@ public actor SyncEngine {
       try await collect(previous, into: &report, serial: serial)
       pendingFinish = nil
       done += 1
-      eventContinuation.yield(.overall(done: done, total: recordings.count))
+      eventSink.yield(.overall(done: done, total: recordings.count))
     }
     if transport.deletesOnlyAfterBatch, !Task.isCancelled {
       try await deleteAfterBatch(report: &report, serial: serial, via: transport)
@@ -367,7 +367,7 @@ public actor SyncEngine {
       SyncReport.GivenUp(
         sessionId: recording.sessionId, size: Int64(recording.size), reason: reason,
         runs: record.giveUps, notTried: false))
-    eventContinuation.yield(
+    eventSink.yield(
       .fileSkipped(sessionId: recording.sessionId, reason: "given up for this run: \(reason)"))
   }
 
@@ -401,7 +401,7 @@ public actor SyncEngine {
       policy: RecordingTransfer.Policy(
         checkpointBytes: options.checkpointBytes, maximumIdleReissues: options.maximumReissues,
         noProgressTimeout: options.noProgressTimeout, strictVerify: options.strictVerify),
-      events: eventContinuation)
+      events: eventSink)
     let outcome = try await transfer.run(report: &report)
     return try store(
       initial, partPath: partPath(initial), checked: outcome.checked,
@@ -442,7 +442,7 @@ public actor SyncEngine {
         $0.transport = transport
       }
     }
-    eventContinuation.yield(
+    eventSink.yield(
       .fileStored(sessionId: record.session, verified: isAccepted(verification)))
     return stored
   }

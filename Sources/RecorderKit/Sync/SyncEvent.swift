@@ -1,3 +1,4 @@
+import RecorderConcurrency
 import RecorderProtocol
 
 /// Progress of a sync, as it happens.
@@ -156,4 +157,44 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
       "recording \(sessionId) could not be read from the device: \(reason)"
     }
   }
+}
+
+/// Where the pipeline's events go: the engine's own stream (``SyncEngine/events``) and every
+/// tap a door holds for the run it drives (``Recorders/sync(serial:into:options:)`` forwards
+/// them as ``SyncRunEvent/pipeline(_:)``), so a door reads one stream.
+package struct SyncEventSink: Sendable {
+  private let continuation: AsyncStream<SyncEvent>.Continuation
+  private let taps = Locked<[UInt64: @Sendable (SyncEvent) -> Void]>([:])
+  private let nextTap = Locked<UInt64>(0)
+
+  /// A sink and the stream it feeds. The stream keeps the newest 4,096 events nobody read
+  /// (a door that reads a tap instead leaves it unread: bounded, not growing).
+  static func make() -> (AsyncStream<SyncEvent>, SyncEventSink) {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: SyncEvent.self, bufferingPolicy: .bufferingNewest(4096))
+    return (stream, SyncEventSink(continuation: continuation))
+  }
+
+  private init(continuation: AsyncStream<SyncEvent>.Continuation) {
+    self.continuation = continuation
+  }
+
+  func yield(_ event: SyncEvent) {
+    continuation.yield(event)
+    for tap in taps.withLock({ Array($0.values) }) { tap(event) }
+  }
+
+  func finish() { continuation.finish() }
+
+  /// Starts telling `body` every event, until ``removeTap(_:)`` with the answer.
+  package func addTap(_ body: @escaping @Sendable (SyncEvent) -> Void) -> UInt64 {
+    let id = nextTap.withLock { next in
+      defer { next += 1 }
+      return next
+    }
+    taps.withLock { $0[id] = body }
+    return id
+  }
+
+  package func removeTap(_ id: UInt64) { _ = taps.withLock { $0.removeValue(forKey: id) } }
 }
