@@ -375,7 +375,7 @@ extension SyncBench {
   func syncOnce(_ engine: SyncEngine, wifi: WiFiSyncPlan?) async throws -> SyncReport {
     let session = try await connect()
     do {
-      let report = try await engine.sync(session: session, wifi: wifi)
+      let report = try await Recorders.sync(engine, over: session, wifi: wifi)
       await session.close()
       return report
     } catch {

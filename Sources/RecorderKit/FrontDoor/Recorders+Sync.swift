@@ -154,7 +154,7 @@ extension Recorders {
         report(.owedWiFiClose(sent: true))
       }
       do throws(SyncError) {
-        let done = try await engine.sync(session: connection.session, wifi: options.wifi)
+        let done = try await Self.sync(engine, over: connection.session, wifi: options.wifi)
         await connection.close()
         await sendOwedWiFiClose(serial: found, owed: engine.owedWiFiCloses, report: report)
         if options.wifi != nil, let reason = done.wifiFallback { report(.overBLE(reason)) }

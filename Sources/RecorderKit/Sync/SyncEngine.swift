@@ -233,6 +233,33 @@ public actor SyncEngine {
     return try await finish(record, transport: nil, delete: false).get()
   }
 
+  /// Bytes of listed recordings not yet stored locally (the durable part of a partial file
+  /// does not count), leaving out the one still being recorded.
+  package func bytesToMove(_ listed: [Recording], serial: String, skipping inProgress: SessionID?)
+    throws(SyncError) -> Int64
+  {
+    let records: [SessionID: RecordingRecord]
+    do {
+      records = try journal.read { tx in
+        Dictionary(
+          try tx.recordings(serial: serial).map { ($0.session, $0) },
+          uniquingKeysWith: { a, _ in a })
+      }
+    } catch {
+      throw .journal("\(error)")
+    }
+    return listed.reduce(0) { total, recording in
+      guard recording.sessionId != inProgress else { return total }
+      guard let record = records[recording.sessionId] else { return total + Int64(recording.size) }
+      guard record.stage < .stored else { return total }
+      return total + max(0, Int64(recording.size) - record.durableBytes)
+    }
+  }
+
+  /// Forgets what an interrupted run had done (a caller about to merge only what its next
+  /// run finishes).
+  package func clearInterruptedReport() { interruptedReport = nil }
+
   /// The outcome of a file's export and delete. If the sync is cancelled meanwhile (the
   /// background budget expired), the export is cancelled too: it stops within a second of
   /// audio, removes its partial output, and the journal resumes it on the next run.
