@@ -244,22 +244,26 @@ struct SyncCommand: RecorderCommand {
     try await finish(report, steps: engine)
   }
 
-  /// Every volume of `--device usb` through `engine`, one after the other; a volume that
-  /// cannot be read or a run that stops ends the command with its exit code.
+  /// Every volume of `--device usb` through the front door's volume door into `engine`; a
+  /// volume that cannot be read exits 69, a run that stops with its exit code.
   private func syncUSB(_ engine: SyncEngine) async throws -> SyncReport {
     guard let usb else { throw UsageError("--device usb is needed") }
     let renderer = ProgressRenderer()
-    let rendering = Task { await renderer.run(engine.events) }
+    let (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self)
+    let rendering = Task { await renderer.run(events) }
     defer { rendering.cancel() }
-    var report = SyncReport()
-    for root in usb.choice.roots {
-      let transport = try USBDeviceChoice.transport(root, options: usb.options)
-      let one: SyncReport
-      do { one = try await engine.sync(using: transport) } catch { throw syncFailure(error) }
-      report.files += one.files
-      report.givenUp += one.givenUp
+    do {
+      let report = try await Recorders.syncVolumes(
+        usb.choice.roots, options: usb.options, into: engine,
+        report: { if case .pipeline(let event) = $0 { continuation.yield(event) } })
+      continuation.finish()
+      await rendering.value
+      return report
+    } catch let error as USBVolumeError {
+      throw CommandFailure(.unavailable, "\(error)")
+    } catch {
+      throw syncFailure(error)
     }
-    return report
   }
 
   /// Waits for the finish steps `engine` owes, then prints `report`; some recordings given
