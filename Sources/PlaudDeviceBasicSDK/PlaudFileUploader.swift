@@ -118,7 +118,7 @@ public final class PlaudFileUploader: NSObject, Sendable {
   public func getDownloadedRecordingPath(sessionId: Int, desiredPath: String) -> String {
     guard let held = downloadedCopy(sessionId: sessionId) else { return "" }
     guard !desiredPath.isEmpty else { return held }
-    let temporary = desiredPath + ".partial"
+    let temporary = StorageLayout.temporary(of: desiredPath)
     do {
       try? FileManager.default.removeItem(atPath: temporary)
       try FileManager.default.copyItem(atPath: held, toPath: temporary)

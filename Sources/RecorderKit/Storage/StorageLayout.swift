@@ -68,7 +68,7 @@ public struct StorageLayout: Sendable, Hashable {
   static let scratchSuffix = ".plain"
   /// The temporary a companion file or a sidecar is written to before its rename:
   /// `<final>.partial`.
-  static func temporary(of final: String) -> String { final + ".partial" }
+  public static func temporary(of final: String) -> String { final + ".partial" }
   /// A file kept beside a raw copy (`<root>/<serial>/<session id>.opus-raw`) under the same
   /// stem: `<root>/<serial>/<session id>.<fileExtension>` (a USB volume's WAV).
   static func besideRaw(_ raw: String, fileExtension: String) -> String {
