@@ -57,6 +57,34 @@ struct RecordingExportTests {
     await session.close()
   }
 
+  @Test(
+    "a folder given relative to the working directory: the same export asked again is served in place"
+  )
+  func relativeFolderServedInPlace() async throws {
+    let bench = try SyncBench(seed: 52)
+    defer { bench.cleanUp() }
+    let recording = try await bench.device.addRecording(duration: .seconds(5))
+    let session = try await bench.connect()
+    let workspace = try SyncWorkspace(root: bench.root)
+    let ble = BLETransport(session: session)
+    // `bench.directory/relative`, spelled from the working directory.
+    let cwd = FileManager.default.currentDirectoryPath.split(separator: "/")
+    let relative =
+      String(repeating: "../", count: cwd.count) + bench.directory.dropFirst() + "/relative"
+    let request = RecordingExport.Request(
+      sessionId: recording.sessionId, format: .wav, directory: relative)
+    let first = try await workspace.exportRecording(request, over: ble, clock: bench.sessionClock)
+    let inode = { (path: String) in
+      (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber]) as? Int
+    }
+    let made = inode(first.path)
+    #expect(made != nil)
+    let again = try await workspace.exportRecording(request, over: ble, clock: bench.sessionClock)
+    #expect(again.path == first.path)
+    #expect(inode(again.path) == made, "encoded again instead of served in place")
+    await session.close()
+  }
+
   @Test("an app's path: list, export and delete over a session, on the session's own clock")
   func sessionForms() async throws {
     let bench = try SyncBench(seed: 52)

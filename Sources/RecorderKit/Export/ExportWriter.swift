@@ -39,7 +39,9 @@ struct ExportWriter: Sendable {
     let made = try? journal.read { tx in
       try tx.exportPath(serial: record.serial, sessionId: record.sessionId, format: format.rawValue)
     }
-    if made.flatMap({ $0 }).map(layout.resolved) == finalPath,
+    // Compared as the journal spells paths: a folder given relative to the working
+    // directory is kept absolute, and must still be found.
+    if made.flatMap({ $0 }) == layout.stored(finalPath),
       (fileSystem.size(of: finalPath) ?? 0) > 0
     {
       if !steps.isEmpty {

@@ -86,11 +86,15 @@ extension SyncEngine {
   /// (again) when not.
   func exportStillThere(_ record: RecordingRecord) throws(SyncError) -> Bool {
     guard let format = options.format else { return true }
+    let expected =
+      exportDirectory + "/"
+      + StorageLayout.exportName(
+        serial: record.serial, sessionId: record.sessionId, generation: record.generation,
+        fileExtension: format.fileExtension)
+    // Compared as the journal spells paths (a relative folder outside the root is kept
+    // absolute).
     guard let path = try exportPath(of: record, format: format),
-      path == exportDirectory + "/"
-        + StorageLayout.exportName(
-          serial: record.serial, sessionId: record.sessionId, generation: record.generation,
-          fileExtension: format.fileExtension)
+      paths.stored(path) == paths.stored(expected)
     else { return false }
     return (fileSystem.size(of: path) ?? 0) > 0
   }
