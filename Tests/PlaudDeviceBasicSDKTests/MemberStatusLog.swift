@@ -25,7 +25,13 @@ final class MemberStatusLog: PlaudDeviceAgentProtocol, PlaudWiFiAgentProtocol,
   let wifiFiles = Locked<[File]>([])
   /// Bytes delivered per recording by `bleData` and `wifiSyncFileData`.
   let bleBytes = Locked<[Int: Int]>([:])
+  /// The `start` of every `bleData`, in order.
+  let bleStarts = Locked<[Int]>([])
+  /// The sizes of the `blePcmData` chunks, in order.
+  let pcmSizes = Locked<[Int]>([])
   let wifiBytes = Locked<[Int: Int]>([:])
+  /// The devices the last `bleScanResult` listed, with their signal strength.
+  let scanned = Locked<[(serial: String, rssi: Float)]>([])
   /// Called with every entry after it is logged (a check reacting as an app would).
   let reaction = Locked<(@Sendable (String) -> Void)?>(nil)
 
@@ -53,7 +59,9 @@ final class MemberStatusLog: PlaudDeviceAgentProtocol, PlaudWiFiAgentProtocol,
   ) { log("blePenState \(state)") }
   func bleConnectState(state: Int) { log("bleConnectState \(state)") }
   func bleScanResult(bleDevices: [BleDevice]) {
-    log("bleScanResult \(bleDevices.map(\.serialNumber))")
+    let heard = bleDevices.map { (serial: $0.serialNumber, rssi: $0.rssi) }
+    scanned.withLock { $0 = heard }
+    log("bleScanResult \(heard.map(\.serial))")
   }
   func bleScanOverTime() { log("bleScanOverTime") }
   func bleBind(sn: String?, status: Int, protVersion: Int, timezone: Int) {
@@ -76,6 +84,7 @@ final class MemberStatusLog: PlaudDeviceAgentProtocol, PlaudWiFiAgentProtocol,
     log("bleRecordResume \(sessionId) \(status)")
   }
   func blePcmData(sessionId: Int, millsec: Int, pcmData: Data, isMusic: Bool) {
+    pcmSizes.withLock { $0.append(pcmData.count) }
     log("blePcmData \(sessionId) \(pcmData.count)")
   }
   func bleFileList(bleFiles: [BleFile]) {
@@ -85,6 +94,7 @@ final class MemberStatusLog: PlaudDeviceAgentProtocol, PlaudWiFiAgentProtocol,
   }
   func bleData(sessionId: Int, start: Int, data: Data) {
     bleBytes.withLock { $0[sessionId, default: 0] += data.count }
+    if data.count > 0 { bleStarts.withLock { $0.append(start) } }
     log("bleData")
   }
   func bleDataComplete() { log("bleDataComplete") }

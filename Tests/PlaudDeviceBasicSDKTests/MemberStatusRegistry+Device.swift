@@ -1,5 +1,6 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderEmulator
 import TestSupport
 import Testing
 
@@ -14,8 +15,8 @@ extension MemberStatusRegistry {
   static let callbacks = "PlaudDeviceAgentProtocol"
 
   static let device: [MemberCheck] =
-    deviceConnect + deviceCommands + deviceFiles + deviceRefusals + deviceNeverFired
-    + deviceLast
+    deviceConnect + deviceCommands + deviceFiles + deviceTransfers + deviceRefusals
+    + deviceNeverFired + deviceLast + deviceReconnect
 
   // MARK: - The connect
 
@@ -163,6 +164,9 @@ extension MemberStatusRegistry {
       return .answered(entry)
     },
     on(.device, agent, #"`func startRecord()`"#) { c in
+      // The recording's steps follow one another with the clock held (an idle moment of a
+      // busy machine's is no jump to the recording's 5-hour limit); stopRecord ends the hold.
+      c.hold.withLock { $0 = c.clock.beginWork(ClockHold("member checks: one recording")) }
       let entry = try await c.call({ c.agent.startRecord() }, heard: "bleRecordStart ")
       try require(await c.device.recordingSessionId != nil, "the device is not recording")
       return .answered(entry)
@@ -212,6 +216,8 @@ extension MemberStatusRegistry {
       return .answered("bleRecordResume \(id) 0")
     },
     on(.device, agent, #"`func stopRecord()`"#) { c in
+      c.clock.advance(by: .seconds(2))
+      defer { c.hold.withLock { $0 }?.end() }
       let entry = try await c.call({ c.agent.stopRecord() }, heard: "bleRecordStop ")
       try await eventually("stopped", timeout: .seconds(30)) {
         await c.device.recordingSessionId == nil

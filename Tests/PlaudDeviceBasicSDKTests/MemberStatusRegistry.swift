@@ -1,5 +1,6 @@
 import Foundation
 import PlaudDeviceBasicSDK
+import RecorderConcurrency
 import RecorderEmulator
 import TestSupport
 import Testing
@@ -24,7 +25,8 @@ enum SeenStatus: Sendable, CustomStringConvertible {
 /// Which bench a check runs on: one connected bench serves every check of its kind, in the
 /// order they are registered.
 enum MemberBenchKind: String, Sendable, CaseIterable {
-  /// An emulated recorder with two recordings, connected and bound over BLE.
+  /// An emulated recorder with three recordings (20 s, 30 s, 600 s), connected and bound
+  /// over BLE.
   case device
   /// The same, with the Wi-Fi side: checks start with the hotspot down.
   case wifi
@@ -42,6 +44,10 @@ struct MemberContext: Sendable {
   let recordings: [Int]
   /// A directory of the bench's own.
   let scratch: String
+  /// The bench's virtual clock, and a hold on it a check may take (steps that must follow
+  /// one another without the clock jumping to the next deadline); the bench ends it last.
+  let clock: ManualClock
+  let hold = Locked<ManualClock.WorkToken?>(nil)
 
   var wifi: PlaudWiFiAgent { agent.wifiAgent }
   var serial: String { device.serial }
@@ -126,8 +132,8 @@ enum MemberStatusRegistry {
     let log = MemberStatusLog()
     var recordings: [Int] = []
     if kind != .offline {
-      // The Wi-Fi bench has a long third recording, for a transfer stopped midway.
-      for seconds in kind == .wifi ? [20, 30, 600] : [20, 30] {
+      // A long third recording, for transfers stopped midway.
+      for seconds in [20, 30, 600] {
         recordings.append(
           Int(try await bench.device.addRecording(duration: .seconds(seconds)).sessionId.rawValue))
       }
@@ -143,7 +149,8 @@ enum MemberStatusRegistry {
     }
     let context = MemberContext(
       agent: bench.agent, device: bench.device, log: log, recordings: recordings,
-      scratch: bench.directory + "/checks")
+      scratch: bench.directory + "/checks", clock: bench.clock)
+    defer { context.hold.withLock { $0 }?.end() }
     try FileManager.default.createDirectory(
       atPath: context.scratch, withIntermediateDirectories: true)
     var tally: [String: Int] = [:]
