@@ -95,10 +95,14 @@ extension MemberStatusRegistry {
       }
       defer { c.log.reaction.withLock { $0 = nil } }
       let path = c.scratch + "/stopped.wav"
-      try await c.call(
-        { c.agent.downloadFile(sessionId: long, desiredOutputPath: path, format: .wav) },
-        heard: "bleDownloadFileStop")
-      try require(!c.log.has("bleDownloadFile \(long) 0 100"), "finished though stopped")
+      c.agent.downloadFile(sessionId: long, desiredOutputPath: path, format: .wav)
+      try await eventually("the download's end", timeout: .seconds(60)) {
+        c.log.has("bleDownloadFileStop") || c.log.has("bleDownloadFile \(long) 0 100")
+          || c.log.count("bleDownloadFile \(long) -1") > 0
+      }
+      let seen = c.log.all.filter { $0.hasPrefix("bleDownloadFile") }
+      try require(
+        c.log.has("bleDownloadFileStop"), "not stopped: \(seen.suffix(4)) \(c.lastFailure)")
       try require(!FileManager.default.fileExists(atPath: path), "a file at the path asked")
       c.log.entries.withLock {
         $0.append("checkIsDownloading \(busy.current.map(String.init) ?? "nil")")

@@ -2,6 +2,8 @@ import Foundation
 import PlaudDeviceBasicSDK
 import RecorderConcurrency
 import RecorderEmulator
+import RecorderKit
+import RecorderProtocol
 import TestSupport
 import Testing
 
@@ -28,8 +30,12 @@ enum MemberBenchKind: String, Sendable, CaseIterable {
   /// An emulated recorder with three recordings (20 s, 30 s, 600 s), connected and bound
   /// over BLE.
   case device
-  /// The same, with the Wi-Fi side: checks start with the hotspot down.
+  /// The same, with the Wi-Fi side (the third recording 1800 s): checks start with the
+  /// hotspot down.
   case wifi
+  /// A connected recorder on V0095 and the cloud emulator publishing V0096 (forced, notes
+  /// "fixes"): firmware and update-package checks.
+  case cloud
   /// An agent with no device (members that need none).
   case offline
 }
@@ -48,6 +54,9 @@ struct MemberContext: Sendable {
   /// one another without the clock jumping to the next deadline); the bench ends it last.
   let clock: ManualClock
   let hold = Locked<ManualClock.WorkToken?>(nil)
+  /// What the bench prepared for its checks (the cloud bench: the published image's path
+  /// and MD5, a local image for the next version).
+  var facts: [String: String] = [:]
 
   var wifi: PlaudWiFiAgent { agent.wifiAgent }
   var serial: String { device.serial }
@@ -119,21 +128,46 @@ struct MemberCheck: Sendable {
 
 /// The checks, keyed by the doc's row (type and member text exactly as in the table).
 enum MemberStatusRegistry {
-  static let all: [MemberCheck] = device + wifi + offline
+  static let all: [MemberCheck] = device + wifi + cloud + offline
 
   /// Builds one bench of `kind`, runs its checks in order, and compares what each saw with
   /// the doc's status: a row whose check saw the other kind of answer is a failure.
   static func run(_ kind: MemberBenchKind) async throws {
-    let status = Dictionary(
-      try MigrationDocTests.documentedRows().map { ("\($0.type) \($0.member)", $0.status) },
-      uniquingKeysWith: { first, _ in first })
+    let log = MemberStatusLog()
+    if kind == .cloud {
+      let bench = try FacadeCloudBench(seed: 41)
+      defer { bench.cleanUp() }
+      let image = EmulatedFirmwareImage.make(
+        version: FirmwareVersion(type: 0x56, code: 96), size: 8192, seed: 41)
+      bench.cloud.publishFirmware(
+        type: "note", version: FirmwareVersion(type: 0x56, code: 96), image: image,
+        notes: "fixes", force: true)
+      let published = try bench.write(image, name: "published.bin")
+      let next = try bench.write(
+        EmulatedFirmwareImage.make(
+          version: FirmwareVersion(type: 0x56, code: 97), size: 4096, seed: 42),
+        name: "local-V0097.bin")
+      bench.agent.delegate = log
+      bench.agent.initSDK(userAccessToken: bench.userToken, customDomain: bench.domain)
+      bench.agent.connectBySN(bench.serial)
+      try await eventually("bound", timeout: .seconds(60)) { log.count("bleStorage") == 1 }
+      let context = MemberContext(
+        agent: bench.agent, device: bench.device, log: log, recordings: [],
+        scratch: bench.directory + "/checks", clock: bench.clock,
+        facts: [
+          "published": published, "md5": try FirmwareFile(path: published, version: "V0096").md5,
+          "local": next,
+        ])
+      try await check(kind, context)
+      return
+    }
     let bench = try FacadeBench(seed: 41, wifi: kind == .wifi)
     defer { bench.cleanUp() }
-    let log = MemberStatusLog()
     var recordings: [Int] = []
     if kind != .offline {
-      // A long third recording, for transfers stopped midway.
-      for seconds in [20, 30, 600] {
+      // A long third recording, for transfers stopped midway (longer over Wi-Fi, whose
+      // loopback stream is fast).
+      for seconds in [20, 30, kind == .wifi ? 1800 : 600] {
         recordings.append(
           Int(try await bench.device.addRecording(duration: .seconds(seconds)).sessionId.rawValue))
       }
@@ -150,6 +184,16 @@ enum MemberStatusRegistry {
     let context = MemberContext(
       agent: bench.agent, device: bench.device, log: log, recordings: recordings,
       scratch: bench.directory + "/checks", clock: bench.clock)
+    try await check(kind, context)
+  }
+
+  /// Runs the checks of `kind` on `context` in order and compares what each saw with the
+  /// doc's status.
+  static func check(_ kind: MemberBenchKind, _ context: MemberContext) async throws {
+    let status = Dictionary(
+      try MigrationDocTests.documentedRows().map { ("\($0.type) \($0.member)", $0.status) },
+      uniquingKeysWith: { first, _ in first })
+    let agent = context.agent
     defer { context.hold.withLock { $0 }?.end() }
     try FileManager.default.createDirectory(
       atPath: context.scratch, withIntermediateDirectories: true)
@@ -163,7 +207,7 @@ enum MemberStatusRegistry {
         Issue.record("no doc row for the check \(check.key)")
         continue
       }
-      let before = bench.agent.lastError
+      let before = agent.lastError
       let seen: SeenStatus
       do {
         seen = try await check.run(context)
@@ -175,7 +219,7 @@ enum MemberStatusRegistry {
       // check saw besides.
       var verdict = seen
       if documented != "not supported", case .answered(let what) = seen,
-        let after = bench.agent.lastError, after != before, case .notSupported = after
+        let after = agent.lastError, after != before, case .notSupported = after
       {
         verdict = .refused("\(what), but lastError became \(after)")
       }

@@ -44,6 +44,9 @@ struct MemberStatusTests {
   @Test("over Wi-Fi Fast Transfer, each row's check sees what the doc says")
   func overWiFi() async throws { try await MemberStatusRegistry.run(.wifi) }
 
+  @Test("with the cloud emulator publishing firmware, each row's check sees what the doc says")
+  func withTheCloud() async throws { try await MemberStatusRegistry.run(.cloud) }
+
   @Test("without a device, each row's check sees what the doc says")
   func withoutADevice() async throws { try await MemberStatusRegistry.run(.offline) }
 }
