@@ -4,6 +4,8 @@ import RecorderConcurrency
 import TestSupport
 import Testing
 
+@testable import PlaudDeviceBasicSDK
+
 /// The cloud bench's checks: the firmware check and its result's fields, the update packages
 /// (check, download three ways, list, clean), the firmware update from the cloud with its
 /// phases and device callbacks, then a push of a local file.
@@ -72,7 +74,51 @@ extension MemberStatusRegistry {
   static let firmwareUpdate = Locked<(success: Bool, version: String, error: String?)?>(nil)
   static let firmwarePhases = Locked<[Int]>([])
 
+  /// A bind or unbind's answer, as text.
+  static func binding(
+    _ c: MemberContext,
+    _ call:
+      @escaping (PlaudFileUploader, @escaping (Result<[String: Any], any Error>) -> Void) -> Void
+  ) async throws -> String {
+    let uploader = PlaudFileUploader(agent: c.agent)
+    return try await answer("the cloud's answer") { (done: @escaping @Sendable (String) -> Void) in
+      call(uploader) { result in
+        switch result {
+        case .success(let value):
+          done("ok sn=\(value["sn"] as? String ?? "") type=\(value["type"] as? String ?? "")")
+        case .failure(let error): done("failed \(error)")
+        }
+      }
+    }
+  }
+
   static let cloud: [MemberCheck] = [
+    on(.cloud, uploader, #"`static func calculateSnType(sn: String) -> String`"#) { c in
+      let type = PlaudFileUploader.calculateSnType(sn: c.serial)
+      try require(type == "note", "\(type) for the emulated note")
+      try require(PlaudFileUploader.calculateSnType(sn: "0000") == "note", "no fallback")
+      return .answered(type)
+    },
+    on(
+      .cloud, uploader,
+      #"`func bindDevice(ownerId: String, sn: String, completion: @escaping (Result<[String: Any], any Error>) -> Void)`"#
+    ) { c in
+      let text = try await binding(c) { uploader, done in
+        uploader.bindDevice(ownerId: "owner", sn: c.serial, completion: done)
+      }
+      try require(text == "ok sn=\(c.serial) type=note", text)
+      return .answered(text)
+    },
+    on(
+      .cloud, uploader,
+      #"`func unbindDevice(ownerId: String, sn: String, completion: @escaping (Result<[String: Any], any Error>) -> Void)`"#
+    ) { c in
+      let text = try await binding(c) { uploader, done in
+        uploader.unbindDevice(ownerId: "owner", sn: c.serial, completion: done)
+      }
+      try require(text.hasPrefix("ok"), text)
+      return .answered(text)
+    },
     on(
       .cloud, agent,
       #"`func checkFirmwareUpdate(completion: @escaping (PlaudFirmwareCheckResult) -> Void)`"#

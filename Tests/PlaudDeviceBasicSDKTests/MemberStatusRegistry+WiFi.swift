@@ -126,11 +126,30 @@ extension MemberStatusRegistry {
       #"`func syncFile(_ sessionId: Int, _ start: Int, _ end: Int = 0, _ scene: Int = 1)`"#
     ) { c in
       let id = c.recordings[0]
+      let wifi = c.wifi
+      // What the agent says while the data arrives, for the rows of its two properties.
+      stopOnFirst(c, { $0 == "wifiSyncFileData" }) {
+        c.log.entries.withLock {
+          $0.append("during: isDownloading \(wifi.isDownloading) \(wifi.currentSessionId)")
+        }
+      }
+      defer { c.log.reaction.withLock { $0 = nil } }
       try await c.call({ c.wifi.syncFile(id, 0, 0, 1) }, heard: "wifiDataComplete")
       let size = try #require(try await onDevice(c)[id]).size
       let got = c.log.wifiBytes.current[id] ?? 0
       try require(got == size, "\(got) bytes of \(size)")
       return .answered("all \(size) bytes")
+    },
+    on(.wifi, wifiAgent, #"`var isDownloading: Bool { get }`"#) { c in
+      let during = try #require(c.log.last("during: "))
+      try require(during.hasPrefix("during: isDownloading true "), during)
+      try require(!c.wifi.isDownloading, "true after the transfer")
+      return .answered("true during a transfer, false after")
+    },
+    on(.wifi, wifiAgent, #"`var currentSessionId: Int { get }`"#) { c in
+      let during = try #require(c.log.last("during: "))
+      try require(during.hasSuffix(" \(c.recordings[0])"), "\(during), not \(c.recordings[0])")
+      return .answered("the recording moving")
     },
     on(.wifi, wifiCallbacks, #"`optional func wifiSyncFile(_ sessionId: Int, _ status: Int)`"#) {
       c in
@@ -199,6 +218,30 @@ extension MemberStatusRegistry {
       try require(head == Data("RIFF".utf8), "not a WAV file")
       return .answered("a WAV file in outputDir")
     },
+    on(.wifi, wifiAgent, #"`func startDownloadAll()`"#) { c in
+      let wifi = c.wifi
+      // Stopped at the first file's progress (stopDownloadAll's row reads the result).
+      stopOnFirst(c, { $0.hasPrefix("wifiDownloadAllProgress 3 1") }) {
+        c.log.entries.withLock { $0.append("batch: isDownloadingAll \(wifi.isDownloadingAll)") }
+        wifi.stopDownloadAll()
+      }
+      defer { c.log.reaction.withLock { $0 = nil } }
+      let entry = try await c.call(
+        { c.wifi.startDownloadAll() }, heard: "wifiDownloadAllCompleted ")
+      try require(c.log.count("wifiDownloadAllProgress 3 1") > 0, "no progress of 3 files")
+      return .answered("a batch of the device's 3 files: \(entry)")
+    },
+    on(.wifi, wifiAgent, #"`func stopDownloadAll()`"#) { c in
+      let entry = try #require(c.log.last("wifiDownloadAllCompleted "))
+      let counts = entry.split(separator: " ").dropFirst().compactMap { Int($0) }
+      try require(counts.count == 2 && counts[0] + counts[1] == 3 && counts[0] <= 1, entry)
+      return .answered("ended with what it moved: \(entry)")
+    },
+    on(.wifi, wifiAgent, #"`var isDownloadingAll: Bool { get }`"#) { c in
+      try require(c.log.has("batch: isDownloadingAll true"), "not true during the batch")
+      try require(!c.wifi.isDownloadingAll, "true after the batch")
+      return .answered("true during the batch, false after")
+    },
     on(.wifi, wifiAgent, #"`func downloadAllFiles()`"#) { c in
       let entry = try await c.call(
         { c.wifi.downloadAllFiles() }, heard: "wifiDownloadAllCompleted ")
@@ -236,6 +279,17 @@ extension MemberStatusRegistry {
   ]
 
   static let wifiRefusals: [MemberCheck] = [
+    on(.wifi, wifiCallbacks, #"`optional func wifiCommonErr(_ cmd: Int, _ status: Int)`"#) { c in
+      let entry = try await c.call({ c.wifi.deleteFile(12_345, 1) }, heard: "wifiCommonErr ")
+      try require(entry.hasPrefix("wifiCommonErr 14 "), entry)
+      try require(c.log.count("wifiFileDelete 12345 ") == 1, "no wifiFileDelete first")
+      return .answered("\(entry) after a delete the device refused")
+    },
+    on(.wifi, "BleDevice", #"`var supportWiFi: Bool  (TA: PlaudDevice(supportWiFi: Bool))`"#) { c in
+      let recent = try #require(c.agent.recentConnectDevice)
+      try require(recent.supportWiFi, "false for a device whose hotspot opened")
+      return .answered("true, the hotspot opened")
+    },
     on(.wifi, wifiAgent, #"`func listenPort(_ ssid: String, _ overtimeSec: Int = 30)`"#) { c in
       try await c.refusal("listenPort", heard: "wifiConnectResult false -1 ") {
         c.wifi.listenPort("PLAUD0000", 30)
