@@ -101,7 +101,7 @@ extension MemberStatusRegistry {
     on(
       .offline, "BleFile",
       #"`class BleFile : NSObject (H: `@class BleFile`, `NSArray<BleFile *>`)`"#
-    ) { c in
+    ) { _ in
       // A file from the device bench's lists is the same class; here a copy keeps its fields.
       let file = BleFile()
       file.sessionId = 1_775_395_000
@@ -112,7 +112,6 @@ extension MemberStatusRegistry {
         copy !== file && copy.sessionId == file.sessionId && copy.size == 4096
           && copy.sn == file.sn,
         "the copy differs")
-      _ = c
       return .answered("an NSObject that copies its fields")
     },
     on(.offline, uploader, #"`class PlaudFileUploader : NSObject with static let shared`"#) { _ in
