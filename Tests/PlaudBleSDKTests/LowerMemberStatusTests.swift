@@ -161,3 +161,66 @@ extension BleAgentFlowTests {
     }
   }
 }
+
+/// The doc's "PlaudDeviceBasicSDK members the checklist missed": its not-supported ones, each
+/// called, each answering its documented failure.
+@Suite("The added PlaudDeviceBasicSDK members the doc lists as not supported")
+struct AddedMemberStatusTests {
+  /// The members the doc's "**not supported** (7)" item names (backticked, with `()`).
+  static func documented() throws -> [String] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let text = try String(
+      contentsOf: root.appendingPathComponent("docs/migrating-from-vendor-sdk.md"), encoding: .utf8)
+    let section = try #require(
+      text.range(of: "## PlaudDeviceBasicSDK members the checklist missed"))
+    let item = try #require(
+      text.range(of: "- **not supported**", range: section.upperBound..<text.endIndex))
+    let end =
+      text.range(of: "\n\n", range: item.upperBound..<text.endIndex)?.lowerBound ?? text.endIndex
+    let body = text[item.upperBound..<end]
+    return body.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(
+      \.element
+    )
+    .filter { $0.hasSuffix("()") }
+  }
+
+  /// Each documented member's call and the failure it must answer (nil, "", or nothing
+  /// done), as text; nil when it answered something else.
+  static let checks: [String: @Sendable () -> String?] = [
+    "getEncryptionKey()": { BleAgent.shared.getEncryptionKey() == nil ? "nil" : nil },
+    "getEncryptionNonce()": { BleAgent.shared.getEncryptionNonce() == nil ? "nil" : nil },
+    "getEncryptionAD()": { BleAgent.shared.getEncryptionAD() == nil ? "nil" : nil },
+    "getEncryptionParameters()": {
+      BleAgent.shared.getEncryptionParameters() == nil ? "nil" : nil
+    },
+    "getCurrentLogFilePath()": {
+      PlaudLogFileRotationManager.shared.getCurrentLogFilePath().isEmpty ? "\"\"" : nil
+    },
+    "forceRotateCurrentLogFile()": {
+      PlaudLogFileRotationManager.shared.forceRotateCurrentLogFile()
+      return PlaudLogFileRotationManager.shared.getCurrentLogFilePath().isEmpty
+        ? "no file to rotate" : nil
+    },
+    "notifyUploadCompleted()": {
+      PlaudLogFileRotationManager.shared.notifyUploadCompleted()
+      return PlaudLogFileRotationManager.shared.getCurrentLogFilePath().isEmpty
+        ? "no file uploaded" : nil
+    },
+  ]
+
+  @Test("each is called and answers its documented failure; the channel key's reason is loud")
+  func eachAnswersItsFailure() throws {
+    let documented = try Self.documented()
+    #expect(documented.count == 7, "\(documented)")
+    let missing = documented.filter { Self.checks[$0] == nil }
+    #expect(missing.isEmpty, "documented as not supported, no check calls them: \(missing)")
+    for member in documented {
+      guard let check = Self.checks[member] else { continue }
+      #expect(check() != nil, "\(member) did not answer its documented failure")
+    }
+    // Why the key getters answer nil: a decryption that needs the channel key says so.
+    #expect(throws: EncryptionError.noKey) { try BleAgent.shared.decryptFileData(Data(count: 32)) }
+    #expect(EncryptionError.noKey.localizedDescription.contains("not supported by RecorderKit"))
+  }
+}
