@@ -128,7 +128,8 @@ struct MemberCheck: Sendable {
 
 /// The checks, keyed by the doc's row (type and member text exactly as in the table).
 enum MemberStatusRegistry {
-  static let all: [MemberCheck] = device + wifi + cloud + offline + types + logConfigReads
+  static let all: [MemberCheck] =
+    device + wifi + cloud + offline + types + logConfigReads + decode
 
   /// Builds one bench of `kind`, runs its checks in order, and compares what each saw with
   /// the doc's status: a row whose check saw the other kind of answer is a failure.
