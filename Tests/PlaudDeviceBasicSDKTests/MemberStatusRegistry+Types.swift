@@ -294,6 +294,36 @@ extension MemberStatusRegistry {
       try require(config.uploadTimeoutSeconds == Int(config.uploadTimeout), "")
       return "\(config.uploadTimeoutSeconds) s"
     },
+    logConfig(#"`var maxFileCount: Int { get }`"#) { config in
+      let count = config.maxFileCount
+      try require(config.getCurrentConfiguration()["maxFileCount"] as? Int == count, "")
+      try require((1...50).contains(count), "\(count) outside 1…50")
+      return "\(count)"
+    },
+    logConfig(#"`var maxFileAge: Double { get }`"#) { config in
+      let age = config.maxFileAge
+      try require(config.getCurrentConfiguration()["maxFileAge"] as? Double == age, "")
+      try require((3600...30 * 86_400).contains(age), "\(age) outside 1 hour…30 days")
+      return "\(age) s"
+    },
+    logConfig(#"`var maxFileSize: Int64 { get }`"#) { config in
+      let size = config.maxFileSize
+      try require(config.getCurrentConfiguration()["maxFileSize"] as? Int64 == size, "")
+      try require((1024 * 1024...100 * 1024 * 1024).contains(size), "\(size) outside 1–100 MiB")
+      return "\(size) bytes"
+    },
+    logConfig(#"`var uploadInterval: TimeInterval { get }`"#) { config in
+      let interval = config.uploadInterval
+      try require(config.getCurrentConfiguration()["uploadInterval"] as? Double == interval, "")
+      try require((60...3600).contains(interval), "\(interval) outside 60…3600 s")
+      return "\(interval) s"
+    },
+    logConfig(#"`var uploadTimeout: Double { get }`"#) { config in
+      let timeout = config.uploadTimeout
+      try require(config.getCurrentConfiguration()["uploadTimeout"] as? Double == timeout, "")
+      try require((10...300).contains(timeout), "\(timeout) outside 10…300 s")
+      return "\(timeout) s"
+    },
     logConfig(#"`func validateConfiguration() -> Bool`"#) { config in
       try require(config.validateConfiguration(), "the shared configuration is invalid")
       return "true"

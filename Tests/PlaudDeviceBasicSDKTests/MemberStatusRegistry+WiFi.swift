@@ -353,6 +353,14 @@ extension MemberStatusRegistry {
         closing.suffix(2) == ["wifiConnectionStatus \(name) false", "wifiClose 0"], "\(closing)")
       return .answered("after wifiConnectionStatus false")
     },
+    on(.wifi, wifiCallbacks, #"`optional func wifiFileListFail(_ status: Int)`"#) { c in
+      // The session is closed now: the list is refused, then wifiCommonErr(11, status).
+      let entry = try await c.call({ c.wifi.getFileList(1, 0, false) }, heard: "wifiFileListFail ")
+      try require(entry == "wifiFileListFail -1", entry)
+      try await c.heard("wifiCommonErr 11 ", after: 0)
+      try require(c.agent.lastError == .wifiNotConnected, c.lastFailure)
+      return .answered("\(entry), no session")
+    },
     on(.wifi, agent, #"`func endWiFiTransfer()`"#) { c in
       c.agent.endWiFiTransfer()
       try await eventually("hotspot down", timeout: .seconds(30)) {
