@@ -19,9 +19,10 @@ extension PlaudDeviceAgent {
   /// reason on the callback queue; nothing is sent.
   public func sendApiToken(token: String, callback: @escaping (Bool, String) -> Void) {
     let closure = AppClosure<(Bool, String)>(callback)
-    let reason = PlaudDeviceAgent.notSupported(
-      "sendApiToken", because: "the device command that carries an API token is unknown")
-    core.fail(.operationFailed(reason))
+    let error = PlaudSDKError.notSupported(
+      member: "sendApiToken", reason: "the device command that carries an API token is unknown")
+    core.fail(error)
+    let reason = error.description
     callbackQueue.async { closure.body((false, reason)) }
   }
 
@@ -29,14 +30,10 @@ extension PlaudDeviceAgent {
   /// (`PlaudDeviceBasicSDK.bundle`), which this SDK does not have. Answers
   /// `onSdkCheckResourceResult(pass: false, tips:)` with the reason (also in ``lastError``).
   public func checkSdkResource() {
-    let reason = PlaudDeviceAgent.notSupported(
-      "checkSdkResource", because: "this SDK ships no resource bundle to check")
-    core.fail(.operationFailed(reason))
+    let error = PlaudSDKError.notSupported(
+      member: "checkSdkResource", reason: "this SDK ships no resource bundle to check")
+    core.fail(error)
+    let reason = error.description
     enqueue { core in core.emit { $0.onSdkCheckResourceResult(pass: false, tips: reason) } }
-  }
-
-  /// "`member` is not supported by RecorderKit: `reason`".
-  static func notSupported(_ member: String, because reason: String) -> String {
-    "\(member) is not supported by RecorderKit: \(reason)"
   }
 }

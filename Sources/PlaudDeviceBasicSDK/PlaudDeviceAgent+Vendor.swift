@@ -296,11 +296,21 @@ extension PlaudDeviceAgent {
   public func setPartnerToken(_ token: String?) { setUserAccessToken(token) }
 
   /// The partner API manager: an opaque ``PlaudPartnerApiManager`` (not supported by
-  /// RecorderKit; its ``PlaudPartnerApiManager/isSupported`` is false).
-  public func getPartnerApiManager() -> PlaudPartnerApiManager { PlaudPartnerApiManager() }
+  /// RecorderKit; its ``PlaudPartnerApiManager/isSupported`` is false, and ``lastError`` is
+  /// ``PlaudSDKError/notSupported(member:reason:)``).
+  public func getPartnerApiManager() -> PlaudPartnerApiManager {
+    core.fail(.notSupported(member: "getPartnerApiManager()", reason: Self.partnerReason))
+    return PlaudPartnerApiManager()
+  }
 
-  /// Always false: RecorderKit does not support the vendor's partner API.
-  public func isPartnerDataReady() -> Bool { false }
+  /// Always false: RecorderKit does not support the vendor's partner API (the reason in
+  /// ``lastError``).
+  public func isPartnerDataReady() -> Bool {
+    core.fail(.notSupported(member: "isPartnerDataReady()", reason: Self.partnerReason))
+    return false
+  }
+
+  static let partnerReason = "the vendor's partner API (cloud AI workflow) is out of scope"
 
   /// The vendor's test app key. RecorderKit has none: "" (not supported).
   public static func getTestAppKey(_ beta: Bool = false) -> String { "" }

@@ -147,8 +147,7 @@ public final class PlaudFileUploader: NSObject, Sendable {
     _ member: String, because reason: String, _ onFailure: @escaping (any Error) -> Void
   ) {
     let closure = AppClosure<any Error>(onFailure)
-    let error = PlaudSDKError.operationFailed(
-      PlaudDeviceAgent.notSupported(member, because: reason))
+    let error = PlaudSDKError.notSupported(member: member, reason: reason)
     agent.core.fail(error)
     agent.callbackQueue.async { closure.body(error) }
   }

@@ -171,12 +171,12 @@ extension PlaudDeviceAgent {
   }
 
   private func modelQueryUnsupported(_ member: String) -> String {
-    let reason = Self.notSupported(
-      member,
-      because: "the vendor's model-based version query is unknown; the firmware check is per "
+    let error = PlaudSDKError.notSupported(
+      member: member,
+      reason: "the vendor's model-based version query is unknown; the firmware check is per "
         + "device (checkFirmwareUpdate, quickUpdateCheck(device:))")
-    core.fail(.operationFailed(reason))
-    return reason
+    core.fail(error)
+    return error.description
   }
 
   private func unsupportedStatus(_ member: String, _ callback: @escaping UpdateStatusCallback) {
