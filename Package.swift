@@ -246,7 +246,7 @@ let package = Package(
     .testTarget(
       name: "PlaudDeviceBasicSDKTests",
       dependencies: [
-        "PlaudDeviceBasicSDK", "RecorderKit", "RecorderProtocol", "RecorderEmulator",
+        "PlaudDeviceBasicSDK", "PlaudBleSDK", "RecorderKit", "RecorderProtocol", "RecorderEmulator",
         "RecorderTesting", "RecorderRemoteLink", "RecorderConcurrency", "TestSupport", dbusOnLinux,
         .target(name: "RecorderBlueZ", condition: .when(platforms: [.linux])),
       ]),

@@ -1,5 +1,7 @@
 import Foundation
-import PlaudDeviceBasicSDK
+// The template's own import: PlaudBleSDK names BleAgent, BleDevice, BleFile and, through it,
+// the rest of PlaudDeviceBasicSDK.
+import PlaudBleSDK
 import RecorderConcurrency
 import RecorderEmulator
 import RecorderKit
