@@ -4,13 +4,6 @@ import RecorderAudio
 import RecorderConcurrency
 import RecorderProtocol
 
-/// The app's completion, carried to the audio queue.
-struct AudioCompletion<Arguments>: @unchecked Sendable {
-  // Safety: the app's closure is called exactly once, on the audio queue.
-  let body: (Arguments) -> Void
-  init(_ body: @escaping (Arguments) -> Void) { self.body = body }
-}
-
 /// The conversions in progress, one per kind (the vendor's has-task / cancel pairs).
 final class Conversions: Sendable {
   static let shared = Conversions()
@@ -27,7 +20,7 @@ final class Conversions: Sendable {
   /// completion gets `(true, milliseconds of audio)` or `(false, 0)` with the reason on
   /// `BleAgent.shared.lastError`.
   func start(
-    _ kind: String, _ completion: AudioCompletion<(Bool, Int)>,
+    _ kind: String, _ completion: AppClosure<(Bool, Int)>,
     _ work: @escaping @Sendable () throws(AudioError) -> Int
   ) {
     let task = Task.detached { [weak self] in
@@ -45,7 +38,7 @@ final class Conversions: Sendable {
   }
 
   /// A member RecorderKit cannot run: `(false, 0)` and the reason on ``BleAgent/lastError``.
-  func unsupported(_ member: String, _ reason: String, _ completion: AudioCompletion<(Bool, Int)>) {
+  func unsupported(_ member: String, _ reason: String, _ completion: AppClosure<(Bool, Int)>) {
     BleAgent.shared.record(.notSupported(member: member, reason: reason), member)
     Conversions.queue.async { completion.body((false, 0)) }
   }
@@ -70,7 +63,7 @@ public class JXFileDecoder: NSObject, @unchecked Sendable {
     pcmPath: String, wavPath: String, channels: UInt32 = 1, simpleRate: UInt32 = 16000,
     completionHandler: @escaping (Bool) -> Void
   ) {
-    let done = AudioCompletion(completionHandler)
+    let done = AppClosure(completionHandler)
     Conversions.queue.async {
       done.body(
         WAVFile.wrap(pcm: pcmPath, into: wavPath, channels: Int(channels), rate: Int(simpleRate)))
@@ -108,7 +101,7 @@ extension JXFileDecoder {
     _ callback: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "oggMulToSingle", AudioCompletion(callback),
+      "oggMulToSingle", AppClosure(callback),
       Self.export(mulPath, channels, singlePath, .opus, outChannels: 1))
   }
 }
@@ -123,9 +116,9 @@ extension JXFileDecoder {
   public func oggToOpus(
     _ oggPath: String, _ opusPath: String, _ channels: Int32, _ callback: @escaping (Bool) -> Void
   ) {
-    let done = AudioCompletion(callback)
+    let done = AppClosure(callback)
     Conversions.shared.start(
-      "oggToOpus", AudioCompletion { done.body($0.0) },
+      "oggToOpus", AppClosure { done.body($0.0) },
       Self.export(oggPath, channels, opusPath, .opus))
   }
   /// A raw device recording to Ogg Opus with `targetChannels`.
@@ -135,7 +128,7 @@ extension JXFileDecoder {
     _ ns_agc: Bool = false, _ callback: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "avcToOgg", AudioCompletion(callback),
+      "avcToOgg", AppClosure(callback),
       Self.export(avcPath, channels, oggPath, .opus, outChannels: targetChannels))
   }
 }
@@ -151,7 +144,7 @@ extension JXFileDecoder {
     _ callback: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "oggToMp3", AudioCompletion(callback),
+      "oggToMp3", AppClosure(callback),
       Self.export(oggPath, channels, mp3Path, .mp3, quality: quality))
   }
 }
@@ -169,7 +162,7 @@ extension JXFileDecoder {
     completionHandler: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "avcToMp3", AudioCompletion(completionHandler),
+      "avcToMp3", AppClosure(completionHandler),
       Self.export(avcPath, channels, mp3Path, .mp3, quality: quality))
   }
 }
@@ -184,7 +177,7 @@ extension JXFileDecoder {
     pcmPath: String, mp3Path: String, clearUnfinished: Bool = true, quality: Int32 = 4,
     channels: Int32 = 1, completionHandler: @escaping (Bool, Int) -> Void
   ) {
-    Conversions.shared.start("pcmToMp3", AudioCompletion(completionHandler)) {
+    Conversions.shared.start("pcmToMp3", AppClosure(completionHandler)) {
       () throws(AudioError) in
       var options = ExportOptions(format: .mp3)
       options.mp3.encoderQuality = Int(quality)
@@ -209,7 +202,7 @@ extension JXFileDecoder {
     ns_agc: Bool = false, completionHandler: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "avcToPcm", AudioCompletion(completionHandler),
+      "avcToPcm", AppClosure(completionHandler),
       Self.export(avcPath, channels, pcmPath, .pcm))
   }
   /// An Ogg Opus recording (at `avcPath`) to raw 16 kHz 16-bit PCM.
@@ -218,7 +211,7 @@ extension JXFileDecoder {
     ns_agc: Bool = false, completionHandler: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "avcToPcm", AudioCompletion(completionHandler),
+      "avcToPcm", AppClosure(completionHandler),
       Self.export(avcPath, channels, pcmPath, .pcm))
   }
 }
@@ -235,7 +228,7 @@ extension JXFileDecoder {
     clearUnfinished: Bool = true, completionHandler: @escaping (Bool, Int) -> Void
   ) {
     Conversions.shared.start(
-      "avcToWav", AudioCompletion(completionHandler),
+      "avcToWav", AppClosure(completionHandler),
       Self.export(avcPath, channels, wavPath, .wav))
   }
 }
@@ -254,7 +247,7 @@ extension JXFileDecoder {
   ) {
     Conversions.shared.unsupported(
       "avcToNoiseReductionWav(avcPath:wavPath:channels:sound_plus:noiseReductionGain:clearUnfinished:completionHandler:)",
-      "RecorderKit has no noise reduction", AudioCompletion(completionHandler))
+      "RecorderKit has no noise reduction", AppClosure(completionHandler))
   }
 }
 
@@ -362,7 +355,7 @@ public class JXWaveHelper: NSObject, @unchecked Sendable {
     _ wavePath: String, _ leftPath: String = JXWaveHelper.leftPath,
     _ rightPath: String = JXWaveHelper.rightPath, handler: @escaping (Bool) -> Void
   ) {
-    let done = AudioCompletion(handler)
+    let done = AppClosure(handler)
     Conversions.queue.async {
       done.body(Self.divide(wavePath, leftPath, rightPath))
     }

@@ -27,6 +27,12 @@ enum Volume {
     return min(100, Int((rms / 32_768 * 100).rounded()))
   }
 
+  /// The vendor's `middleNum`: `values` sorted in place, then their median.
+  static func middle(_ values: inout [Int]) -> Int {
+    values.sort()
+    return median(values)
+  }
+
   /// The median of `values` (the lower middle for an even count; 0 when empty).
   static func median(_ values: [Int]) -> Int {
     guard !values.isEmpty else { return 0 }
@@ -93,6 +99,40 @@ final class SecondMeter: Sendable {
   }
 
   func reset() { state.withLock { $0 = State(waveInterval: $0.waveInterval) } }
+
+  // What every vendor meter class exposes, once.
+
+  /// Kept for the app: the meter makes one point per second whatever this says.
+  var waveInterval: Int {
+    get { state.current.waveInterval }
+    set { state.withLock { $0.waveInterval = max(20, newValue) } }
+  }
+  /// The volumes per second.
+  var perSecond: [(sec: Int, volume: Int)] {
+    get { state.current.perSecond }
+    set { state.withLock { $0.perSecond = newValue } }
+  }
+  /// The volumes as `[second, volume]` pairs; pairs of another length are dropped.
+  var pairs: [[Int]] {
+    get { perSecond.map { [$0.sec, $0.volume] } }
+    set { perSecond = Self.seconds(newValue) }
+  }
+  /// The second reached.
+  var second: Int { state.current.millis / 1000 }
+
+  /// `[second, volume]` pairs as seconds; pairs of another length are dropped.
+  static func seconds(_ pairs: [[Int]]) -> [(sec: Int, volume: Int)] {
+    pairs.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+  }
+
+  /// Restores meters saved earlier: the seconds, and the time reached after them.
+  func restore(_ meters: [(sec: Int, volume: Int)]) {
+    state.withLock { state in
+      state.perSecond = meters
+      state.millis = ((meters.map(\.sec).max() ?? -1) + 1) * 1000
+      state.pendingSecond = state.millis / 1000
+    }
+  }
 }
 
 /// The volume meter of a recording's PCM: one volume per second (the median of its 20 ms
@@ -108,25 +148,21 @@ public class JXRecordVolumer: NSObject, @unchecked Sendable {
 
   /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
-    get { meter.state.current.waveInterval }
-    set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
+    get { meter.waveInterval }
+    set { meter.waveInterval = newValue }
   }
   /// The volumes as `[second, volume]` pairs.
   public var volumeArr: [[Int]] {
-    get { meter.state.current.perSecond.map { [$0.sec, $0.volume] } }
-    set {
-      meter.state.withLock {
-        $0.perSecond = newValue.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
-      }
-    }
+    get { meter.pairs }
+    set { meter.pairs = newValue }
   }
   /// The volumes per second.
   public var volumeMeters: [(sec: Int, volume: Int)] {
-    get { meter.state.current.perSecond }
-    set { meter.state.withLock { $0.perSecond = newValue } }
+    get { meter.perSecond }
+    set { meter.perSecond = newValue }
   }
   /// The second the meter has reached.
-  public var curSec: Int { meter.state.current.millis / 1000 }
+  public var curSec: Int { meter.second }
 
   /// The RMS of 16-bit PCM as a percentage of full scale (0–100).
   public func averageVolume(_ pcmData: Data) -> Int { Volume.percent(pcmData) }
@@ -137,10 +173,7 @@ public class JXRecordVolumer: NSObject, @unchecked Sendable {
   }
 
   /// The median of `volumeArr` (sorted in place).
-  public func middleNum(_ volumeArr: inout [Int]) -> Int {
-    volumeArr.sort()
-    return volumeArr.isEmpty ? 0 : volumeArr[(volumeArr.count - 1) / 2]
-  }
+  public func middleNum(_ volumeArr: inout [Int]) -> Int { Volume.middle(&volumeArr) }
 
   /// Clears the meter.
   public func reset() { meter.reset() }
@@ -159,25 +192,21 @@ public class PDRecordVolumer: NSObject, @unchecked Sendable {
 
   /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
-    get { meter.state.current.waveInterval }
-    set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
+    get { meter.waveInterval }
+    set { meter.waveInterval = newValue }
   }
   /// The volumes as `[second, volume]` pairs.
   public var volumeArr: [[Int]] {
-    get { meter.state.current.perSecond.map { [$0.sec, $0.volume] } }
-    set {
-      meter.state.withLock {
-        $0.perSecond = newValue.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
-      }
-    }
+    get { meter.pairs }
+    set { meter.pairs = newValue }
   }
   /// The volumes per second.
   public var volumeMeters: [(sec: Int, volume: Int)] {
-    get { meter.state.current.perSecond }
-    set { meter.state.withLock { $0.perSecond = newValue } }
+    get { meter.perSecond }
+    set { meter.perSecond = newValue }
   }
   /// The second the meter has reached.
-  public var curSec: Int { meter.state.current.millis / 1000 }
+  public var curSec: Int { meter.second }
 
   /// The RMS of 16-bit PCM as a percentage of full scale (0–100).
   public func averageVolume(_ pcmData: Data) -> Int { Volume.percent(pcmData) }
@@ -188,10 +217,7 @@ public class PDRecordVolumer: NSObject, @unchecked Sendable {
   }
 
   /// The median of `volumeArr` (sorted in place).
-  public func middleNum(_ volumeArr: inout [Int]) -> Int {
-    volumeArr.sort()
-    return volumeArr.isEmpty ? 0 : volumeArr[(volumeArr.count - 1) / 2]
-  }
+  public func middleNum(_ volumeArr: inout [Int]) -> Int { Volume.middle(&volumeArr) }
 
   /// Clears the meter.
   public func reset() { meter.reset() }
@@ -217,15 +243,15 @@ public class JXRecordingVolumer: NSObject, @unchecked Sendable {
   }
   /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
-    get { meter.state.current.waveInterval }
-    set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
+    get { meter.waveInterval }
+    set { meter.waveInterval = newValue }
   }
   /// The volumes as `[second, volume]` pairs.
-  public var volumeArr: [[Int]] { meter.state.current.perSecond.map { [$0.sec, $0.volume] } }
+  public var volumeArr: [[Int]] { meter.pairs }
   /// The volumes per second.
-  public var volumeMeters: [(sec: Int, volume: Int)] { meter.state.current.perSecond }
+  public var volumeMeters: [(sec: Int, volume: Int)] { meter.perSecond }
   /// The second reached.
-  public var curSec: Int { meter.state.current.millis / 1000 }
+  public var curSec: Int { meter.second }
   /// The millisecond reached.
   public var curMillisec: Int { meter.state.current.millis }
   /// PCM bytes taken so far.
@@ -244,18 +270,10 @@ public class JXRecordingVolumer: NSObject, @unchecked Sendable {
   public func append(_ millSec: Int, _ pcmData: Data) { append(start: millSec, pcmData: pcmData) }
 
   /// Restores meters saved earlier, as `[second, volume]` pairs.
-  public func setOldVolumeMeters(meters: [[Int]]) {
-    setOldVolumeMeters(meters: meters.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
-  }
+  public func setOldVolumeMeters(meters: [[Int]]) { meter.restore(SecondMeter.seconds(meters)) }
 
   /// Restores meters saved earlier.
-  public func setOldVolumeMeters(meters: [(sec: Int, volume: Int)]) {
-    meter.state.withLock { state in
-      state.perSecond = meters
-      state.millis = ((meters.map(\.sec).max() ?? -1) + 1) * 1000
-      state.pendingSecond = state.millis / 1000
-    }
-  }
+  public func setOldVolumeMeters(meters: [(sec: Int, volume: Int)]) { meter.restore(meters) }
 
   /// Clears the meter.
   public func reset() { meter.reset() }
@@ -285,19 +303,19 @@ public class PDRecordingVolumer: NSObject, @unchecked Sendable {
   }
   /// Kept for the app: the meter makes one point per second whatever this says (1000).
   public var waveInterval: Int {
-    get { meter.state.current.waveInterval }
-    set { meter.state.withLock { $0.waveInterval = max(20, newValue) } }
+    get { meter.waveInterval }
+    set { meter.waveInterval = newValue }
   }
   /// The volumes as `[second, volume]` pairs.
-  public var volumeArr: [[Int]] { meter.state.current.perSecond.map { [$0.sec, $0.volume] } }
+  public var volumeArr: [[Int]] { meter.pairs }
   /// The volumes per second.
-  public var volumeMeters: [(sec: Int, volume: Int)] { meter.state.current.perSecond }
+  public var volumeMeters: [(sec: Int, volume: Int)] { meter.perSecond }
   /// The volumes per 20 ms (index = milliseconds / 20).
   public var volumePerTwentyMsecs: [(perTwentyMsec: Int, volume: Int)] {
     meter.state.current.perTwenty
   }
   /// The second reached.
-  public var curSec: Int { meter.state.current.millis / 1000 }
+  public var curSec: Int { meter.second }
   /// The millisecond reached.
   public var curMillisec: Int { meter.state.current.millis }
   /// PCM bytes taken so far.
@@ -324,18 +342,10 @@ public class PDRecordingVolumer: NSObject, @unchecked Sendable {
   public func append(_ millSec: Int, _ pcmData: Data) { append(start: millSec, pcmData: pcmData) }
 
   /// Restores meters saved earlier, as `[second, volume]` pairs.
-  public func setOldVolumeMeters(meters: [[Int]]) {
-    setOldVolumeMeters(meters: meters.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil })
-  }
+  public func setOldVolumeMeters(meters: [[Int]]) { meter.restore(SecondMeter.seconds(meters)) }
 
   /// Restores meters saved earlier.
-  public func setOldVolumeMeters(meters: [(sec: Int, volume: Int)]) {
-    meter.state.withLock { state in
-      state.perSecond = meters
-      state.millis = ((meters.map(\.sec).max() ?? -1) + 1) * 1000
-      state.pendingSecond = state.millis / 1000
-    }
-  }
+  public func setOldVolumeMeters(meters: [(sec: Int, volume: Int)]) { meter.restore(meters) }
 
   /// Clears the meter.
   public func reset() { meter.reset() }

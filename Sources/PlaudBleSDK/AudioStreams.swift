@@ -31,11 +31,9 @@ public class JXFileSoundWave: NSObject, @unchecked Sendable {
   public func avcToSoundWave(
     avcPath: String, channels: Int = 1, completionHandler: @escaping (Bool, Int) -> Void
   ) {
-    let meter = JXRecordVolumer.shared.meter
-    Conversions.shared.start("soundWave", AudioCompletion(completionHandler)) {
-      () throws(AudioError) in
-      try SoundWave.measure(avcPath, channels: channels, into: meter)
-    }
+    SoundWave.start(
+      "soundWave", avcPath, channels: channels, into: JXRecordVolumer.shared.meter,
+      completionHandler)
   }
 }
 
@@ -65,15 +63,23 @@ public class PDFileSoundWave: NSObject, @unchecked Sendable {
   public func avcToSoundWave(
     avcPath: String, channels: Int = 1, completionHandler: @escaping (Bool, Int) -> Void
   ) {
-    let meter = PDRecordVolumer.shared.meter
-    Conversions.shared.start("pdSoundWave", AudioCompletion(completionHandler)) {
-      () throws(AudioError) in
-      try SoundWave.measure(avcPath, channels: channels, into: meter)
-    }
+    SoundWave.start(
+      "pdSoundWave", avcPath, channels: channels, into: PDRecordVolumer.shared.meter,
+      completionHandler)
   }
 }
 
 enum SoundWave {
+  /// The waveform of `path` into `meter`, as the conversion `kind` (one at a time per kind).
+  static func start(
+    _ kind: String, _ path: String, channels: Int, into meter: SecondMeter,
+    _ completionHandler: @escaping (Bool, Int) -> Void
+  ) {
+    Conversions.shared.start(kind, AppClosure(completionHandler)) { () throws(AudioError) in
+      try measure(path, channels: channels, into: meter)
+    }
+  }
+
   /// Decodes `path` to mono PCM (a temporary file, removed after) and meters it; returns
   /// the seconds metered.
   static func measure(_ path: String, channels: Int, into meter: SecondMeter) throws(AudioError)

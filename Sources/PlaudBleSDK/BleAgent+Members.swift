@@ -754,13 +754,13 @@ extension BleAgent {
   /// .checkFirmwareUpdate`): `callback(0, info)` with the offered version, `callback(-1,
   /// nil)` when the check failed or no device is connected.
   public func getUpdateInfo(_ callback: @escaping (Int, UpdateInfo?) -> Void) {
-    let reply = UpdateReply(callback)
+    let reply = AppClosure<(Int, UpdateInfo?)> { callback($0.0, $0.1) }
     guard let agent = facade("getUpdateInfo(_:)") else {
-      return cmdDelegateQueue.async { reply.callback(-1, nil) }
+      return cmdDelegateQueue.async { reply.body((-1, nil)) }
     }
     let serial = bleDevice?.serialNumber ?? ""
     agent.checkFirmwareUpdate { result in
-      guard result.errorMessage == nil else { return reply.callback(-1, nil) }
+      guard result.errorMessage == nil else { return reply.body((-1, nil)) }
       let info = UpdateInfo()
       info.sn = serial
       info.currentVersion = result.currentVersion
@@ -770,7 +770,7 @@ extension BleAgent {
       info.url = result.downloadUrl
       info.md5 = result.md5
       info.updateDesc = result.releaseNotes
-      reply.callback(0, info)
+      reply.body((0, info))
     }
   }
 
@@ -1041,12 +1041,4 @@ extension BleAgent: URLSessionDelegate {
   {
     (.performDefaultHandling, nil)
   }
-}
-
-/// The app's `getUpdateInfo` callback, carried to the callback queue.
-struct UpdateReply: @unchecked Sendable {
-  // Safety: the app's closure is called exactly once, on one queue (the facade's callback
-  // queue or the delegate queue), never concurrently.
-  let callback: (Int, UpdateInfo?) -> Void
-  init(_ callback: @escaping (Int, UpdateInfo?) -> Void) { self.callback = callback }
 }

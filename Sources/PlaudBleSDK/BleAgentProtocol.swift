@@ -155,8 +155,8 @@ final class BleAgentListener: PlaudDeviceAgentProtocol, Sendable {
     let kept = bleDevices.filter { device in
       filter.isEmpty || filter.contains { device.name.localizedCaseInsensitiveContains($0) }
     }
-    let snapshots = kept.map(ScannedDevice.init)
-    Self.send { $0.bleScanResult(bleDevices: snapshots.map(\.device)) }
+    let handed = kept.map(HandedOver.init)
+    Self.send { $0.bleScanResult(bleDevices: handed.map(\.object)) }
   }
   func bleScanOverTime() { Self.send { $0.bleScanOverTime() } }
   func bleBind(sn: String?, status: Int, protVersion: Int, timezone: Int) {
@@ -201,8 +201,8 @@ final class BleAgentListener: PlaudDeviceAgentProtocol, Sendable {
     }
   }
   func bleFileList(bleFiles: [BleFile]) {
-    let files = bleFiles.map(ListedFile.init)
-    Self.send { $0.bleFileList(bleFiles: files.map(\.file)) }
+    let files = bleFiles.map(HandedOver.init)
+    Self.send { $0.bleFileList(bleFiles: files.map(\.object)) }
   }
   func bleData(sessionId: Int, start: Int, data: Data) {
     Self.send { $0.bleData(sessionId: sessionId, start: start, data: data) }
@@ -274,20 +274,4 @@ final class BleAgentListener: PlaudDeviceAgentProtocol, Sendable {
     Self.send { $0.bleWiFiClose(status) }
   }
   func bleClearAllFile(status: Int) { Self.send { $0.bleClearAllFile(status: status) } }
-}
-
-/// A scan result carried to the delegate queue: a fresh `BleDevice` made there (the facade's
-/// objects are not `Sendable`).
-struct ScannedDevice: @unchecked Sendable {
-  // Safety: the wrapped object is the facade's fresh copy for this one callback; it is
-  // handed over to the delegate queue and no longer touched on the callback queue.
-  let device: BleDevice
-  init(_ device: BleDevice) { self.device = device }
-}
-
-/// A listed file carried to the delegate queue, as ``ScannedDevice``.
-struct ListedFile: @unchecked Sendable {
-  // Safety: as ScannedDevice: the facade's fresh object for this callback, handed over.
-  let file: BleFile
-  init(_ file: BleFile) { self.file = file }
 }

@@ -266,8 +266,8 @@ final class WiFiListener: PlaudWiFiAgentProtocol, Sendable {
     WiFiAgent.send { $0.wifiHandshake(status) }
   }
   func wifiFileList(_ files: [BleFile]) {
-    let carried = files.map(CarriedFile.init)
-    WiFiAgent.send { $0.wifiFileList(carried.map(\.file)) }
+    let carried = files.map(HandedOver.init)
+    WiFiAgent.send { $0.wifiFileList(carried.map(\.object)) }
   }
   func wifiFileListFail(_ status: Int) { WiFiAgent.send { $0.wifiFileListFail(status) } }
   func wifiSyncFile(_ sessionId: Int, _ status: Int) {
@@ -295,13 +295,6 @@ final class WiFiListener: PlaudWiFiAgentProtocol, Sendable {
   func wifiLogsFail(_ status: Int) { WiFiAgent.send { $0.wifiLogsFail(status) } }
   func wifiLogs(_ logData: Data?) { WiFiAgent.send { $0.wifiLogs(logData) } }
   func wifiTips(_ tips: Int) { WiFiAgent.send { $0.wifiTips(tips) } }
-}
-
-/// A listed file handed to the delegate queue.
-struct CarriedFile: @unchecked Sendable {
-  // Safety: the facade's fresh object for this one callback, handed over, not touched again.
-  let file: BleFile
-  init(_ file: BleFile) { self.file = file }
 }
 
 /// The vendor's Wi-Fi file agent: the same facade Wi-Fi session by another name.
