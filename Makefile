@@ -12,7 +12,7 @@ TEST_TRAITS  := --traits PowerLossHook
 DEB_PACKAGES := pkg-config libopus-dev libmp3lame-dev libogg-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev \
                 ffmpeg opus-tools python3-websockets \
                 libdbus-1-dev dbus-daemon dbus-bin python3-dbusmock python3-gi dosfstools mtools \
-                nodejs
+                nodejs gdb
 # The same for Homebrew, for a machine without apt.
 BREW_PACKAGES := pkg-config opus lame libogg sqlite openssl@3 ffmpeg opus-tools
 
@@ -32,7 +32,8 @@ test: deps
 	$(SWIFT) build --build-tests $(TEST_TRAITS)
 	@# At most 6 tests at once: with every test started together on 2 cores, tests that wait
 	@# on real sockets and real time (TCP, WebSocket, D-Bus, URLSession) missed their bounds.
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 $(SWIFT) test --skip-build $(TEST_TRAITS)
+	@# scripts/test-guard.sh: a run silent for 10 minutes prints its threads' stacks and fails.
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 ./scripts/test-guard.sh $(SWIFT) test --skip-build $(TEST_TRAITS)
 	@# The fuzz smoke: every libFuzzer entry still type-checks (make fuzz runs them).
 	FUZZ_TYPECHECK=1 ./scripts/fuzz.sh
 
@@ -78,7 +79,7 @@ passive-rss: deps
 ## tsan: the whole test suite under ThreadSanitizer (long workloads scaled down: races, not figures)
 tsan: deps
 	RECORDER_TEST_SCALE=small SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 \
-	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_TRAITS)
+	  ./scripts/test-guard.sh $(SWIFT) test --sanitize=thread --scratch-path .build-tsan $(TEST_TRAITS)
 
 ## docs: a DocC archive per public module into .build/docs; fails on any DocC warning
 docs: deps
