@@ -157,7 +157,7 @@ extension BleAgentFlowTests {
       }
       #expect(member == check.member)
       #expect(error?.description.contains("not supported by RecorderKit") == true)
-      try await eventually("\(check.member)'s callback", timeout: .seconds(30)) { check.own(side) }
+      try await eventually("\(check.member)'s callback") { check.own(side) }
     }
   }
 }

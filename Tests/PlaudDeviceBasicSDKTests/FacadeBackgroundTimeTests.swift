@@ -22,7 +22,7 @@ struct FacadeBackgroundTimeTests {
     bench.connect(app)
     try await eventually("bind") { app.log.has("bleBind 0") }
     let sessionId = try await bench.recordOnDevice(for: .seconds(8))
-    try await eventually("synced", timeout: .seconds(60)) {
+    try await eventually("synced") {
       app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == 1
     }
     let state = try await Self.everyTaskEndedOnce(tasks)
@@ -80,7 +80,7 @@ struct FacadeBackgroundTimeTests {
     let sentBefore = await bench.device.counters.dataBytesSent
 
     bench.agent.exportAudio(sessionId: id, outputDir: bench.exports, format: .opus, callback: log)
-    try await eventually("exported", timeout: .seconds(60)) { log.count("onComplete") == 1 }
+    try await eventually("exported") { log.count("onComplete") == 1 }
     let resent = await bench.device.counters.dataBytesSent - sentBefore
     #expect(
       resent < made.size - offset / 2,

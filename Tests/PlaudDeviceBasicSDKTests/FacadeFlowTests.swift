@@ -276,7 +276,7 @@ struct FacadeFlowTests {
     #expect(log.count("onComplete") == 1, "\(log.all.filter { !$0.hasPrefix("bleData") })")
     #expect(log.count("onProgress 0") == 1 && log.has("onProgress 100"))
     app.startSync()
-    try await eventually("sync loop", timeout: .seconds(60)) {
+    try await eventually("sync loop") {
       app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == made.count
     }
     #expect(try await bench.device.recordings().isEmpty)
@@ -297,7 +297,7 @@ struct FacadeFlowTests {
     let sessionId = try await bench.recordOnDevice(for: .seconds(8))
     let stoppedAt = app.clock.elapsed
     try await eventually("stop seen") { app.log.has("bleRecordStop") }
-    try await eventually("synced", timeout: .seconds(30)) {
+    try await eventually("synced") {
       app.runs == 1 && app.idle && app.log.count("bleDeleteFile 0") == 1
     }
     // The sync started one second (virtual) after the stop: not at once, not much later.
@@ -342,7 +342,7 @@ struct FacadeFlowTests {
     #expect(app.log.count("onError") >= 1)
     try await bench.anyClock.sleep(for: .seconds(30))
     await bench.device.comeBackInRange()
-    try await eventually("beacon and resync", timeout: .seconds(60)) {
+    try await eventually("beacon and resync") {
       app.log.has("bleIBeaconWakeupTriggered") && app.runs == 2 && app.idle
         && app.log.count("bleDeleteFile 0") == made.count
     }

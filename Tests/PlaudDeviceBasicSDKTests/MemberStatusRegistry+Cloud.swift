@@ -279,7 +279,7 @@ extension MemberStatusRegistry {
       firmwarePhases.withLock { $0 = phases.current }
       try require(result.0 && result.1 == "V0096", "\(result)")
       try require(result.3, "the result is not an NSObject")
-      try await eventually("reconnected", timeout: .seconds(60)) {
+      try await eventually("reconnected") {
         c.log.count("bleConnectState 1") == 2 && c.agent.isConnected()
       }
       return .answered("V0096 installed, the device reconnected")
@@ -347,7 +347,7 @@ extension MemberStatusRegistry {
           completion: { done(($0.success, $0.version, $0.errorMessage)) })
       }
       try require(ok && version == "V0097", "\(version) \(error ?? "")")
-      try await eventually("reconnected", timeout: .seconds(60)) { c.agent.isConnected() }
+      try await eventually("reconnected") { c.agent.isConnected() }
       let check = try await firmwareCheck(c)
       try require(check.currentVersion == "V0097", "the device reports \(check.currentVersion)")
       return .answered("V0097 from a local file")

@@ -47,9 +47,9 @@ extension MemberStatusRegistry {
       agent.initSDK(
         userAccessToken: FacadeBench.userToken, customDomain: FacadeBench.offlineDomain)
       agent.connectBySN("8881234567890123")
-      try await eventually("connected", timeout: .seconds(30)) { log.count("bleStorage") == 1 }
+      try await eventually("connected") { log.count("bleStorage") == 1 }
       agent.syncFile(sessionId: Int(id.rawValue), start: 0, end: 0)
-      try await eventually("the stream's end", timeout: .seconds(30)) {
+      try await eventually("the stream's end") {
         log.count("bleDataComplete") == 1
       }
       let failed = log.all.filter { $0.hasPrefix("bleDecodeFail ") }

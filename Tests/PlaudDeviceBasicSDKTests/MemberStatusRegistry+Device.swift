@@ -219,7 +219,7 @@ extension MemberStatusRegistry {
       c.clock.advance(by: .seconds(2))
       defer { c.hold.withLock { $0 }?.end() }
       let entry = try await c.call({ c.agent.stopRecord() }, heard: "bleRecordStop ")
-      try await eventually("stopped", timeout: .seconds(30)) {
+      try await eventually("stopped") {
         await c.device.recordingSessionId == nil
       }
       return .answered(entry)

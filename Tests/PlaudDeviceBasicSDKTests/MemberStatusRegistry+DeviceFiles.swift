@@ -84,7 +84,7 @@ extension MemberStatusRegistry {
       let id = c.recordings[0]
       let path = c.scratch + "/download.wav"
       c.agent.downloadFile(sessionId: id, desiredOutputPath: path, format: .wav)
-      try await eventually("downloaded", timeout: .seconds(60)) {
+      try await eventually("downloaded") {
         c.log.has("bleDownloadFile \(id) 0 100") || c.log.count("bleDownloadFile \(id) -1") > 0
       }
       try require(c.log.has("bleDownloadFile \(id) 0 100"), "\(c.lastFailure)")

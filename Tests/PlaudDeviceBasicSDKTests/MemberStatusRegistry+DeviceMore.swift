@@ -96,7 +96,7 @@ extension MemberStatusRegistry {
       defer { c.log.reaction.withLock { $0 = nil } }
       let path = c.scratch + "/stopped.wav"
       c.agent.downloadFile(sessionId: long, desiredOutputPath: path, format: .wav)
-      try await eventually("the download's end", timeout: .seconds(60)) {
+      try await eventually("the download's end") {
         c.log.has("bleDownloadFileStop") || c.log.has("bleDownloadFile \(long) 0 100")
           || c.log.count("bleDownloadFile \(long) -1") > 0
       }
@@ -146,7 +146,7 @@ extension MemberStatusRegistry {
     on(.device, agent, #"`func startScan()`"#) { c in
       let serial = c.serial
       c.agent.startScan()
-      try await eventually("scanned", timeout: .seconds(30)) {
+      try await eventually("scanned") {
         c.log.scanned.current.contains { $0.serial == serial }
       }
       return .answered("bleScanResult with the device")
@@ -177,7 +177,7 @@ extension MemberStatusRegistry {
         c.agent.connectBleDevice(bleDevice: BleDevice(serialNumber: c.serial))
       }
       try require(state == "bleConnectState 1", "\(state) \(c.lastFailure)")
-      try await eventually("bound", timeout: .seconds(30)) {
+      try await eventually("bound") {
         c.log.count("bleBind \(c.serial) 0") > binds
       }
       return .answered("connected and bound")
@@ -248,7 +248,7 @@ extension MemberStatusRegistry {
       let held = try await onDevice(c).count
       let entry = try await c.call({ c.agent.depair(clear: true) }, heard: "bleDepair ")
       try require(entry == "bleDepair 0", entry)
-      try await eventually("link down", timeout: .seconds(30)) { !(await c.device.isConnected) }
+      try await eventually("link down") { !(await c.device.isConnected) }
       try require(try await onDevice(c).count == held, "recordings erased")
       return .answered("unbound, \(held) recordings kept")
     },

@@ -332,7 +332,7 @@ extension MemberStatusRegistry {
           completion: { done(!$0.success) })
       }
       try require(failed, "a push of a missing file succeeded")
-      try await eventually("bleFotaResult", timeout: .seconds(30)) {
+      try await eventually("bleFotaResult") {
         c.log.count("bleFotaResult ") > 0
       }
       return c.neverFired("bleOtaDataSendFail", "a failed firmware push")
@@ -346,7 +346,7 @@ extension MemberStatusRegistry {
       let entry = try await c.call({ c.agent.disconnect() }, heard: "bleConnectState ")
       try require(entry == "bleConnectState 0", entry)
       try require(!c.agent.isConnected(), "still connected")
-      try await eventually("link down", timeout: .seconds(30)) { !(await c.device.isConnected) }
+      try await eventually("link down") { !(await c.device.isConnected) }
       return .answered(entry)
     }
   ]

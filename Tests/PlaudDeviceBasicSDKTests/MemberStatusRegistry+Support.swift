@@ -20,7 +20,7 @@ func answer<T: Sendable>(
 ) async throws -> T {
   let box = Locked<T?>(nil)
   start { value in box.withLock { $0 = value } }
-  try await eventually(what, timeout: .seconds(30)) { box.current != nil }
+  try await eventually(what) { box.current != nil }
   return try #require(box.current)
 }
 

@@ -363,7 +363,7 @@ extension MemberStatusRegistry {
     },
     on(.wifi, agent, #"`func endWiFiTransfer()`"#) { c in
       c.agent.endWiFiTransfer()
-      try await eventually("hotspot down", timeout: .seconds(30)) {
+      try await eventually("hotspot down") {
         await c.device.hotspotSSID == nil
       }
       try require(!c.agent.isWiFiTransferActive, "still active")

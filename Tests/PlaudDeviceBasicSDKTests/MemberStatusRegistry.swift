@@ -66,7 +66,7 @@ struct MemberContext: Sendable {
   @discardableResult
   func heard(_ prefix: String, after before: Int) async throws -> String {
     let log = self.log
-    try await eventually(prefix, timeout: .seconds(30)) { log.count(prefix) > before }
+    try await eventually(prefix) { log.count(prefix) > before }
     return try #require(log.last(prefix))
   }
 
@@ -151,7 +151,7 @@ enum MemberStatusRegistry {
       bench.agent.delegate = log
       bench.agent.initSDK(userAccessToken: bench.userToken, customDomain: bench.domain)
       bench.agent.connectBySN(bench.serial)
-      try await eventually("bound", timeout: .seconds(60)) { log.count("bleStorage") == 1 }
+      try await eventually("bound") { log.count("bleStorage") == 1 }
       let context = MemberContext(
         agent: bench.agent, device: bench.device, log: log, recordings: [],
         scratch: bench.directory + "/checks", clock: bench.clock,
@@ -175,7 +175,7 @@ enum MemberStatusRegistry {
       recordings.sort()
       bench.agent.wifiAgent.delegate = log
       bench.connect(log)
-      try await eventually("bound", timeout: .seconds(60)) {
+      try await eventually("bound") {
         log.count("bleBind") == 1 && log.count("bleStorage") == 1
       }
     } else {
