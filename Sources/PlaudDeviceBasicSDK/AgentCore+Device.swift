@@ -78,15 +78,21 @@ extension AgentCore {
 
   // MARK: - Connect stages
 
-  /// Reports `bleConnectStage(start)` for `serial` now and each set-up step `configuration`'s
-  /// session meets from here on (``BleAgent/ConnectStage``).
+  /// Reports each set-up step `configuration`'s sessions meet (``BleAgent/ConnectStage``)
+  /// as `bleConnectStage` for `serial`, each connect beginning with `start`: now, for a
+  /// connect the app asked for (`startsNow`), or as each link is opened, for the reconnects
+  /// RecorderKit's keeping makes on its own (one `start` per attempt).
   nonisolated func reportConnectStages(
-    of configuration: inout DeviceSession.Configuration, serial: String
+    of configuration: inout DeviceSession.Configuration, serial: String, startsNow: Bool = true
   ) {
     let emit = self.emit
     let sn: String? = serial.isEmpty ? nil : serial
-    emit { $0.bleConnectStage(sn: sn, stage: BleAgent.ConnectStage.start.rawValue, detail: nil) }
+    let start = BleAgent.ConnectStage.start.rawValue
+    if startsNow { emit { $0.bleConnectStage(sn: sn, stage: start, detail: nil) } }
     configuration.onConnectStep = { step in
+      if !startsNow, step == .link {
+        emit { $0.bleConnectStage(sn: sn, stage: start, detail: nil) }
+      }
       let stage = BleAgent.ConnectStage(step).rawValue
       emit { $0.bleConnectStage(sn: sn, stage: stage, detail: nil) }
     }

@@ -272,9 +272,11 @@ actor AgentCore {
     let storage = info.storage
     emit(Self.storage(storage))
     if kept == nil, let recorders {
+      var reconnects = sessionConfiguration(handshakeToken)
+      reportConnectStages(of: &reconnects, serial: info.serial, startsNow: false)
       watch(
         recorders.keepConnected(
-          connection, session: sessionConfiguration(handshakeToken),
+          connection, session: reconnects,
           reconnectsWhenInRange: configuration.reconnectsWhenInRange),
         handshakeToken: handshakeToken, deviceToken: deviceToken)
     }
@@ -473,11 +475,15 @@ actor AgentCore {
   /// At launch, once the user token is known: RecorderKit's keeping of the recorder an
   /// earlier launch was waiting for (`Recorders.restoreKeptConnection`), unless a session or
   /// a keeping is already under way.
+  /// Its reconnects report their stages with no serial (`sn` nil): which recorder was
+  /// awaited is RecorderKit's to know until the session reads it.
   func restoreKeeping() {
     guard configuration.reconnectsWhenInRange, session == nil, kept == nil, let recorders,
-      let handshakeToken,
-      let restored = recorders.restoreKeptConnection(session: sessionConfiguration(handshakeToken))
+      let handshakeToken
     else { return }
+    var reconnects = sessionConfiguration(handshakeToken)
+    reportConnectStages(of: &reconnects, serial: "", startsNow: false)
+    guard let restored = recorders.restoreKeptConnection(session: reconnects) else { return }
     watch(restored, handshakeToken: handshakeToken, deviceToken: nil)
   }
 

@@ -66,6 +66,7 @@ final class GuideApp: PlaudDeviceAgentProtocol, AudioExportCallback, Sendable {
     deviceAccessToken: Int
   ) {}
   func bleConnectState(state: Int) { note("bleConnectState \(state)") }
+  func bleConnectStage(sn: String?, stage: String, detail: String?) { note("stage \(stage)") }
   func bleBind(sn: String?, status: Int, protVersion: Int, timezone: Int) {
     note("bleBind \(status)")
     if status == 0 { startSync() }
@@ -252,6 +253,7 @@ struct ScriptedIOSFlowTests {
     phone.ios.sendToBackground()
     // Counted from here: on a busy machine a link can also drop (and come back) before.
     let drops = phone.app.count("bleConnectState 0")
+    let away = phone.app.log.count
     await phone.device.goOutOfRange()
     #expect(try await phone.within(.seconds(300)) { phone.app.count("bleConnectState 0") > drops })
     // Away for ten minutes; the user makes two recordings meanwhile.
@@ -269,6 +271,13 @@ struct ScriptedIOSFlowTests {
         phone.app.count("bleBind 0") > binds && phone.app.count("idle") > idles
       })
     #expect(phone.app.log.contains("bleFileList 2"), "\(phone.app.log)")
+    // The facade's own reconnect reported its stages, as a connect the app asks for does
+    // (the last five: a busy machine may drop and reconnect once more before).
+    let sinceAway = Array(phone.app.log.dropFirst(away))
+    #expect(
+      sinceAway.filter { $0.hasPrefix("stage ") }.suffix(5)
+        == ["start", "gattConnect", "setNotify", "firstHandshake", "syncTime"].map { "stage \($0)" },
+      "\(sinceAway)")
     #expect(phone.ios.record.scans.count == scansWhileForeground, "no scan in the background")
     #expect(phone.ios.record.relaunches == 0)
     #expect(phone.ios.record.connects.contains { $0.state != .foreground }, "a background connect")
