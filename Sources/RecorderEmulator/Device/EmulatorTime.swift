@@ -175,6 +175,9 @@ extension ClockHold {
   /// A Wi-Fi session's phone has been sent to or heard from within the patience: its next
   /// message (or its reading of ours) takes real TCP time.
   package static let emulatorWiFiSession = ClockHold("emulator Wi-Fi session")
+  /// A Wi-Fi SYNC's content is paused for the phone (``FaultPlan/pauseWiFiContentAfterBytes``):
+  /// the pause is the phone's to end, and its reaction takes real time, no simulated time.
+  static let emulatorWiFiContentPaused = ClockHold("emulator Wi-Fi content paused")
 }
 
 /// The hold of ``EmulatorTime/holdWhileUnread(_:)``: a busy probe on a manual clock, removed
