@@ -70,6 +70,11 @@ extension MemberStatusRegistry {
       let long = c.recordings[2]
       let agent = c.agent
       let before = c.log.count("bleDataComplete")
+      // Stopped from the first data callback, as an app's cancel button would. The device
+      // holds its data after the first 2,000 bytes until the phone's next write (the pause
+      // fault): SYNC_STOP finds the sync going however late the callback queue delivers,
+      // where a short sync could be over before the stop is asked.
+      await c.device.setFaults(FaultPlan(pauseDataAfterBytes: 2_000))
       stopOnFirst(c, { $0 == "bleData" }) { agent.stopSyncFile() }
       defer { c.log.reaction.withLock { $0 = nil } }
       c.log.bleBytes.withLock { $0[long] = 0 }
@@ -79,6 +84,7 @@ extension MemberStatusRegistry {
       let got = c.log.bleBytes.current[long] ?? 0
       try require(got < size, "the whole file arrived")
       try require(c.log.count("bleDataComplete") == before, "completed though stopped")
+      try require(await c.device.faultPlan.pauseDataAfterBytes == nil, "never paused")
       return .answered("\(entry) after \(got) of \(size) bytes")
     },
     on(.device, callbacks, #"`optional func bleSyncFileStop()`"#) { c in

@@ -218,6 +218,7 @@ public actor EmulatedDevice {
     faultBaseDataBytes = counterValues.dataBytesSent
     lossCarry = 0
     stallUntil = nil
+    endDataPause()
     faultBaseWiFiBytes = counterValues.wifiContentBytesSent
     faultTimer?.cancel()
     faultTimer = nil

@@ -64,6 +64,20 @@ public struct FaultPlan: Sendable, Equatable {
   public var stallAfterDataBytes: Int?
   /// How long the stall of ``stallAfterDataBytes`` lasts.
   public var stallDuration: Duration
+  /// Once this many data bytes went out (counted as ``stallAfterDataBytes`` counts them, so
+  /// at the first data frame's end at or past the count), the device sends no data frame
+  /// until the phone's next write reaches it. SYNC_STOP then ends the sync as usual (answered,
+  /// no more data); any other write lets the stream go on once it is handled. Commands are
+  /// answered meanwhile. Once; a connection that ends ends the pause with it.
+  ///
+  /// It makes "the phone acts while the transfer is still going" deterministic: without it
+  /// a short sync may be over before the app's reaction to its first data reaches the
+  /// device. On a manual clock the device holds it (``ClockHold`` "emulator data paused")
+  /// while paused: the pause is the phone's to end, and its reaction takes real time and no
+  /// simulated time, so its own timers (a sync's silence watchdog) must not be jumped to
+  /// meanwhile. A phone that would act only on a timer of its own never ends it: a stalled
+  /// sync the phone should time out on is ``stallAfterDataBytes``.
+  public var pauseDataAfterBytes: Int?
   /// Drop the link when a firmware push first reaches each of these image offsets (each
   /// once): the `03` frame that would carry the image past the offset is lost with the link.
   public var dropLinkAtFirmwareOffsets: [Int]
@@ -90,6 +104,7 @@ public struct FaultPlan: Sendable, Equatable {
     refuseWiFiOpen: Bool = false,
     refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
     stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero,
+    pauseDataAfterBytes: Int? = nil,
     dropLinkAtFirmwareOffsets: [Int] = [], tamperSealedSequence: UInt32? = nil,
     replaySealedSequence: UInt32? = nil, wifiListsExtraRecording: Bool = false,
     tamperKeyMaterialChunk: Int? = nil
@@ -101,6 +116,7 @@ public struct FaultPlan: Sendable, Equatable {
     self.loseDataFrameEveryBytes = loseDataFrameEveryBytes
     self.stallAfterDataBytes = stallAfterDataBytes
     self.stallDuration = stallDuration
+    self.pauseDataAfterBytes = pauseDataAfterBytes
     self.dropLinkAtFirmwareOffsets = dropLinkAtFirmwareOffsets
     self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
     self.dropLinkAt = dropLinkAt

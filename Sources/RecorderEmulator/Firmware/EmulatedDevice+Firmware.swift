@@ -6,6 +6,10 @@ extension EmulatedDevice {
   /// undecodable writes are counted and ignored.
   func handleWrite(_ sealedValue: [UInt8], at instant: Duration) {
     counterValues.writesReceived += 1
+    // The phone spoke: a paused sync goes on once this write is handled (a SYNC_STOP has
+    // ended it by then).
+    let wasPaused = connection?.dataPaused == true
+    defer { if wasPaused { endDataPause() } }
     guard let link = connection else { return }
     var value = sealedValue
     if speaksModeB {
@@ -52,6 +56,15 @@ extension EmulatedDevice {
       return
     }
     respond(to: message, readyAt: readyAt)
+  }
+
+  /// Ends a pause of ``FaultPlan/pauseDataAfterBytes`` (if any): the sync stream may go on.
+  func endDataPause() {
+    guard connection?.dataPaused == true else { return }
+    connection?.dataPaused = false
+    connection?.dataPauseHold?.end()
+    connection?.dataPauseHold = nil
+    markBusy()
   }
 
   func reply(_ message: DeviceMessage, readyAt: Duration) {
@@ -301,6 +314,8 @@ extension EmulatedDevice {
     // idle meanwhile (a simulation's other timers, the central's silence watchdog among them,
     // fire in their order), and writes are still served.
     if let until = stallUntil, now < until { return nil }
+    // Paused for the phone: handleWrite wakes the pump when it speaks.
+    if connection?.dataPaused == true { return nil }
     let size = flash.entries[stream.sessionId]?.size ?? 0
     let ready = max(stream.readyAt, now)
     if let end = stream.end, stream.nextOffset >= end { return ready }
@@ -331,6 +346,14 @@ extension EmulatedDevice {
       guard instant >= until else { return nil }
       stallUntil = nil
     }
+    if let limit = faults.pauseDataAfterBytes,
+      counterValues.dataBytesSent - faultBaseDataBytes >= limit
+    {
+      faults.pauseDataAfterBytes = nil
+      connection?.dataPaused = true
+      connection?.dataPauseHold = time.beginWork(.emulatorDataPaused)
+    }
+    if connection?.dataPaused == true { return nil }
     materializeRecording(at: instant)
     let size = flash.entries[stream.sessionId]?.size ?? 0
     let live = recording?.sessionId == stream.sessionId

@@ -58,6 +58,10 @@ struct Connection {
   var writersGivenRoom = 0
   var outgoing: [Outgoing] = []
   var sync: SyncStream?
+  /// The sync stream waits for the phone's next write (``FaultPlan/pauseDataAfterBytes``);
+  /// the hold (nil on a real clock) keeps a manual clock still meanwhile.
+  var dataPaused = false
+  var dataPauseHold: ManualClock.WorkToken?
   var lastEvent: Duration?
   /// Held (manual clock) while the link has traffic, so auto-advance never skips it.
   var busyToken: ManualClock.WorkToken?
