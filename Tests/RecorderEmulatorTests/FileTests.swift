@@ -156,8 +156,8 @@ struct FileTests {
       return (bytes, last)
     }
 
-    // Data up to the end of the frame that reaches 2,000 bytes, then nothing until the PING,
-    // whose answer is the next frame; then data again.
+    // Data up to the end of the frame that reaches 2,000 bytes, then one frame more on a
+    // step, then nothing until the PING, whose answer is the next frame; then data again.
     let before = await bench.device.counters.dataBytesSent
     await bench.device.setFaults(FaultPlan(pauseDataAfterBytes: 2_000))
     try await phone.send(.syncStart(SyncStartRequest(sessionId: info.sessionId)))
@@ -167,6 +167,13 @@ struct FileTests {
     let first = try await data(atLeast: 2_000)
     #expect(first.bytes - first.last < 2_000)
     #expect(await bench.device.counters.dataBytesSent - before == first.bytes)
+    #expect(bench.clock.activeHolds[paused] == 1)
+    // A step lets one frame out, and the stream pauses again behind it.
+    let sentBefore = await bench.device.counters.dataBytesSent
+    await bench.device.stepData()
+    let stepped = try await data(atLeast: 1)
+    #expect(await bench.device.counters.dataBytesSent - sentBefore == stepped.bytes)
+    #expect(stepped.bytes == stepped.last)
     #expect(bench.clock.activeHolds[paused] == 1)
     try await phone.send(.ping)
     guard case .control(let control) = try await phone.nextFrame(),

@@ -219,6 +219,7 @@ public actor EmulatedDevice {
     lossCarry = 0
     stallUntil = nil
     endDataPause()
+    connection?.dataPauseSteps = 0
     faultBaseWiFiBytes = counterValues.wifiContentBytesSent
     faultTimer?.cancel()
     faultTimer = nil

@@ -72,7 +72,9 @@ public struct FaultPlan: Sendable, Equatable {
   ///
   /// It makes "the phone acts while the transfer is still going" deterministic: without it
   /// a short sync may be over before the app's reaction to its first data reaches the
-  /// device. On a manual clock the device holds it (``ClockHold`` "emulator data paused")
+  /// device. A phone that acts only when data arrives needs one frame more after it decided:
+  /// ``EmulatedDevice/stepData()`` lets one out and the stream pauses again behind it. On a
+  /// manual clock the device holds it (``ClockHold`` "emulator data paused")
   /// while paused: the pause is the phone's to end, and its reaction takes real time and no
   /// simulated time, so its own timers (a sync's silence watchdog) must not be jumped to
   /// meanwhile. A phone that would act only on a timer of its own never ends it: a stalled

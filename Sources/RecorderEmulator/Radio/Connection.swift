@@ -62,6 +62,8 @@ struct Connection {
   /// the hold (nil on a real clock) keeps a manual clock still meanwhile.
   var dataPaused = false
   var dataPauseHold: ManualClock.WorkToken?
+  /// Frames to let out of the pause (``EmulatedDevice/stepData()``), not yet sent.
+  var dataPauseSteps = 0
   var lastEvent: Duration?
   /// Held (manual clock) while the link has traffic, so auto-advance never skips it.
   var busyToken: ManualClock.WorkToken?
