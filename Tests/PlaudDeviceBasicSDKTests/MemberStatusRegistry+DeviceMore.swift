@@ -70,6 +70,11 @@ extension MemberStatusRegistry {
       let long = c.recordings[2]
       let agent = c.agent
       let before = c.log.count("bleDataComplete")
+      // Stopped from the first data callback, as an app's cancel button would. The device
+      // holds its data after the first 2,000 bytes until the phone's next write (the pause
+      // fault): SYNC_STOP finds the sync going however late the callback queue delivers,
+      // where a short sync could be over before the stop is asked.
+      await c.device.setFaults(FaultPlan(pauseDataAfterBytes: 2_000))
       stopOnFirst(c, { $0 == "bleData" }) { agent.stopSyncFile() }
       defer { c.log.reaction.withLock { $0 = nil } }
       c.log.bleBytes.withLock { $0[long] = 0 }
@@ -79,6 +84,7 @@ extension MemberStatusRegistry {
       let got = c.log.bleBytes.current[long] ?? 0
       try require(got < size, "the whole file arrived")
       try require(c.log.count("bleDataComplete") == before, "completed though stopped")
+      try require(await c.device.faultPlan.pauseDataAfterBytes == nil, "never paused")
       return .answered("\(entry) after \(got) of \(size) bytes")
     },
     on(.device, callbacks, #"`optional func bleSyncFileStop()`"#) { c in
@@ -89,9 +95,16 @@ extension MemberStatusRegistry {
       let long = c.recordings[2]
       let agent = c.agent
       let busy = Locked<Bool?>(nil)
+      // Stopped from the first progress callback. The device holds its data after 2,000
+      // bytes (the pause fault) until the stop was asked for; then one frame more, which
+      // the download refuses before it sends SYNC_STOP: the stop finds the download going
+      // however late the callback queue delivers.
+      let device = c.device
+      await device.setFaults(FaultPlan(pauseDataAfterBytes: 2_000))
       stopOnFirst(c, { $0.hasPrefix("bleDownloadFile \(long) 0 ") }) {
         busy.withLock { $0 = agent.checkIsDownloading() }
         agent.stopDownloadFile()
+        Task { await device.stepData() }
       }
       defer { c.log.reaction.withLock { $0 = nil } }
       let path = c.scratch + "/stopped.wav"
@@ -104,6 +117,8 @@ extension MemberStatusRegistry {
       try require(
         c.log.has("bleDownloadFileStop"), "not stopped: \(seen.suffix(4)) \(c.lastFailure)")
       try require(!FileManager.default.fileExists(atPath: path), "a file at the path asked")
+      // A download the stop ended before the pause leaves the fault armed: not for the next.
+      await device.setFaults(.none)
       c.log.entries.withLock {
         $0.append("checkIsDownloading \(busy.current.map(String.init) ?? "nil")")
       }

@@ -166,8 +166,9 @@ enum MemberStatusRegistry {
     defer { bench.cleanUp() }
     var recordings: [Int] = []
     if kind != .offline {
-      // A long third recording, for transfers stopped midway (longer over Wi-Fi, whose
-      // loopback stream is fast).
+      // A long recording (longer over Wi-Fi, whose loopback stream is fast). Session ids are
+      // start times, so sorted it comes first (`recordings[0]`): `recordings[2]` is the
+      // 20 s one (80,000 bytes), which the stop checks stop midway with a pause fault.
       for seconds in [20, 30, kind == .wifi ? 1800 : 600] {
         recordings.append(
           Int(try await bench.device.addRecording(duration: .seconds(seconds)).sessionId.rawValue))

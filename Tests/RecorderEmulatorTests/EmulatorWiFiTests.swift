@@ -133,6 +133,24 @@ struct RawWiFiPhone {
     }
   }
 
+  /// Reads content PDUs (nothing else may come between them) until `count` bytes came, the
+  /// last of them flagged `last` or not.
+  func content(upTo count: Int, last: Bool = false) async throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    while bytes.count < count {
+      guard case .content(let content) = try await next() else {
+        throw TestFailure("not content after \(bytes.count) of \(count) bytes")
+      }
+      bytes += content.data
+      let isLast = bytes.count >= count
+      guard content.last == (isLast && last) else {
+        throw TestFailure("last is \(content.last) after \(bytes.count) of \(count) bytes")
+      }
+    }
+    guard bytes.count == count else { throw TestFailure("\(bytes.count) bytes, not \(count)") }
+    return bytes
+  }
+
   /// The close code the device ended the connection with (draining messages until then).
   func closeCode() async throws -> WebSocketCloseCode? {
     let connection = self.connection
@@ -657,6 +675,59 @@ struct EmulatorWiFiTests {
     let rest = ByteSink()
     _ = try await session.streamRange(sessionId: file.sessionId, start: 20_000) { rest.take($0) }
     #expect(sink.bytes + rest.bytes == (try await bench.flashBytes(file.sessionId)))
+    await session.close()
+  }
+
+  @Test("the pause fault stops content after exactly N bytes until the phone speaks; STOP ends it")
+  func pauseUntilThePhoneSpeaks() async throws {
+    let bench = try WiFiBench(chunkBytes: 8_000)
+    defer { bench.cleanUp() }
+    let file = try await bench.device.addRecording(duration: .seconds(10), sessionId: 1_775_000_000)
+    let flash = try await bench.flashBytes(file.sessionId)
+    let paused = "emulator Wi-Fi content paused"
+    let session = try await bench.bleSession()
+    let phone = try await RawWiFiPhone.join(bench, hotspot: try await session.openWiFi())
+    defer { Task { await phone.stop() } }
+
+    // Mid-PDU: 8,000 then a cut of 4,000; then one PDU more on a step, then nothing until
+    // the LIST, whose page is the next thing the phone hears; then the rest of the file.
+    await bench.device.setFaults(FaultPlan(pauseWiFiContentAfterBytes: 12_000))
+    try await phone.send(.sync(session: file.sessionId, scene: 1, start: 0, end: 0))
+    #expect(try await phone.next() == .syncStatus(session: file.sessionId, status: 0))
+    var received = try await phone.content(upTo: 12_000)
+    #expect(received == Array(flash.prefix(12_000)))
+    #expect(await bench.device.counters.wifiContentBytesSent == 12_000)
+    #expect(await bench.device.faultPlan.pauseWiFiContentAfterBytes == nil)
+    // The phone's turn: the device holds the manual clock for it.
+    #expect(bench.clock.activeHolds[paused] == 1)
+    // A step lets one PDU out, and the stream pauses again behind it.
+    await bench.device.stepWiFiContent()
+    received += try await phone.content(upTo: 8_000)
+    #expect(bench.clock.activeHolds[paused] == 1)
+    try await phone.send(.list(uid: 3, start: 0, single: 0))
+    guard case .list(let page) = try await phone.next() else {
+      throw TestFailure("content, not the LIST page, followed the pause")
+    }
+    #expect(page.entries.map(\.sessionId) == [file.sessionId])
+    received += try await phone.content(upTo: file.size - 20_000, last: true)
+    #expect(received == flash)
+    #expect(bench.clock.activeHolds[paused] == nil)
+
+    // On a PDU boundary this time; a STOP in the pause ends the transfer: its result comes
+    // next, and no content after it.
+    await bench.device.setFaults(FaultPlan(pauseWiFiContentAfterBytes: 16_000))
+    try await phone.send(.sync(session: file.sessionId, scene: 1, start: 0, end: 0))
+    #expect(try await phone.next() == .syncStatus(session: file.sessionId, status: 0))
+    #expect(try await phone.content(upTo: 16_000) == Array(flash.prefix(16_000)))
+    #expect(bench.clock.activeHolds[paused] == 1)
+    try await phone.send(.stop(session: file.sessionId, scene: 1))
+    #expect(try await phone.next() == .stopResult(status: 0))
+    #expect(bench.clock.activeHolds[paused] == nil)
+    try await phone.send(.list(uid: 4, start: 0, single: 0))
+    guard case .list = try await phone.next() else {
+      throw TestFailure("content followed the STOP's result")
+    }
+    #expect(await bench.device.counters.wifiContentBytesSent == file.size + 16_000)
     await session.close()
   }
 

@@ -134,6 +134,75 @@ struct FileTests {
     #expect(await phone.disconnectAndDrain() == [.disconnected(.localRequest)])
   }
 
+  @Test("the pause fault holds data after N bytes until the phone's next write; SYNC_STOP ends it")
+  func pauseHoldsDataUntilThePhoneWrites() async throws {
+    let bench = try TestBench()
+    defer { bench.cleanUp() }
+    let info = try await bench.device.addRecording(duration: .seconds(60))
+    let phone = try await bench.authenticatedPhone()
+    let paused = "emulator data paused"
+    /// Reads data frames until `count` bytes came (a control frame between them fails):
+    /// the bytes, and the last frame's size.
+    func data(atLeast count: Int) async throws -> (bytes: Int, last: Int) {
+      var bytes = 0
+      var last = 0
+      while bytes < count {
+        guard case .bulk(let frame) = try await phone.nextFrame(), !frame.isTerminal else {
+          throw TestFailure("not a data frame after \(bytes) bytes")
+        }
+        last = frame.data.count
+        bytes += last
+      }
+      return (bytes, last)
+    }
+
+    // Data up to the end of the frame that reaches 2,000 bytes, then one frame more on a
+    // step, then nothing until the PING, whose answer is the next frame; then data again.
+    let before = await bench.device.counters.dataBytesSent
+    await bench.device.setFaults(FaultPlan(pauseDataAfterBytes: 2_000))
+    try await phone.send(.syncStart(SyncStartRequest(sessionId: info.sessionId)))
+    #expect(
+      try await phone.nextMessage()
+        == .syncHead(SessionStatus(sessionId: info.sessionId, status: 0)))
+    let first = try await data(atLeast: 2_000)
+    #expect(first.bytes - first.last < 2_000)
+    #expect(await bench.device.counters.dataBytesSent - before == first.bytes)
+    #expect(bench.clock.activeHolds[paused] == 1)
+    // A step lets one frame out, and the stream pauses again behind it.
+    let sentBefore = await bench.device.counters.dataBytesSent
+    await bench.device.stepData()
+    let stepped = try await data(atLeast: 1)
+    #expect(await bench.device.counters.dataBytesSent - sentBefore == stepped.bytes)
+    #expect(stepped.bytes == stepped.last)
+    #expect(bench.clock.activeHolds[paused] == 1)
+    try await phone.send(.ping)
+    guard case .control(let control) = try await phone.nextFrame(),
+      try DeviceMessage(control, portVersion: phone.portVersion) == .pong([])
+    else { throw TestFailure("data, not the PING's answer, followed the pause") }
+    _ = try await data(atLeast: 2_000)
+    #expect(bench.clock.activeHolds[paused] == nil)
+    #expect(try await phone.request(.syncStop) == .syncStopped)
+
+    // A new sync paused the same way: SYNC_STOP's answer is the next frame, and no data
+    // follows it.
+    await bench.device.setFaults(FaultPlan(pauseDataAfterBytes: 2_000))
+    try await phone.send(.syncStart(SyncStartRequest(sessionId: info.sessionId)))
+    #expect(
+      try await phone.nextMessage()
+        == .syncHead(SessionStatus(sessionId: info.sessionId, status: 0)))
+    _ = try await data(atLeast: 2_000)
+    #expect(bench.clock.activeHolds[paused] == 1)
+    try await phone.send(.syncStop)
+    guard case .control(let stop) = try await phone.nextFrame(),
+      try DeviceMessage(stop, portVersion: phone.portVersion) == .syncStopped
+    else { throw TestFailure("data, not SYNC_STOP's answer, followed the pause") }
+    #expect(bench.clock.activeHolds[paused] == nil)
+    try await phone.send(.ping)
+    guard case .control(let pong) = try await phone.nextFrame(),
+      try DeviceMessage(pong, portVersion: phone.portVersion) == .pong([])
+    else { throw TestFailure("data followed SYNC_STOP's answer") }
+  }
+
   @Test func deleteRemovesTheFileAndIsLogged() async throws {
     let bench = try TestBench()
     defer { bench.cleanUp() }

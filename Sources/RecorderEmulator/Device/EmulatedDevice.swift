@@ -218,6 +218,8 @@ public actor EmulatedDevice {
     faultBaseDataBytes = counterValues.dataBytesSent
     lossCarry = 0
     stallUntil = nil
+    endDataPause()
+    connection?.dataPauseSteps = 0
     faultBaseWiFiBytes = counterValues.wifiContentBytesSent
     faultTimer?.cancel()
     faultTimer = nil

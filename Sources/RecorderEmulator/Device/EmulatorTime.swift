@@ -167,6 +167,9 @@ extension ClockHold {
   static let emulatorScanUnread = ClockHold("emulator scan unread")
   /// A firmware push's range is not all here: the central's next frames are due.
   static let emulatorFirmwarePush = ClockHold("emulator firmware push")
+  /// The sync stream waits for the phone's next write (``FaultPlan/pauseDataAfterBytes``):
+  /// the pause is the phone's to end, and its reaction takes real time, no simulated time.
+  static let emulatorDataPaused = ClockHold("emulator data paused")
   /// A Mode B key exchange message went to the central; its answer (after RSA work) is due.
   static let emulatorKeyExchange = ClockHold("emulator key exchange")
   /// A health peripheral's indication is queued for a subscribed central that has not read
@@ -175,6 +178,9 @@ extension ClockHold {
   /// A Wi-Fi session's phone has been sent to or heard from within the patience: its next
   /// message (or its reading of ours) takes real TCP time.
   package static let emulatorWiFiSession = ClockHold("emulator Wi-Fi session")
+  /// A Wi-Fi SYNC's content is paused for the phone (``FaultPlan/pauseWiFiContentAfterBytes``):
+  /// the pause is the phone's to end, and its reaction takes real time, no simulated time.
+  static let emulatorWiFiContentPaused = ClockHold("emulator Wi-Fi content paused")
 }
 
 /// The hold of ``EmulatorTime/holdWhileUnread(_:)``: a busy probe on a manual clock, removed

@@ -27,6 +27,30 @@ public struct FaultPlan: Sendable, Equatable {
   /// does) once this many recording bytes went out in content PDUs: the content PDU that
   /// would pass the count is cut to end exactly there, then TCP is dropped. Once.
   public var dropWiFiAfterContentBytes: Int?
+  /// Pause a Wi-Fi SYNC's content once this many recording bytes went out in content PDUs
+  /// (counted as ``dropWiFiAfterContentBytes`` counts them): the content PDU that would pass
+  /// the count is cut to end exactly there, then the device sends no more content until the
+  /// phone's next message arrives. A STOP then ends the transfer as usual (answered
+  /// `{status: 0}`, no more content); any other message (LIST, a keep-alive, even one the
+  /// device cannot read) lets the stream go on from where it paused once the device has
+  /// handled it. A message that arrived while the last PDU before the pause was being sent
+  /// counts. Once; a range that ends at the count is not paused (there is nothing left to
+  /// hold back), and at the same count as ``dropWiFiAfterContentBytes`` the drop comes first.
+  ///
+  /// It makes "the phone acts while the transfer is still going" deterministic: without it a
+  /// loopback stream may end before the phone's reaction to its first content arrives. A
+  /// phone that acts only when content arrives (RecorderKit's stop refuses the next frame,
+  /// then sends STOP) needs one more PDU after it decided: ``EmulatedDevice/stepWiFiContent()``
+  /// lets one out and the stream pauses again behind it.
+  ///
+  /// On a manual clock the device holds it (``ClockHold`` "emulator Wi-Fi content paused")
+  /// from the cut until the pause ends: the pause is the phone's to end, and the phone's
+  /// reaction (a callback on its queue, then a message over TCP) takes real time and no
+  /// simulated time, so its own timers (a response timeout, say) must not be jumped to
+  /// meanwhile, however slow the machine is. A phone that would only act on a timer of its
+  /// own therefore never ends the pause: a stalled stream that the phone should time out on
+  /// is ``stallAfterDataBytes`` (BLE) or ``dropWiFiAfterContentBytes``, not this.
+  public var pauseWiFiContentAfterBytes: Int?
   /// WIFI_OPEN fails (status 1): the hotspot cannot be raised, so the phone stays on BLE.
   public var refuseWiFiOpen: Bool
   /// The hotspot is raised but every join is refused (the phone cannot get on the network).
@@ -40,6 +64,22 @@ public struct FaultPlan: Sendable, Equatable {
   public var stallAfterDataBytes: Int?
   /// How long the stall of ``stallAfterDataBytes`` lasts.
   public var stallDuration: Duration
+  /// Once this many data bytes went out (counted as ``stallAfterDataBytes`` counts them, so
+  /// at the first data frame's end at or past the count), the device sends no data frame
+  /// until the phone's next write reaches it. SYNC_STOP then ends the sync as usual (answered,
+  /// no more data); any other write lets the stream go on once it is handled. Commands are
+  /// answered meanwhile. Once; a connection that ends ends the pause with it.
+  ///
+  /// It makes "the phone acts while the transfer is still going" deterministic: without it
+  /// a short sync may be over before the app's reaction to its first data reaches the
+  /// device. A phone that acts only when data arrives needs one frame more after it decided:
+  /// ``EmulatedDevice/stepData()`` lets one out and the stream pauses again behind it. On a
+  /// manual clock the device holds it (``ClockHold`` "emulator data paused")
+  /// while paused: the pause is the phone's to end, and its reaction takes real time and no
+  /// simulated time, so its own timers (a sync's silence watchdog) must not be jumped to
+  /// meanwhile. A phone that would act only on a timer of its own never ends it: a stalled
+  /// sync the phone should time out on is ``stallAfterDataBytes``.
+  public var pauseDataAfterBytes: Int?
   /// Drop the link when a firmware push first reaches each of these image offsets (each
   /// once): the `03` frame that would carry the image past the offset is lost with the link.
   public var dropLinkAtFirmwareOffsets: [Int]
@@ -62,9 +102,11 @@ public struct FaultPlan: Sendable, Equatable {
     dropLinkAfterNotifiedBytes: Int? = nil, dropLinkAt: Duration? = nil,
     corruptDataFrame: Int? = nil, duplicateDataFrame: Int? = nil, dropDataFrame: Int? = nil,
     flashFull: Bool = false, processingDelay: Duration = .zero,
-    dropWiFiAfterContentBytes: Int? = nil, refuseWiFiOpen: Bool = false,
+    dropWiFiAfterContentBytes: Int? = nil, pauseWiFiContentAfterBytes: Int? = nil,
+    refuseWiFiOpen: Bool = false,
     refuseHotspotJoins: Bool = false, loseDataFrameEveryBytes: Int? = nil,
     stallAfterDataBytes: Int? = nil, stallDuration: Duration = .zero,
+    pauseDataAfterBytes: Int? = nil,
     dropLinkAtFirmwareOffsets: [Int] = [], tamperSealedSequence: UInt32? = nil,
     replaySealedSequence: UInt32? = nil, wifiListsExtraRecording: Bool = false,
     tamperKeyMaterialChunk: Int? = nil
@@ -76,6 +118,7 @@ public struct FaultPlan: Sendable, Equatable {
     self.loseDataFrameEveryBytes = loseDataFrameEveryBytes
     self.stallAfterDataBytes = stallAfterDataBytes
     self.stallDuration = stallDuration
+    self.pauseDataAfterBytes = pauseDataAfterBytes
     self.dropLinkAtFirmwareOffsets = dropLinkAtFirmwareOffsets
     self.dropLinkAfterNotifiedBytes = dropLinkAfterNotifiedBytes
     self.dropLinkAt = dropLinkAt
@@ -85,6 +128,7 @@ public struct FaultPlan: Sendable, Equatable {
     self.flashFull = flashFull
     self.processingDelay = processingDelay
     self.dropWiFiAfterContentBytes = dropWiFiAfterContentBytes
+    self.pauseWiFiContentAfterBytes = pauseWiFiContentAfterBytes
     self.refuseWiFiOpen = refuseWiFiOpen
     self.refuseHotspotJoins = refuseHotspotJoins
   }

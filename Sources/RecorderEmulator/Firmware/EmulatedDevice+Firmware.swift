@@ -6,6 +6,10 @@ extension EmulatedDevice {
   /// undecodable writes are counted and ignored.
   func handleWrite(_ sealedValue: [UInt8], at instant: Duration) {
     counterValues.writesReceived += 1
+    // The phone spoke: a paused sync goes on once this write is handled (a SYNC_STOP has
+    // ended it by then).
+    let wasPaused = connection?.dataPaused == true
+    defer { if wasPaused { endDataPause() } }
     guard let link = connection else { return }
     var value = sealedValue
     if speaksModeB {
@@ -52,6 +56,27 @@ extension EmulatedDevice {
       return
     }
     respond(to: message, readyAt: readyAt)
+  }
+
+  /// Lets one more data frame out of a sync paused by ``FaultPlan/pauseDataAfterBytes``; the
+  /// stream pauses again behind it (still waiting for the phone's next write, the manual
+  /// clock still held). For a phone that acts only when data arrives (a download that
+  /// refuses its next frame once told to stop, then sends SYNC_STOP): a test asks for the
+  /// stop, then steps. A step asked for before the stream reaches its pause is taken there;
+  /// ``setFaults(_:)`` and a new connection forget steps not taken.
+  public func stepData() {
+    guard connection != nil else { return }
+    connection?.dataPauseSteps += 1
+    markBusy()
+  }
+
+  /// Ends a pause of ``FaultPlan/pauseDataAfterBytes`` (if any): the sync stream may go on.
+  func endDataPause() {
+    guard connection?.dataPaused == true else { return }
+    connection?.dataPaused = false
+    connection?.dataPauseHold?.end()
+    connection?.dataPauseHold = nil
+    markBusy()
   }
 
   func reply(_ message: DeviceMessage, readyAt: Duration) {
@@ -301,6 +326,8 @@ extension EmulatedDevice {
     // idle meanwhile (a simulation's other timers, the central's silence watchdog among them,
     // fire in their order), and writes are still served.
     if let until = stallUntil, now < until { return nil }
+    // Paused for the phone: handleWrite (or a step) wakes the pump.
+    if connection?.dataPaused == true, connection?.dataPauseSteps == 0 { return nil }
     let size = flash.entries[stream.sessionId]?.size ?? 0
     let ready = max(stream.readyAt, now)
     if let end = stream.end, stream.nextOffset >= end { return ready }
@@ -330,6 +357,17 @@ extension EmulatedDevice {
     if let until = stallUntil {
       guard instant >= until else { return nil }
       stallUntil = nil
+    }
+    if let limit = faults.pauseDataAfterBytes,
+      counterValues.dataBytesSent - faultBaseDataBytes >= limit
+    {
+      faults.pauseDataAfterBytes = nil
+      connection?.dataPaused = true
+      connection?.dataPauseHold = time.beginWork(.emulatorDataPaused)
+    }
+    if connection?.dataPaused == true {
+      guard let steps = connection?.dataPauseSteps, steps > 0 else { return nil }
+      connection?.dataPauseSteps = steps - 1
     }
     materializeRecording(at: instant)
     let size = flash.entries[stream.sessionId]?.size ?? 0

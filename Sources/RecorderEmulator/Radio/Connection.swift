@@ -58,6 +58,12 @@ struct Connection {
   var writersGivenRoom = 0
   var outgoing: [Outgoing] = []
   var sync: SyncStream?
+  /// The sync stream waits for the phone's next write (``FaultPlan/pauseDataAfterBytes``);
+  /// the hold (nil on a real clock) keeps a manual clock still meanwhile.
+  var dataPaused = false
+  var dataPauseHold: ManualClock.WorkToken?
+  /// Frames to let out of the pause (``EmulatedDevice/stepData()``), not yet sent.
+  var dataPauseSteps = 0
   var lastEvent: Duration?
   /// Held (manual clock) while the link has traffic, so auto-advance never skips it.
   var busyToken: ManualClock.WorkToken?

@@ -20,6 +20,23 @@ struct Hotspot {
   var holdsBLE = false
 }
 
+/// How much of a content PDU may go out, and what the stream does after it (the Wi-Fi
+/// content faults, ``EmulatedDevice/wifiContentPermit(_:)``).
+struct WiFiContentPermit: Sendable {
+  enum Then: Sendable {
+    /// The stream goes on.
+    case goOn
+    /// TCP drops right after these bytes (``FaultPlan/dropWiFiAfterContentBytes``).
+    case drop
+    /// No more content until the phone's next message
+    /// (``FaultPlan/pauseWiFiContentAfterBytes``); the hold (nil on a real clock) keeps a
+    /// manual clock still until the pause ends.
+    case pause(ManualClock.WorkToken?)
+  }
+  var allowed: Int
+  var then: Then
+}
+
 /// A recording as the Wi-Fi side sees it.
 struct WiFiFile: Sendable {
   var size: Int
@@ -89,6 +106,17 @@ extension EmulatedDevice {
     }
     startWiFiSession(request)
     return nil
+  }
+
+  /// Lets one more content PDU out of a Wi-Fi SYNC paused by
+  /// ``FaultPlan/pauseWiFiContentAfterBytes``; the stream pauses again behind it (still
+  /// waiting for the phone's next message, the manual clock still held). For a phone that acts
+  /// only when content arrives: RecorderKit's `WiFiSession.stopTransfer()` refuses the next
+  /// frame and then sends STOP, so a test asks for the stop, then steps. A step asked for
+  /// before the stream reaches its pause is taken there; nothing without a session.
+  public func stepWiFiContent() async {
+    guard let session = wifiSession, !session.isOver else { return }
+    await session.stepPause()
   }
 
   /// The refusal of a join while a session is active (``WiFiParameters/refusesJoinWhileActive``).
@@ -257,21 +285,26 @@ extension EmulatedDevice {
     await time.reach(time.now + .nanoseconds(nanoseconds))
   }
 
-  /// How many of `count` content bytes may go out, and whether TCP must drop right after
-  /// them (``FaultPlan/dropWiFiAfterContentBytes``, which then fires once). Counts the bytes.
-  func wifiContentPermit(_ count: Int) -> (allowed: Int, drop: Bool) {
-    var allowed = count
-    var drop = false
-    if let limit = faults.dropWiFiAfterContentBytes {
-      let sent = counterValues.wifiContentBytesSent - faultBaseWiFiBytes
-      if sent + count >= limit {
-        allowed = max(0, limit - sent)
-        drop = true
-        faults.dropWiFiAfterContentBytes = nil
-      }
+  /// How many of `count` content bytes may go out, and what follows them: TCP drops
+  /// (``FaultPlan/dropWiFiAfterContentBytes``) or the stream pauses for the phone
+  /// (``FaultPlan/pauseWiFiContentAfterBytes``); the fault that fires is cleared (once).
+  /// Counts the bytes.
+  func wifiContentPermit(_ count: Int) -> WiFiContentPermit {
+    let sent = counterValues.wifiContentBytesSent - faultBaseWiFiBytes
+    let toDrop = faults.dropWiFiAfterContentBytes.map { max(0, $0 - sent) }
+    let toPause = faults.pauseWiFiContentAfterBytes.map { max(0, $0 - sent) }
+    var permit = WiFiContentPermit(allowed: count, then: .goOn)
+    if let toPause, toPause <= count, toPause < toDrop ?? .max {
+      // Held from before the cut goes out: the phone's reaction to it takes no simulated time.
+      permit = WiFiContentPermit(
+        allowed: toPause, then: .pause(time.beginWork(.emulatorWiFiContentPaused)))
+      faults.pauseWiFiContentAfterBytes = nil
+    } else if let toDrop, toDrop <= count {
+      permit = WiFiContentPermit(allowed: toDrop, then: .drop)
+      faults.dropWiFiAfterContentBytes = nil
     }
-    counterValues.wifiContentBytesSent += allowed
-    return (allowed, drop)
+    counterValues.wifiContentBytesSent += permit.allowed
+    return permit
   }
 
   /// DELETE over Wi-Fi: the file's scene must be repeated (status 3 otherwise [project]);

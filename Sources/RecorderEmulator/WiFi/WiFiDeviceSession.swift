@@ -40,6 +40,16 @@ actor WiFiDeviceSession {
   private var pinger: Task<Void, Never>?
   /// Set when the current streamer sent its range's last PDU.
   private var streamerFinished = false
+  /// Count phone messages read (before they are handled) and those handled, whatever they
+  /// are: a paused stream (``FaultPlan/pauseWiFiContentAfterBytes``) waits until the next
+  /// one read has been handled.
+  private var messagesRead = 0
+  private var messagesDone = 0
+  /// The streamer while it waits in a pause; resumed once the phone's next message was
+  /// handled, on a step (``stepPause()``), or when the stream is retired or the session ends.
+  private var pausedStreamer: CheckedContinuation<Void, Never>?
+  /// Steps asked for (``stepPause()``) and not yet taken by the stream.
+  private var pauseSteps = 0
   /// The connection once open, readable from outside the actor (see ``isOver``).
   private let openConnection = Locked<WebSocketConnection?>(nil)
   private let over = Locked(false)
@@ -120,10 +130,14 @@ actor WiFiDeviceSession {
         break
       }
       hold?.note()
+      messagesRead += 1
       await handle(message)
+      messagesDone += 1
+      resumePausedStream()
     }
     ended = true
     streamGeneration += 1
+    resumePausedStream()
     await connection.close()
     over.withLock { $0 = true }
     await device.wifiSessionEnded(id)
@@ -135,6 +149,7 @@ actor WiFiDeviceSession {
     ended = true
     over.withLock { $0 = true }
     streamGeneration += 1
+    resumePausedStream()
     guard let connection else { return }  // still connecting: run() goes away after it
     if let closeCode {
       await connection.close(code: closeCode)
@@ -227,6 +242,7 @@ actor WiFiDeviceSession {
   /// recording or an empty range; 2: the scene is not the file's [project: codes undocumented].
   private func sync(session: SessionID, scene: UInt16, start: UInt32, end: UInt32) async {
     await retireStream()
+    pauseSteps = 0
     guard let file = await device.wifiFile(session) else {
       await send(.syncStatus(session: session, status: 1))
       return
@@ -277,6 +293,7 @@ actor WiFiDeviceSession {
     self.streamer = nil
     let wasRunning = !streamerFinished
     streamGeneration += 1
+    resumePausedStream()
     await streamer.value
     streamerFinished = false
     return wasRunning
@@ -284,10 +301,23 @@ actor WiFiDeviceSession {
 
   private func stream(session: SessionID, from start: Int, to end: Int, generation: Int) async {
     var offset = start
+    // Set from the cut of FaultPlan.pauseWiFiContentAfterBytes until the phone speaks: the
+    // hold (taken before the cut went out) keeps a manual clock still meanwhile, and `since`
+    // counts the phone messages read before the cut.
+    var pause: (hold: ManualClock.WorkToken?, since: Int)?
+    defer { pause?.hold?.end() }
     while offset < end {
+      if let paused = pause {
+        guard await waitForPhone(since: paused.since, generation: generation) else { return }
+        if messagesDone > paused.since {
+          paused.hold?.end()
+          pause = nil
+        }
+      }
       guard generation == streamGeneration, let connection else { return }
       let wanted = min(parameters.contentChunkBytes, end - offset)
-      let (allowed, drop) = await device.wifiContentPermit(wanted)
+      let permit = await device.wifiContentPermit(wanted)
+      let allowed = permit.allowed
       guard let data = await device.wifiRead(session, offset: offset, count: allowed),
         data.count == allowed
       else {
@@ -298,20 +328,54 @@ actor WiFiDeviceSession {
       guard generation == streamGeneration else { return }
       await device.wifiPace(data.count)
       guard generation == streamGeneration else { return }
+      let readBefore = messagesRead
       if !data.isEmpty {
+        var last = offset + data.count == end
+        if case .drop = permit.then { last = false }
         let content = WiFiContent(
-          session: session, offset: UInt32(clamping: offset),
-          last: !drop && offset + data.count == end,
-          data: data)
+          session: session, offset: UInt32(clamping: offset), last: last, data: data)
         guard await send(.content(content)) else { return }
       }
-      if drop {
+      offset += data.count
+      switch permit.then {
+      case .goOn:
+        break
+      case .drop:
         await connection.abort()
         return
+      case .pause(let hold):
+        pause = (hold, readBefore)
       }
-      offset += data.count
     }
     if generation == streamGeneration { streamerFinished = true }
+  }
+
+  /// The pause of ``FaultPlan/pauseWiFiContentAfterBytes``: returns true once the phone
+  /// message read after the first `read` has been handled (at once if it already was; after
+  /// its handling if it is being handled, so a STOP retires the stream before more content
+  /// can go), or on a step (``stepPause()``, taken here); false once this stream is retired
+  /// or the session ends.
+  private func waitForPhone(since read: Int, generation: Int) async -> Bool {
+    while messagesDone <= read, pauseSteps == 0, generation == streamGeneration, !ended {
+      await withCheckedContinuation { pausedStreamer = $0 }
+    }
+    guard generation == streamGeneration, !ended else { return false }
+    if messagesDone <= read { pauseSteps -= 1 }
+    return true
+  }
+
+  /// Lets one more content PDU out of a paused stream (``EmulatedDevice/stepWiFiContent()``);
+  /// the stream pauses again behind it. A step asked for before the stream reaches its pause
+  /// is taken there; a new SYNC forgets steps not taken.
+  func stepPause() {
+    pauseSteps += 1
+    resumePausedStream()
+  }
+
+  /// Lets a paused streamer go on (it checks ``streamGeneration`` next).
+  private func resumePausedStream() {
+    pausedStreamer?.resume()
+    pausedStreamer = nil
   }
 
   /// Sends one PDU (sealed in a Mode B session); false when the connection is gone (the
