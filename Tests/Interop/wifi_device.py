@@ -43,7 +43,7 @@ async def session(ws):
     await ws.send(pdu(3, {"volume": 80, "voltage": 4000, "charging": 0}))
     kind, obj, _ = await expect(ws, 3)
     assert kind == 3 and obj == {}, (kind, obj)
-    await asyncio.wait_for(await ws.ping(b"device"), 10)
+    await asyncio.wait_for(await ws.ping(b"device"), 120)
     kind, obj, _ = await expect(ws, 11)
     assert kind == 11 and list(obj) == ["uid", "start", "single"], obj
     entries = b"".join(struct.pack("<IIH", sid, len(c), scene) for sid, (c, scene) in RECORDINGS.items())
@@ -71,7 +71,10 @@ async def session(ws):
     print("OK")
 
 async def main():
-    async with websockets.connect(f"ws://127.0.0.1:{PORT}/", max_size=2**22) as ws:
+    # Real-time bounds are hang guards only, generous for a loaded machine: the library's
+    # 10 s opening and 20 s keep-alive defaults could fail a run that is merely slow.
+    async with websockets.connect(f"ws://127.0.0.1:{PORT}/", max_size=2**22, open_timeout=120,
+                                  close_timeout=60, ping_interval=None) as ws:
         if MODE == "session":
             await session(ws)
             return
