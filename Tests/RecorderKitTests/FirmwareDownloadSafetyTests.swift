@@ -60,6 +60,9 @@ struct FirmwareDownloadSafetyTests {
   static func client(domain: String) throws -> CloudClient {
     var configuration = CloudClient.Configuration()
     configuration.retry = RetryPolicy(maximumAttempts: 1, jitter: RetryPolicy.seeded(7))
+    // The servers are on loopback and answer at once: the idle bound is only a hang guard,
+    // generous for a loaded machine (its 20 s default ran out once in a loaded run).
+    configuration.requestTimeout = .seconds(120)
     return try CloudClient(
       domain: domain, userToken: try UserToken(jwt: jwt), configuration: configuration)
   }
