@@ -355,6 +355,14 @@ func sqlite(_ path: String, _ sql: String, options: [String] = []) throws -> Str
   return String(decoding: data, as: UTF8.self)
 }
 
+/// The tables of the journal at `path` (none when there is no file yet).
+func journalTables(_ path: String) throws -> Set<String> {
+  guard FileManager.default.fileExists(atPath: path) else { return [] }
+  let names = try sqlite(
+    path, "SELECT name FROM sqlite_master WHERE type = 'table'", options: ["-readonly"])
+  return Set(names.split(separator: "\n").map(String.init))
+}
+
 /// Session id → one column of the journal's `recordings` table.
 func journalColumn(_ path: String, _ column: String) throws -> [Int64: String] {
   let output = try sqlite(

@@ -68,11 +68,15 @@ struct USBProcessTests {
   /// under a final name is whole.
   static func expectNothingDeletedEarly(_ pairs: [Pair], out: String, context: String) throws {
     let journal = out + "/journal.sqlite"
-    let stages = FileManager.default.fileExists(atPath: journal) ? try journalStages(journal) : [:]
+    // A kill between two of the journal's migrations (each its own transaction) leaves it
+    // without the later tables: a table not there yet holds nothing, and the next run
+    // migrates on.
+    let tables = try journalTables(journal)
+    let stages = tables.contains("recordings") ? try journalStages(journal) : [:]
     let safe: Set<String> = ["stored", "exported", "deletedFromDevice"]
     // Which recordings the journal holds a WAV copy and an mp3 export for.
     let journaled: (String) throws -> Set<Int64> = { format in
-      guard FileManager.default.fileExists(atPath: journal) else { return [] }
+      guard tables.contains("exports") else { return [] }
       return Set(
         try sqlite(
           journal, "SELECT session_id FROM exports WHERE format = '\(format)'",
