@@ -49,6 +49,7 @@ public final class ThreadPerJobExecutor: TaskExecutor {
     let thread = Thread {
       // Named from inside: a name set before `start()` does not reach the thread on Linux.
       Thread.current.name = Self.threadName
+      pthread_setspecific(Self.marker, Self.markerValue)
       job.runSynchronously(on: executor)
     }
     thread.stackSize = Self.stackSize
@@ -56,6 +57,16 @@ public final class ThreadPerJobExecutor: TaskExecutor {
   }
 
   /// Whether the calling code runs on a thread of this executor (for the trait's own test).
-  public static var isCurrent: Bool { Thread.current.name == threadName }
+  /// Read from a thread-specific value this executor sets, not from Foundation's thread name
+  /// (a full run once saw the name check fail; whether the name or the thread was wrong is
+  /// not known).
+  public static var isCurrent: Bool { UnsafeRawPointer(pthread_getspecific(marker)) == markerValue }
   static let threadName = "test-job"
+  /// The thread-specific key that marks this executor's threads, and the value it holds.
+  private static let marker: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+  private static var markerValue: UnsafeRawPointer? { UnsafeRawPointer(bitPattern: 0x7e57) }
 }
