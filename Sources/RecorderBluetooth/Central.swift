@@ -20,11 +20,8 @@ public protocol Central: Sendable {
   /// stops the scan). `services` filters by advertised service, nil hears all.
   ///
   /// One scan at a time: like CoreBluetooth's `scanForPeripherals`, a radio runs one scan, so
-  /// a caller must not start a second while the first is being iterated, except to restart
-  /// it: the next scan may be started just before the current one is let go (the current
-  /// stream may then end by itself), so a radio that can replace its scan (CoreBluetooth) is
-  /// never left without one in between. RecorderKit's scanner is the one place that scans
-  /// and fans advertisements out to its listeners.
+  /// a caller must not start a second while the first is being iterated. RecorderKit's
+  /// scanner is the one place that scans and fans advertisements out to its listeners.
   func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement>
 
   /// Connects to `peripheral` and discovers `services` and their characteristics. Only the

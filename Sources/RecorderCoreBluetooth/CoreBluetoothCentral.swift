@@ -101,57 +101,35 @@ public final class CoreBluetoothCentral: Central {
   /// Advertisements heard, once the radio is on (the stream ends if it does not come on
   /// within ``Configuration/powerOnTimeout``, or when it goes off). One scan at a time:
   /// starting another ends this stream.
-  ///
-  /// With the radio on, the new scan takes over before this returns: the previous stream
-  /// ends, and the system's scan is replaced (CoreBluetooth's `scanForPeripherals` while
-  /// scanning), never stopped first. A consumer that restarts its scan by starting the next
-  /// one, then letting the previous go, so never leaves the system without a scan: iOS may
-  /// suspend the app between any two of its calls, and a suspended app whose scan was
-  /// stopped is never woken by what it scans for.
   public func scan(services: [BluetoothUUID]?) -> AsyncStream<Advertisement> {
     let id = machine.newID()
     let machine = self.machine
     let manager = self.manager
     return AsyncStream { continuation in
-      /// Makes this scan the current one and asks the system for it; nothing when `stopped`
-      /// (checked under the lock) says the consumer already let it go.
-      @Sendable func takeOver(unless stopped: () -> Bool) {
-        let previous = machine.state.withLock { state -> Scan?? in
-          guard !stopped() else { return nil }
-          let previous = state.scan
-          state.scan = Scan(id: id, continuation: continuation)
-          return .some(previous)
-        }
-        guard let previous else { return }
-        // Its termination finds itself replaced: no stopScan.
-        previous?.continuation.finish()
-        manager.scanForPeripherals(withServices: services)
-      }
-      /// The consumer let this scan go: the system's scan stops unless another took over.
-      @Sendable func ended() {
-        let current = machine.state.withLock { state -> Bool in
-          guard state.scan?.id == id else { return false }
-          state.scan = nil
-          return true
-        }
-        if current { manager.stopScan() }
-      }
-      if machine.radio.current == .poweredOn {
-        continuation.onTermination = { _ in ended() }
-        takeOver(unless: { false })
-        return
-      }
       let task = Task {
         do { try await waitForPowerOn() } catch {
           continuation.finish()
           return
         }
         // A consumer that already stopped (its termination cancelled this task) gets no scan.
-        takeOver(unless: { Task.isCancelled })
+        let previous = machine.state.withLock { state -> Scan?? in
+          guard !Task.isCancelled else { return nil }
+          let previous = state.scan
+          state.scan = Scan(id: id, continuation: continuation)
+          return .some(previous)
+        }
+        guard let previous else { return }
+        previous?.continuation.finish()
+        manager.scanForPeripherals(withServices: services)
       }
       continuation.onTermination = { _ in
         task.cancel()
-        ended()
+        let current = machine.state.withLock { state -> Bool in
+          guard state.scan?.id == id else { return false }
+          state.scan = nil
+          return true
+        }
+        if current { manager.stopScan() }
       }
     }
   }

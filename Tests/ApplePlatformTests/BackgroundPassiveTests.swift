@@ -150,36 +150,6 @@ struct BackgroundPassiveTests {
     #expect(try app.outbox().count == 1)
   }
 
-  /// A rescan replaces the app's scan without stopping it first. iOS may suspend the app
-  /// between any two of its calls (its background time ends when it ends): a stop, then a
-  /// start, left a moment in which a suspension kept the system without the app's scan, and
-  /// nothing woke the app again until the user opened it. (The background case above met it
-  /// in a loaded run: its rescan at 10 s falls at the end of its 10 s of wake time.)
-  @Test(
-    "a rescan never leaves the system without the app's scan, so a suspension mid-rescan is safe")
-  func rescanWithoutGap() async throws {
-    let bench = ScriptedBench()
-    bench.manager.fire(.didUpdateState(.poweredOn))
-    var commands = bench.manager.commands.makeAsyncIterator()
-    let directory = NSTemporaryDirectory() + "passive-rescan-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let reader = try PassiveReader(
-      journal: try Journal(path: directory + "/journal.sqlite"), central: bench.central,
-      clock: AnyClock(bench.clock), options: Self.backgroundOptions)
-    let run = Task { await reader.run() }
-    let services = DiscoveredHealthPeripheral.scanServices
-    #expect(await commands.next() == .scan(services))
-    for _ in 0..<3 {
-      await bench.sleepers(1)
-      bench.clock.advance(by: .seconds(5))
-      #expect(await commands.next() == .scan(services), "replaced, not stopped and started")
-    }
-    run.cancel()
-    await run.value
-    #expect(await commands.next() == .stopScan, "the run's end stops it")
-  }
-
   /// iOS reports a peripheral once per scan out of the foreground: without a rescan after
   /// the thermometer went quiet, a second measurement is not heard while the app stays
   /// suspended, until the app runs again and scans anew. Nothing is lost: the thermometer

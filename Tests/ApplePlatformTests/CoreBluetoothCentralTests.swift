@@ -77,33 +77,6 @@ struct CoreBluetoothCentralTests {
     _ = try await connect.value
   }
 
-  @Test("with the radio on a new scan takes over at once: the earlier stream's end stops nothing")
-  func scanTakesOver() async throws {
-    let bench = ScriptedBench()
-    bench.manager.fire(.didUpdateState(.poweredOn))
-    var commands = bench.manager.commands.makeAsyncIterator()
-    let first = Task { for await _ in bench.central.scan(services: nil) {} }
-    #expect(await commands.next() == .scan(nil))
-    let second: Task<Advertisement?, Never>
-    do {
-      // Started just before the consumer lets the first go: a restart without a gap.
-      let stream = bench.central.scan(services: [RecorderGATT.service])
-      first.cancel()
-      await first.value
-      second = Task {
-        for await advertisement in stream { return advertisement }
-        return nil
-      }
-    }
-    #expect(await commands.next() == .scan([RecorderGATT.service]), "replaced, not stopped")
-    let heard = Advertisement(
-      peripheral: recorder, localName: "PLAUD_NOTE", manufacturerData: [0x5D, 0x00],
-      serviceUUIDs: [RecorderGATT.service], rssi: -60)
-    bench.manager.fire(.didDiscover(heard))
-    #expect(await second.value == heard)
-    #expect(await commands.next() == .stopScan, "letting the second go stops it")
-  }
-
   @Test("a foreground connect is cancelled at its timeout; an unknown peripheral fails at once")
   func connectTimeout() async throws {
     let bench = ScriptedBench()

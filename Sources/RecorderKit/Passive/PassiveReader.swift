@@ -329,22 +329,18 @@ public actor PassiveReader {
 
   /// One scan window after another until cancelled, each operation heard handed to `queue`
   /// (nil: a discovery's own scan, which starts no operation).
-  ///
-  /// The next window's scan starts before the current one's is let go, so a restart never
-  /// leaves the radio without the scan (``Central/scan(services:)``): iOS may suspend the
-  /// app between any two of its calls, and a scan stopped then would leave the suspended app
-  /// deaf to the peripherals it waits for until the user opens it.
   private func scanWindows(into queue: AsyncStream<@Sendable () async -> Void>.Continuation?)
     async
   {
     defer { queue?.finish() }
     let clock = self.clock
     let startsWork = queue != nil
-    guard !Task.isCancelled else { return }
-    var current = openWindow()
-    while true {
-      let (advertisements, restarts, interval) = (current.scan, current.restarts, current.length)
-      var next: ScanWindow?
+    while !Task.isCancelled {
+      let (restarts, restart) = AsyncStream.makeStream(of: Void.self)
+      restartWindow?.finish()
+      restartWindow = restart
+      let interval = windowLength
+      let advertisements = central.scan(services: windowServices)
       await withTaskGroup(of: Void.self) { window in
         window.addTask {
           for await advertisement in advertisements {
@@ -359,29 +355,9 @@ public actor PassiveReader {
         }
         if let interval { window.addTask { try? await clock.sleep(for: interval) } }
         await window.next()
-        if !Task.isCancelled { next = openWindow() }
         window.cancelAll()
       }
-      guard let next else { return }
-      current = next
     }
-  }
-
-  /// One scan window: its scan, what ends it early, and how long it lasts.
-  private struct ScanWindow {
-    var scan: AsyncStream<Advertisement>
-    var restarts: AsyncStream<Void>
-    var length: Duration?
-  }
-
-  /// Starts a scan window with the services and the length for the discoveries listening
-  /// now; a later change of them ends it early (``restartWindow``).
-  private func openWindow() -> ScanWindow {
-    let (restarts, restart) = AsyncStream.makeStream(of: Void.self)
-    restartWindow?.finish()
-    restartWindow = restart
-    return ScanWindow(
-      scan: central.scan(services: windowServices), restarts: restarts, length: windowLength)
   }
 
   /// Reports an advertisement to the discoveries and decides what it starts, if anything
